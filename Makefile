@@ -1,0 +1,45 @@
+# ompcl: install, demo, tests and benchmarks. Every target installs what it needs.
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+APT_PACKAGES = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd gcc make
+CLASS ?= S
+N ?= 2000
+
+.PHONY: install sysdeps demo test bench bench-native bench-translate fuzz clean
+
+sysdeps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null || exit 1; \
+	  else \
+	    echo "ompcl needs these system packages; run:"; \
+	    echo "  sudo apt-get install -y$$missing"; \
+	  fi; \
+	fi
+
+install: sysdeps
+	$(PIP) install -q -e '.[test]'
+
+demo: install
+	$(PYTHON) -m ompcl.demo
+
+test: install
+	$(PYTHON) -m pytest -q -n 2 tests
+
+bench: install
+	$(PYTHON) -m ompcl.cli bench --classes $(CLASS)
+
+bench-native: install
+	$(PYTHON) -m ompcl.bench.npb_native --classes S,W,A --threads 1,2
+
+bench-translate: install
+	$(PYTHON) -m ompcl.bench.translate_speed
+
+fuzz: install
+	$(PYTHON) -m ompcl.bench.fuzz --count $(N)
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache ompcl_out demo_out
+	$(MAKE) -C nas_benchmarks clean

@@ -1,0 +1,1 @@
+"""Analysis: ``Program`` -> ``Region`` records (loops, accesses, sharing, verdicts, features)."""

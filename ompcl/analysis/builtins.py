@@ -1,0 +1,38 @@
+"""The C library functions a kernel may call, with their OpenCL built-in spelling."""
+from __future__ import annotations
+
+_DOUBLE_1 = ["sqrt", "cbrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+             "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+             "fabs", "floor", "ceil", "round", "trunc", "rint", "erf", "erfc", "tgamma", "lgamma",
+             "logb"]
+_DOUBLE_2 = ["pow", "atan2", "fmod", "fmin", "fmax", "hypot", "copysign", "fdim", "remainder",
+             "nextafter"]
+
+#: C name -> (OpenCL name, argument cast or None)
+MATH: dict[str, tuple[str, str | None]] = {}
+for _f in _DOUBLE_1 + _DOUBLE_2:
+    MATH[_f] = (_f, "double")
+    MATH[_f + "f"] = (_f, "float")
+MATH.update({"fma": ("fma", "double"), "fmaf": ("fma", "float"), "ldexp": ("ldexp", None),
+             "abs": ("abs", None), "labs": ("abs", None), "llabs": ("abs", None),
+             "exp10": ("exp10", "double"), "rsqrt": ("rsqrt", "double")})
+
+#: calls that make a loop stay on the host, with the reason shown to the user
+HOST_ONLY_PREFIXES = ("omp_", "printf", "fprintf", "sprintf", "snprintf", "puts", "putchar",
+                      "fputs", "fwrite", "fread", "scanf", "malloc", "calloc", "realloc", "free",
+                      "rand", "srand", "exit", "abort", "memcpy", "memset", "strlen", "time",
+                      "clock", "gettimeofday")
+
+
+def is_math(name: str) -> bool:
+    return name in MATH
+
+
+def host_only_reason(name: str) -> str:
+    if name.startswith("omp_"):
+        return f"calls the OpenMP runtime function '{name}'"
+    return f"calls '{name}', which has no OpenCL device version"
+
+
+def is_host_only(name: str) -> bool:
+    return name.startswith(HOST_ONLY_PREFIXES)

@@ -1,0 +1,177 @@
+"""C types and scopes: declarations -> ``CType``/``Var``, and the variables visible at a statement."""
+from __future__ import annotations
+
+from pycparser import c_ast, c_generator
+
+from ..ir import CType, Var
+
+_GEN = c_generator.CGenerator()
+
+#: normalised C scalar spelling -> (OpenCL type, size in bytes)
+SCALARS: dict[str, tuple[str, int]] = {
+    "char": ("char", 1), "signed char": ("char", 1), "unsigned char": ("uchar", 1),
+    "_Bool": ("uchar", 1),
+    "short": ("short", 2), "unsigned short": ("ushort", 2),
+    "int": ("int", 4), "unsigned int": ("uint", 4),
+    "long": ("long", 8), "unsigned long": ("ulong", 8),
+    "float": ("float", 4), "double": ("double", 8),
+}
+FLOATING = {"float", "double"}
+
+
+def c_text(node: c_ast.Node) -> str:
+    """Print an expression with pycparser's generator."""
+    return _GEN.visit(node)
+
+
+def normalise(names: list[str]) -> str | None:
+    """['long', 'unsigned', 'int'] -> 'unsigned long'; None for types without a scalar form."""
+    words = [w for w in names if w not in ("signed",)] if names != ["signed", "char"] else names
+    if "void" in words or "double" in words and "long" in words:
+        return None
+    unsigned = "unsigned" in words
+    words = [w for w in words if w != "unsigned"]
+    if not words or words == ["int"]:
+        base = "int"
+    elif "char" in words:
+        base = "char" if names != ["signed", "char"] else "signed char"
+    elif "short" in words:
+        base = "short"
+    elif "long" in words:
+        base = "long"
+    elif len(words) == 1 and words[0] in ("float", "double", "_Bool"):
+        base = words[0]
+    else:
+        return None
+    if unsigned and base in ("char", "short", "int", "long"):
+        return f"unsigned {base}"
+    return base
+
+
+class TypeEnv:
+    """File-scope typedefs and enumerators, used to resolve type names and constants."""
+
+    def __init__(self, ast: c_ast.FileAST):
+        self.typedefs: dict[str, c_ast.Node] = {}
+        self.enumerators: set[str] = set()
+        for ext in ast.ext:
+            if isinstance(ext, c_ast.Typedef):
+                self.typedefs[ext.name] = ext.type
+            self._collect_enums(ext)
+
+    def _collect_enums(self, node: c_ast.Node) -> None:
+        for sub in _walk(node):
+            if isinstance(sub, c_ast.Enumerator):
+                self.enumerators.add(sub.name)
+
+    def ctype(self, tnode: c_ast.Node) -> CType | None:
+        """CType of a declaration's type, or None when ompcl cannot place it in a buffer."""
+        dims: list[str] = []
+        pointer = False
+        const = False
+        node = tnode
+        while True:
+            if isinstance(node, c_ast.ArrayDecl):
+                dims.append(c_text(node.dim) if node.dim is not None else "")
+                node = node.type
+            elif isinstance(node, c_ast.PtrDecl):
+                if pointer or dims:
+                    return None  # pointer to pointer, or array of pointers
+                pointer = True
+                node = node.type
+            elif isinstance(node, c_ast.TypeDecl):
+                const = const or "const" in (node.quals or [])
+                inner = node.type
+                if isinstance(inner, c_ast.Enum):
+                    return CType("int", tuple(dims), pointer, const)
+                if not isinstance(inner, c_ast.IdentifierType):
+                    return None
+                if len(inner.names) == 1 and inner.names[0] in self.typedefs:
+                    sub = self.ctype(self.typedefs[inner.names[0]])
+                    if sub is None or (pointer and sub.pointer) or (sub.pointer and dims):
+                        return None
+                    return CType(sub.base, tuple(dims) + sub.dims, pointer or sub.pointer,
+                                 const or sub.const)
+                base = normalise(inner.names)
+                return CType(base, tuple(dims), pointer, const) if base else None
+            else:
+                return None
+
+    def scalar_of(self, names: list[str]) -> str | None:
+        """Resolve an IdentifierType name list (maybe a typedef) to a scalar spelling."""
+        if len(names) == 1 and names[0] in self.typedefs:
+            ct = self.ctype(self.typedefs[names[0]])
+            return ct.base if ct is not None and ct.is_scalar else None
+        return normalise(names)
+
+    def is_constant(self, node: c_ast.Node | None) -> bool:
+        """True when an expression uses only literals, enumerators and sizeof."""
+        if node is None:
+            return False
+        for sub in _walk(node):
+            if isinstance(sub, c_ast.ID) and sub.name not in self.enumerators:
+                return False
+            if isinstance(sub, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.StructRef)):
+                return False
+        return True
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+def walk(node: c_ast.Node):
+    """Pre-order traversal of a pycparser subtree."""
+    return _walk(node)
+
+
+def _storage_of(decl: c_ast.Decl, file_scope: bool) -> str:
+    if file_scope:
+        return "global"
+    return "static" if "static" in (decl.storage or []) else "local"
+
+
+def _var(decl: c_ast.Decl, env: TypeEnv, storage: str) -> Var | None:
+    if not decl.name or isinstance(decl.type, c_ast.FuncDecl) or "typedef" in (decl.storage or []):
+        return None
+    ct = env.ctype(decl.type)
+    if ct is not None and storage == "param" and ct.dims and not ct.pointer:
+        ct = CType(ct.base, ct.dims[1:], True, ct.const)  # array parameters are pointers
+    return Var(decl.name, ct if ct is not None else CType("?"), storage, decl)
+
+
+def visible_vars(ast: c_ast.FileAST, func: c_ast.FuncDef | None,
+                 path: tuple[c_ast.Node, ...], stmt: c_ast.Node, env: TypeEnv) -> dict[str, Var]:
+    """Variables visible just before ``stmt``: file scope, parameters, enclosing blocks."""
+    scope: dict[str, Var] = {}
+    for ext in ast.ext:
+        if ext is func:
+            break
+        if isinstance(ext, c_ast.Decl) and (v := _var(ext, env, "global")):
+            scope[v.name] = v
+    if func is None:
+        return scope
+    params = func.decl.type.args.params if func.decl.type.args else []
+    for p in params:
+        if isinstance(p, c_ast.Decl) and (v := _var(p, env, "param")):
+            scope[v.name] = v
+    chain = list(path) + [stmt]
+    for k, node in enumerate(chain[:-1]):
+        nxt = chain[k + 1]
+        if isinstance(node, c_ast.Compound):
+            for item in node.block_items or []:
+                if item is nxt:
+                    break
+                if isinstance(item, c_ast.Decl) and (v := _var(item, env, _storage_of(item, False))):
+                    scope[v.name] = v
+                elif isinstance(item, c_ast.DeclList):
+                    for d in item.decls:
+                        if v := _var(d, env, "local"):
+                            scope[v.name] = v
+        elif isinstance(node, c_ast.For) and isinstance(node.init, c_ast.DeclList):
+            for d in node.init.decls:
+                if v := _var(d, env, "local"):
+                    scope[v.name] = v
+    return scope

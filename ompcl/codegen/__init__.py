@@ -1,0 +1,1 @@
+"""Code generation: ``Region`` records -> OpenCL kernel source, spliced host C, report."""

@@ -1,0 +1,78 @@
+"""OpenCL C printer: a ``CGenerator`` subclass that prints user code as device code.
+
+Type names are resolved through typedefs to OpenCL spellings, C library math calls become
+OpenCL built-ins (arguments cast to the C prototype's type so overloads resolve as in C),
+and literal suffixes OpenCL does not accept are normalised.
+"""
+from __future__ import annotations
+
+import copy
+
+from pycparser import c_ast, c_generator
+
+from ..analysis.builtins import MATH
+from ..analysis.ctypes_ import SCALARS, TypeEnv
+
+
+def cl_type(c_base: str) -> str:
+    """OpenCL spelling of a normalised C scalar type."""
+    return SCALARS[c_base][0]
+
+
+class OpenCLPrinter(c_generator.CGenerator):
+    """Prints pycparser ASTs as OpenCL C."""
+
+    def __init__(self, env: TypeEnv):
+        super().__init__(reduce_parentheses=False)
+        self.env = env
+
+    def visit_IdentifierType(self, n: c_ast.IdentifierType) -> str:
+        base = self.env.scalar_of(n.names)
+        if base is not None and base in SCALARS:
+            return cl_type(base)
+        return " ".join(n.names)
+
+    def visit_Constant(self, n: c_ast.Constant) -> str:
+        v = n.value
+        if n.type in ("double", "float", "long double") and not v.lower().startswith("0x"):
+            v = v.rstrip("lL")
+        elif n.type not in ("string", "char"):
+            low = v.lower()
+            if low.endswith("ll"):
+                v = v[:-1]
+            elif low.endswith(("llu", "ull")):
+                v = v[:-3] + "UL"
+        return v
+
+    def visit_FuncCall(self, n: c_ast.FuncCall) -> str:
+        name = n.name.name if isinstance(n.name, c_ast.ID) else None
+        if name in MATH:
+            cl_name, cast = MATH[name]
+            args = n.args.exprs if n.args else []
+            texts = [self.visit(a) for a in args]
+            if cast is not None:
+                texts = [f"({cast})({t})" for t in texts]
+            if name == "ldexp":
+                texts = [f"(double)({self.visit(args[0])})", f"(int)({self.visit(args[1])})"]
+            return f"{cl_name}({', '.join(texts)})"
+        return super().visit_FuncCall(n)
+
+
+def global_pointer_params(fdef: c_ast.FuncDef) -> c_ast.FuncDef:
+    """Copy of a function whose pointer/array parameters point to ``__global`` memory."""
+    out = copy.deepcopy(fdef)
+    params = out.decl.type.args.params if out.decl.type.args else []
+    for p in params:
+        if not isinstance(p, c_ast.Decl):
+            continue
+        t = p.type
+        if isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+            inner = t.type
+            while not isinstance(inner, c_ast.TypeDecl):
+                inner = inner.type
+            inner.quals = list(inner.quals or []) + ["__global"]
+    out.decl.storage = [s for s in (out.decl.storage or []) if s != "extern"]
+    out.decl.funcspec = [f for f in (out.decl.funcspec or []) if f != "inline"]
+    if "static" in (out.decl.storage or []):
+        out.decl.storage = [s for s in out.decl.storage if s != "static"]
+    return out

@@ -1,0 +1,144 @@
+"""Text scanning on the user's original source: statement ends and pragma extents.
+
+pycparser gives start coordinates only; splicing needs where a statement ends in the user's
+own text (comments, strings and preprocessor lines are skipped while matching).
+"""
+from __future__ import annotations
+
+import re
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+class ScanError(Exception):
+    """The statement's text could not be matched (unbalanced, or from a macro)."""
+
+
+class Scanner:
+    """Token-level view of one source text."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0]
+        for m in re.finditer("\n", text):
+            self.starts.append(m.end())
+
+    def offset(self, line: int, col: int) -> int:
+        if not 1 <= line <= len(self.starts):
+            raise ScanError(f"line {line} out of range")
+        return self.starts[line - 1] + max(col - 1, 0)
+
+    def line_of(self, offset: int) -> int:
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1
+
+    def skip(self, p: int) -> int:
+        """Skip whitespace, comments and preprocessor lines."""
+        t = self.text
+        while p < len(t):
+            c = t[p]
+            if c in " \t\r\n\f\v":
+                p += 1
+            elif t.startswith("//", p):
+                p = t.find("\n", p)
+                p = len(t) if p < 0 else p
+            elif t.startswith("/*", p):
+                e = t.find("*/", p + 2)
+                if e < 0:
+                    raise ScanError("unterminated comment")
+                p = e + 2
+            elif c == "\\" and t.startswith("\n", p + 1):
+                p += 2
+            elif c == "#" and t[self.starts[self.line_of(p) - 1]:p].strip() == "":
+                p = self.line_end(p)
+            else:
+                return p
+        return p
+
+    def line_end(self, p: int) -> int:
+        """End of a (possibly continued) line starting at or before p."""
+        t = self.text
+        while True:
+            e = t.find("\n", p)
+            if e < 0:
+                return len(t)
+            if e > 0 and t[e - 1] == "\\":
+                p = e + 1
+                continue
+            return e
+
+    def token(self, p: int) -> tuple[str, int, int]:
+        """(token text, start, end) of the next token at or after p."""
+        p = self.skip(p)
+        t = self.text
+        if p >= len(t):
+            return "", p, p
+        m = _IDENT.match(t, p)
+        if m:
+            return m.group(), p, m.end()
+        if t[p] in "\"'":
+            q = p + 1
+            while q < len(t) and t[q] != t[p]:
+                q += 2 if t[q] == "\\" else 1
+            return t[p:q + 1], p, q + 1
+        return t[p], p, p + 1
+
+    def match(self, p: int, open_: str, close: str) -> int:
+        """Given p at an opening bracket, return the offset after its partner."""
+        depth = 0
+        while True:
+            tok, s, e = self.token(p)
+            if not tok:
+                raise ScanError(f"unbalanced '{open_}'")
+            if tok == open_:
+                depth += 1
+            elif tok == close:
+                depth -= 1
+                if depth == 0:
+                    return e
+            p = e
+
+    def statement_end(self, p: int) -> int:
+        """Offset just after the C statement starting at p."""
+        tok, s, e = self.token(p)
+        if tok == "{":
+            return self.match(s, "{", "}")
+        if tok in ("for", "while", "switch"):
+            return self.statement_end(self.match(self._paren(e), "(", ")"))
+        if tok == "if":
+            end = self.statement_end(self.match(self._paren(e), "(", ")"))
+            nxt, _, ne = self.token(end)
+            return self.statement_end(ne) if nxt == "else" else end
+        if tok == "do":
+            end = self.statement_end(e)
+            w, _, we = self.token(end)
+            if w != "while":
+                raise ScanError("'do' without 'while'")
+            end = self.match(self._paren(we), "(", ")")
+            semi, _, se = self.token(end)
+            return se
+        depth = 0
+        q = s
+        while True:
+            tok, s2, e2 = self.token(q)
+            if not tok:
+                raise ScanError("statement without ';'")
+            if tok in "({[":
+                depth += 1
+            elif tok in ")}]":
+                depth -= 1
+            elif tok == ";" and depth == 0:
+                return e2
+            q = e2
+
+    def _paren(self, p: int) -> int:
+        tok, s, _ = self.token(p)
+        if tok != "(":
+            raise ScanError("expected '('")
+        return s

@@ -1,0 +1,1 @@
+"""Front end: C source file -> ``Program`` (preprocessed AST, bound OpenMP directives, source)."""

@@ -1,0 +1,79 @@
+"""Bind pass: OpenMP ``Pragma`` siblings in the AST -> ``BoundDirective`` per construct.
+
+pycparser keeps ``#pragma`` lines as statements of their own; each OpenMP construct
+applies to the statement that follows it, so this pass pairs them up.
+"""
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from ..diagnostics import PragmaSyntaxError, SourceLoc
+from ..ir import BoundDirective, Directive
+from .pragma import is_omp_pragma, parse_directive
+
+#: directives that stand alone (they do not apply to the next statement)
+STANDALONE = {"barrier", "taskwait", "taskyield", "flush", "threadprivate", "cancel",
+              "cancellation point", "declare simd"}
+
+
+def pragma_loc(pragma: c_ast.Pragma, lines_of) -> tuple[SourceLoc, str | None]:
+    """Location of the ``#`` of a pragma in the user's file, and that line's text."""
+    loc = SourceLoc.of(pragma)
+    line = lines_of(loc.file, loc.line)
+    if line is not None and "pragma" in line:
+        return SourceLoc(loc.file, loc.line, line.index("#") + 1 if "#" in line else 1), line
+    return SourceLoc(loc.file, loc.line, 1), None
+
+
+class _Binder(c_ast.NodeVisitor):
+    def __init__(self, lines_of):
+        self.lines_of = lines_of
+        self.bound: list[BoundDirective] = []
+        self.standalone: list[tuple[Directive, c_ast.Pragma, c_ast.FuncDef | None]] = []
+        self.func: c_ast.FuncDef | None = None
+        self.path: list[c_ast.Node] = []
+
+    def parse(self, pragma: c_ast.Pragma) -> Directive:
+        loc, line = pragma_loc(pragma, self.lines_of)
+        return parse_directive(pragma.string, loc, line)
+
+    def visit_FileAST(self, node: c_ast.FileAST) -> None:
+        for ext in node.ext:
+            if isinstance(ext, c_ast.Pragma) and is_omp_pragma(ext.string):
+                self.standalone.append((self.parse(ext), ext, None))
+            else:
+                self.visit(ext)
+
+    def visit_FuncDef(self, node: c_ast.FuncDef) -> None:
+        self.func = node
+        self.generic_visit(node)
+        self.func = None
+
+    def generic_visit(self, node: c_ast.Node) -> None:
+        self.path.append(node)
+        if isinstance(node, c_ast.Compound):
+            self._bind_items(node.block_items or [])
+        for _, child in node.children():
+            self.visit(child)
+        self.path.pop()
+
+    def _bind_items(self, items: list[c_ast.Node]) -> None:
+        for k, item in enumerate(items):
+            if not (isinstance(item, c_ast.Pragma) and is_omp_pragma(item.string)):
+                continue
+            d = self.parse(item)
+            if d.kind in STANDALONE:
+                self.standalone.append((d, item, self.func))
+                continue
+            nxt = items[k + 1] if k + 1 < len(items) else None
+            if nxt is None or isinstance(nxt, c_ast.Pragma):
+                raise PragmaSyntaxError(
+                    f"'#pragma omp {d.kind}' must be followed by a statement", d.loc)
+            self.bound.append(BoundDirective(d, nxt, self.func, item, tuple(self.path)))
+
+
+def bind_directives(ast: c_ast.FileAST, lines_of):
+    """Return (bound constructs in source order, standalone directives)."""
+    binder = _Binder(lines_of)
+    binder.visit(ast)
+    return binder.bound, binder.standalone

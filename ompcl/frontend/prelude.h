@@ -1,0 +1,18 @@
+/* ompcl analysis prelude: spellings the C parser does not know, seen only by analysis. */
+typedef char *__builtin_va_list;
+#define __attribute__(x)
+#define __extension__
+#define __asm__(x)
+#define __asm(x)
+#define __inline__ inline
+#define __inline inline
+#define __restrict__ restrict
+#define __restrict restrict
+#define __volatile__ volatile
+#define __const const
+#define __signed__ signed
+#define __int128 long long
+#define _Float128 long double
+#define __float128 long double
+#define __builtin_offsetof(t, m) ((unsigned long)&((t *)0)->m)
+#define __builtin_expect(e, v) (e)

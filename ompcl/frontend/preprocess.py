@@ -1,0 +1,71 @@
+"""Preprocessing stage: a user's ``.c`` file -> preprocessed text with line markers.
+
+The system ``gcc -E`` runs with ``-fopenmp`` (so ``_OPENMP`` code and macros inside OpenMP
+pragmas are expanded) and with ``__GNUC__`` undefined so glibc headers stay within what
+pycparser parses. A small prelude covers the GNU spellings that remain.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..diagnostics import InputError, PreprocessError, SourceLoc
+
+PRELUDE = Path(__file__).with_name("prelude.h")
+_GCC_DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*"
+                       r"(?:fatal )?error:\s*(?P<msg>.*)$", re.M)
+
+
+@dataclass(frozen=True)
+class CppOptions:
+    """What the user passes to the preprocessor: ``-I``, ``-D``, ``-U`` and the command."""
+
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    undefines: tuple[str, ...] = ()
+    cpp: str = field(default_factory=lambda: os.environ.get("OMPCL_CPP", "gcc"))
+
+    def flags(self) -> list[str]:
+        return ([f"-I{d}" for d in self.include_dirs] + [f"-D{d}" for d in self.defines]
+                + [f"-U{u}" for u in self.undefines])
+
+
+def read_source(path: str) -> str:
+    """Read a user's C file, or raise InputError with a clear message."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: No such file or directory")
+    if p.is_dir():
+        raise InputError(f"{path}: is a directory")
+    data = p.read_bytes()
+    if b"\0" in data:
+        raise InputError(f"{path}: not a C source file (binary data)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def preprocess(path: str, opts: CppOptions = CppOptions()) -> str:
+    """Run the C preprocessor on ``path``; raise PreprocessError pointing into the user file."""
+    read_source(path)
+    if shutil.which(opts.cpp) is None:
+        raise InputError(f"C preprocessor '{opts.cpp}' not found (set OMPCL_CPP)")
+    cmd = [opts.cpp, "-E", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE), *opts.flags(), path]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        raise _cpp_error(proc.stderr, path)
+    return proc.stdout
+
+
+def _cpp_error(stderr: str, path: str) -> PreprocessError:
+    m = _GCC_DIAG.search(stderr)
+    if not m:
+        text = stderr.strip().splitlines()[-1] if stderr.strip() else "preprocessing failed"
+        return PreprocessError(text, SourceLoc(path, 1, 1))
+    loc = SourceLoc(m["file"], int(m["line"]), int(m["col"] or 1))
+    return PreprocessError(m["msg"], loc)

@@ -1,0 +1,64 @@
+"""Front-end driver: a path -> ``Program``, the unit every later stage consumes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from pycparser import c_ast
+
+from ..ir import BoundDirective, Directive
+from .bind import bind_directives
+from .parse import parse
+from .preprocess import CppOptions, preprocess, read_source
+
+
+@dataclass
+class Program:
+    """One translation unit: AST of the preprocessed file, its OpenMP constructs, its text."""
+
+    path: str
+    source: str
+    ast: c_ast.FileAST
+    constructs: list[BoundDirective]
+    standalone: list[tuple[Directive, c_ast.Pragma, c_ast.FuncDef | None]]
+    preprocessed: str = field(repr=False, default="")
+
+    @property
+    def lines(self) -> list[str]:
+        return self.source.splitlines()
+
+    def threadprivate(self) -> set[str]:
+        return {a for d, _, _ in self.standalone if d.kind == "threadprivate"
+                for c in d.clauses for a in c.args}
+
+
+def _line_reader(main_path: str, main_source: str):
+    main_lines = main_source.splitlines()
+
+    @lru_cache(maxsize=64)
+    def lines_for(file: str) -> tuple[str, ...] | None:
+        if file == main_path:
+            return tuple(main_lines)
+        p = Path(file)
+        try:
+            return tuple(p.read_text(errors="replace").splitlines()) if p.is_file() else None
+        except OSError:
+            return None
+
+    def line(file: str, lineno: int) -> str | None:
+        lines = lines_for(file)
+        if lines is None or not 1 <= lineno <= len(lines):
+            return None
+        return lines[lineno - 1]
+
+    return line
+
+
+def load_program(path: str, opts: CppOptions = CppOptions()) -> Program:
+    """Preprocess, parse and bind the OpenMP directives of one C file."""
+    source = read_source(path)
+    text = preprocess(path, opts)
+    ast = parse(text, path)
+    constructs, standalone = bind_directives(ast, _line_reader(path, source))
+    return Program(path, source, ast, constructs, standalone, text)

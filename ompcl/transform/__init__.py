@@ -1,0 +1,1 @@
+"""Transformations: analysed ``Region`` -> rewritten copies of its loop body, ready to print."""

@@ -1,0 +1,66 @@
+"""Renaming: copies of C subtrees whose identifiers avoid OpenCL reserved names.
+
+A pure transform: the input tree is never mutated; new nodes keep source coordinates.
+"""
+from __future__ import annotations
+
+import copy
+import re
+
+from pycparser import c_ast
+
+_VECTOR = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|float|double|half|bool)"
+                     r"(2|3|4|8|16)$")
+RESERVED = {
+    "kernel", "global", "local", "constant", "private", "read_only", "write_only", "read_write",
+    "uniform", "pipe", "half", "bool", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t",
+    "intptr_t", "uintptr_t", "image1d_t", "image2d_t", "image3d_t", "sampler_t", "event_t",
+    "true", "false", "quad", "complex", "imaginary", "vec_type_hint", "work_group_size_hint",
+}
+
+
+def needs_rename(name: str) -> bool:
+    """True for user names that clash with OpenCL C keywords or types."""
+    return name in RESERVED or bool(_VECTOR.match(name)) or name.startswith("__")
+
+
+def device_name(name: str, functions: set[str] = frozenset()) -> str:
+    """The name a user variable or function has in kernel code."""
+    if name in functions:
+        return f"ompcl_f_{name}"
+    return f"ompcl_v_{name}" if needs_rename(name) else name
+
+
+class _Renamer(c_ast.NodeVisitor):
+    def __init__(self, functions: set[str]):
+        self.functions = functions
+
+    def visit_ID(self, node: c_ast.ID) -> None:
+        node.name = device_name(node.name, self.functions)
+
+    def visit_TypeDecl(self, node: c_ast.TypeDecl) -> None:
+        if node.declname:
+            node.declname = device_name(node.declname)
+        self.generic_visit(node)
+
+    def visit_Decl(self, node: c_ast.Decl) -> None:
+        if node.name:
+            node.name = device_name(node.name, self.functions if isinstance(
+                node.type, c_ast.FuncDecl) else set())
+        self.generic_visit(node)
+
+    def visit_FuncDecl(self, node: c_ast.FuncDecl) -> None:
+        if node.args:
+            self.visit(node.args)
+        t = node.type
+        while not isinstance(t, c_ast.TypeDecl):
+            t = t.type
+        if t.declname in self.functions:
+            t.declname = device_name(t.declname, self.functions)
+
+
+def renamed(node: c_ast.Node, functions: set[str]) -> c_ast.Node:
+    """A deep copy of ``node`` with user functions and clashing names renamed."""
+    out = copy.deepcopy(node)
+    _Renamer(functions).visit(out)
+    return out
