@@ -157,6 +157,7 @@ class Region:
     locals_used: tuple[Var, ...] = ()  # function-local variables the outlined code needs
     reasons: tuple[str, ...] = ()  # why it stays on the host (empty = offloadable)
     features: tuple[tuple[str, float], ...] = ()
+    directive: Directive | None = None  # clauses merged for 'parallel' + 'for'
 
     @property
     def offload(self) -> bool:

@@ -103,7 +103,7 @@ class _RegionBuilder:
     def build(self) -> Region:
         loops = self.loops()
         if loops is None:
-            return Region(self.rid, self.cand.bound, reasons=tuple(self.reasons))
+            return Region(self.rid, self.cand.bound, reasons=tuple(self.reasons), directive=self.d)
         pvars = {d.var for d in loops}
         body = loops[-1].loop.stmt
         info = scan_body(body, pvars)
@@ -118,7 +118,7 @@ class _RegionBuilder:
         feats = static_features(loops, info, arrays) if not self.reasons else ()
         return Region(self.rid, self.cand.bound, tuple(loops), tuple(arrays), tuple(scalars),
                       tuple(privates), tuple(lastp), tuple(reds), tuple(funcs),
-                      tuple(locals_used), tuple(self.reasons), feats)
+                      tuple(locals_used), tuple(self.reasons), feats, self.d)
 
     # -- loops ---------------------------------------------------------
     def loops(self) -> list[LoopDim] | None:
@@ -371,7 +371,8 @@ class _RegionBuilder:
                 return None
             los.append(bounds[0])
             his.append(bounds[1])
-        lo, hi = _fold("OMPCL_MIN", los), _fold("OMPCL_MAX", his)
+        lo = _fold("OMPCL_MIN", list(dict.fromkeys(los)))
+        hi = _fold("OMPCL_MAX", list(dict.fromkeys(his)))
         row = "*".join(f"({x})" for x in (v.ctype.dims[1:] if not v.ctype.pointer else v.ctype.dims))
         if row:
             lo, hi = f"({lo})*{row}", f"(({hi})+1)*{row}-1"
@@ -430,19 +431,27 @@ def _var_ranges(loops: list[LoopDim], inner: list[LoopDim], index_vars: set[str]
     return ranges
 
 
+def _scaled(coef: str, var_bound: str) -> str:
+    return var_bound if coef == "1" else f"(long)({coef})*({var_bound})"
+
+
 def _affine_bounds(f, ranges) -> tuple[str, str] | None:
-    lo, hi = [f"(long)({f.const})"], [f"(long)({f.const})"]
+    """Inclusive [lo, hi] of an affine form over the variables' ranges, as host C."""
+    lo, hi = [], []
     for var, coef in f.coefs:
         if var not in ranges:
             return None
         vlo, vhi = ranges[var]
-        a, b = f"(long)({coef})*({vlo})", f"(long)({coef})*({vhi})"
+        a, b = _scaled(coef, vlo), _scaled(coef, vhi)
         if coef.lstrip("-").isdigit():
             lo.append(a if int(coef) >= 0 else b)
             hi.append(b if int(coef) >= 0 else a)
         else:
             lo.append(f"OMPCL_MIN({a}, {b})")
             hi.append(f"OMPCL_MAX({a}, {b})")
+    if f.const != "0" or not lo:
+        lo.append(f"(long)({f.const})")
+        hi.append(f"(long)({f.const})")
     return " + ".join(lo), " + ".join(hi)
 
 

@@ -1,0 +1,68 @@
+"""Translation speed benchmark: seconds per 1,000 source lines, per pipeline run.
+
+Translates every program of the test corpus, the examples and the NAS benchmarks (class S)
+and prints, per file and in total, user source lines, preprocessed lines, seconds, and
+seconds per 1,000 lines of each. Usage: ``python -m ompcl.bench.translate_speed [--repeat N]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from ..frontend.preprocess import CppOptions
+from ..pipeline import translate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def inputs() -> list[tuple[Path, CppOptions]]:
+    """The files measured and the preprocessor options each needs."""
+    files = [(p, CppOptions()) for p in sorted((ROOT / "tests" / "corpus").glob("*.c"))]
+    files += [(p, CppOptions()) for p in sorted((ROOT / "ompcl" / "examples").glob("*.c"))]
+    common = str(ROOT / "nas_benchmarks" / "common")
+    for bm in ("ep", "is", "cg", "mg", "ft"):
+        src = ROOT / "nas_benchmarks" / bm / f"{bm}.c"
+        if src.exists():
+            files.append((src, CppOptions((common,), ("CLASS_S",))))
+    return files
+
+
+def measure(repeat: int = 3) -> list[dict]:
+    """Best-of-``repeat`` translation time for each input."""
+    rows = []
+    for path, cpp in inputs():
+        best, t = float("inf"), None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            t = translate(str(path), cpp)
+            best = min(best, time.perf_counter() - t0)
+        rows.append({"file": str(path.relative_to(ROOT)), "lines": len(t.program.lines),
+                     "preprocessed_lines": t.program.preprocessed.count("\n"),
+                     "loops": len(t.regions), "offloaded": len(t.offloaded), "seconds": best})
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", help="also write the rows as JSON to this file")
+    args = ap.parse_args()
+    rows = measure(args.repeat)
+    print(f"{'file':44} {'lines':>6} {'pp lines':>8} {'loops':>5} {'s':>7} {'s/kLOC':>7}")
+    for r in rows:
+        print(f"{r['file']:44} {r['lines']:6d} {r['preprocessed_lines']:8d} {r['loops']:5d} "
+              f"{r['seconds']:7.3f} {1000 * r['seconds'] / r['lines']:7.3f}")
+    lines = sum(r["lines"] for r in rows)
+    pp = sum(r["preprocessed_lines"] for r in rows)
+    secs = sum(r["seconds"] for r in rows)
+    print(f"total: {lines} source lines ({pp} preprocessed) in {secs:.2f} s: "
+          f"{1000 * secs / lines:.3f} s per 1,000 source lines, "
+          f"{1000 * secs / pp:.4f} s per 1,000 preprocessed lines")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()

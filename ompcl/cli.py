@@ -1,0 +1,134 @@
+"""Command line: ``ompcl translate``, ``ompcl build`` (and the benchmark/training commands).
+
+Only argument handling lives here; the work is in ``pipeline`` and ``outputs``.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import click
+
+from .diagnostics import OmpclError
+from .frontend.preprocess import CppOptions
+from .outputs import build_executable, output_names, write_outputs
+from .pipeline import PASSES, Translation, translate
+
+
+def _cpp_options(f):
+    f = click.option("-I", "include", multiple=True, metavar="DIR", help="Add include directory.")(f)
+    f = click.option("-D", "define", multiple=True, metavar="NAME[=VAL]", help="Define macro.")(f)
+    f = click.option("-U", "undef", multiple=True, metavar="NAME", help="Undefine macro.")(f)
+    f = click.option("-v", "--verbose", is_flag=True, help="Also show remarks for offloaded loops.")(f)
+    f = click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")(f)
+    f = click.option("--report", is_flag=True, help="List every OpenMP loop and its verdict.")(f)
+    f = click.option("--dump-after", type=click.Choice(PASSES), help="Print the program after a pass.")(f)
+    f = click.option("--no-embed", is_flag=True, help="Load the kernel file at run time instead "
+                     "of embedding it in the host file.")(f)
+    return f
+
+
+def _run(debug: bool, fn):
+    try:
+        return fn()
+    except OmpclError as e:
+        if debug:
+            traceback.print_exc()
+        click.echo(e.format(), err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - never a traceback without --debug
+        if debug:
+            raise
+        click.echo(f"ompcl: internal error: {type(e).__name__}: {e} (rerun with --debug)", err=True)
+        sys.exit(3)
+
+
+def _translate_all(files, include, define, undef, no_embed, dump_after) -> list[Translation]:
+    cpp = CppOptions(tuple(include), tuple(define), tuple(undef))
+    out = []
+    for f in files:
+        kernel_file = f"{Path(f).stem}_kernel.cl" if no_embed else ""
+        out.append(translate(f, cpp, embed=not no_embed, kernel_file=kernel_file,
+                             dump_after=dump_after))
+    return out
+
+
+def _print_report(ts: list[Translation]) -> None:
+    for t in ts:
+        for r in t.regions:
+            verdict = f"offloaded  ompcl_k{r.id}" if r.offload else "host       "
+            why = "" if r.offload else "  " + "; ".join(r.reasons)
+            click.echo(f"{r.loc}: {verdict}  omp {r.bound.directive.kind}{why}")
+        for m in t.diags.remarks:
+            if m.message.startswith("loop not offloaded") and not any(
+                    r.loc == m.loc for r in t.regions):
+                click.echo(f"{m.loc}: host         {m.message[len('loop not offloaded: '):]}")
+
+
+def _emit_diags(ts: list[Translation], verbose: bool) -> None:
+    for t in ts:
+        for m in t.diags.remarks:
+            if verbose or "not offloaded" in m.message or m.kind != "remark":
+                click.echo(m.format(), err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ompcl")
+def main() -> None:
+    """ompcl: OpenMP C to OpenCL, with run-time choice of device or host per loop."""
+
+
+@main.command("translate")
+@click.argument("files", nargs=-1, required=True)
+@click.option("-o", "--output", "outdir", default="ompcl_out", show_default=True,
+              help="Output directory.")
+@click.option("--emit", type=click.Choice(["all", "host", "kernel"]), default="all",
+              show_default=True, help="Which outputs to write.")
+@_cpp_options
+def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
+                  dump_after, no_embed):
+    """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
+    def work():
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after)
+        _emit_diags(ts, verbose)
+        written = write_outputs(ts, Path(outdir), emit)
+        if report:
+            _print_report(ts)
+        if verbose:
+            for p in written:
+                click.echo(f"wrote {p}", err=True)
+    _run(debug, work)
+
+
+@main.command("build")
+@click.argument("files", nargs=-1, required=True)
+@click.option("-o", "--output", "exe", required=True, help="Executable to produce.")
+@click.option("--cc", default="gcc", show_default=True, help="Host C compiler.")
+@click.option("--cflags", default="-O2", show_default=True, help="Host compiler flags.")
+@click.option("--ldflags", default="", help="Extra linker flags.")
+@click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
+@_cpp_options
+def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
+              report, dump_after, no_embed):
+    """Translate and compile OpenMP C files into an executable."""
+    def work():
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after)
+        _emit_diags(ts, verbose)
+        if report:
+            _print_report(ts)
+        with tempfile.TemporaryDirectory(prefix="ompcl-") as tmp:
+            outdir = Path(keep_dir or tmp)
+            write_outputs(ts, outdir, "all")
+            hosts = [output_names(t, outdir)["host"] for t in ts]
+            extra = [f"-I{Path(f).resolve().parent}" for f in files]
+            extra += [f"-I{i}" for i in include] + [f"-D{d}" for d in define] + [f"-U{u}" for u in undef]
+            build_executable(hosts, outdir, Path(exe), cc, cflags, ldflags, extra)
+    _run(debug, work)
+
+
+if __name__ == "__main__":
+    main()

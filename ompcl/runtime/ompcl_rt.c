@@ -1,0 +1,904 @@
+/* ompcl runtime: the implementation of ompcl_rt.h.
+ *
+ * Consumes: region descriptors, kernel sources and launch arguments from ompcl-generated host
+ * code; the environment (OMPCL_DEVICE, OMPCL_PLATFORM, OMPCL_DEVICE_TYPE, OMPCL_CACHE_DIR,
+ * OMPCL_STATS, OMPCL_LOG, OMPCL_FAULT); an OpenCL ICD loader found with dlopen at run time.
+ * Produces: kernel launches on the chosen device over a present table (host ranges -> device
+ * buffers, with host/device validity), program binaries in the cache directory, warnings and
+ * log lines on stderr, and a JSON statistics report at exit.  Any OpenCL failure makes the
+ * caller run its OpenMP loop instead.  Not thread-safe: regions are entered from one thread.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ompcl_rt.h"
+
+/* Every OpenCL entry point used; each is looked up with dlsym, none is linked. */
+#define OMPCL_CL_FUNCS(X)                                                                     \
+  X(GetPlatformIDs) X(GetPlatformInfo) X(GetDeviceIDs) X(GetDeviceInfo) X(CreateContext)      \
+  X(CreateCommandQueue) X(CreateProgramWithSource) X(CreateProgramWithBinary) X(BuildProgram) \
+  X(GetProgramBuildInfo) X(GetProgramInfo) X(CreateKernel) X(GetKernelWorkGroupInfo)         \
+  X(SetKernelArg) X(CreateBuffer) X(EnqueueWriteBuffer) X(EnqueueReadBuffer)                  \
+  X(EnqueueNDRangeKernel) X(Finish) X(ReleaseMemObject) X(ReleaseKernel) X(ReleaseProgram)   \
+  X(ReleaseCommandQueue) X(ReleaseContext)
+
+typedef struct cl_api {
+#define OMPCL_FIELD(f) __typeof__(&cl##f) f;
+  OMPCL_CL_FUNCS(OMPCL_FIELD)
+#undef OMPCL_FIELD
+} cl_api;
+
+enum { MODE_AUTO, MODE_OPENCL, MODE_OPENMP };
+static const char *const mode_names[] = {"auto", "opencl", "openmp"};
+static const char build_options[] = "";
+
+/* One entry of the present table: host bytes [start, end) and their device buffer. */
+typedef struct mapping {
+  uintptr_t start, end;
+  cl_mem mem;
+  int host_valid, dev_valid;
+  ompcl_region *owner;  /* region whose launch last wrote the device copy */
+  struct mapping *next;
+} mapping;
+
+static struct {
+  int started;          /* environment read, exit handler registered */
+  int mode, log;
+  const char *fault;    /* OMPCL_FAULT, "" if unset */
+  const char *stats;    /* OMPCL_STATS, 0 if unset */
+  char cache_dir[1024]; /* "" = no binary cache */
+  int cl_state;         /* 0 = not tried, 1 = device ready, -1 = no device */
+  void *lib;
+  cl_api cl;
+  cl_device_id device;
+  cl_context ctx;
+  cl_command_queue queue;
+  char platform_name[256], device_name[256], device_version[256], driver_version[256];
+  size_t max_wg, max_items[3];
+  int warned_no_device;
+  ompcl_region *regions, **regions_tail;
+  mapping *maps;
+  cl_mem dummy;         /* bound to array parameters whose range is empty */
+} rt;
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+__attribute__((format(printf, 1, 2))) static void log_line(const char *fmt, ...) {
+  va_list ap;
+  if (!rt.log) return;
+  va_start(ap, fmt);
+  fputs("ompcl: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static int fault(const char *what) { return strcmp(rt.fault, what) == 0; }
+
+static int contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      i++;
+    if (i == n) return 1;
+  }
+  return n == 0;
+}
+
+static size_t pow2_floor(size_t x) {
+  size_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+static size_t pow2_ceil(long x) {
+  size_t p = 1;
+  while ((long)p < x) p *= 2;
+  return p;
+}
+
+/* 64-bit FNV-1a of a string including its terminator (so fields stay separate). */
+static uint64_t fnv1a(uint64_t h, const char *s) {
+  do {
+    h ^= (unsigned char)*s;
+    h *= 0x100000001b3ULL;
+  } while (*s++);
+  return h;
+}
+
+static char *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = 0;
+  long size;
+  if (!f) return 0;
+  if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (buf = malloc((size_t)size)) && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+    *len = (size_t)size;
+  } else {
+    free(buf);
+    buf = 0;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* Write through a temporary file and rename, so readers never see a partial file. */
+static int write_file_atomic(const char *path, const void *data, size_t len) {
+  char tmp[1100];
+  FILE *f;
+  int ok;
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  if (!(f = fopen(tmp, "wb"))) return 0;
+  ok = fwrite(data, 1, len, f) == len;
+  ok = (fclose(f) == 0) && ok;
+  if (ok && rename(tmp, path) == 0) return 1;
+  remove(tmp);
+  return 0;
+}
+
+static void mkdir_p(const char *dir) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    mkdir(path, 0777);
+    *p = '/';
+  }
+  mkdir(path, 0777);
+}
+
+/* ---- environment and exit ----------------------------------------------------------- */
+
+static void finish(void);
+
+static int parse_mode(const char *s) {
+  if (!s || !*s || !strcmp(s, "auto")) return MODE_AUTO;
+  if (!strcmp(s, "opencl")) return MODE_OPENCL;
+  if (!strcmp(s, "openmp")) return MODE_OPENMP;
+  fprintf(stderr, "ompcl: warning: OMPCL_DEVICE=%s is not auto, opencl or openmp; using auto\n", s);
+  return MODE_AUTO;
+}
+
+static void set_cache_dir(void) {
+  const char *dir = getenv("OMPCL_CACHE_DIR"), *base;
+  if (dir && !strcmp(dir, "off")) return;
+  if (dir && *dir)
+    snprintf(rt.cache_dir, sizeof rt.cache_dir, "%s", dir);
+  else if ((base = getenv("XDG_CACHE_HOME")) && *base)
+    snprintf(rt.cache_dir, sizeof rt.cache_dir, "%s/ompcl", base);
+  else if ((base = getenv("HOME")) && *base)
+    snprintf(rt.cache_dir, sizeof rt.cache_dir, "%s/.cache/ompcl", base);
+}
+
+static void start(void) {
+  const char *log = getenv("OMPCL_LOG");
+  if (rt.started) return;
+  rt.started = 1;
+  rt.mode = parse_mode(getenv("OMPCL_DEVICE"));
+  rt.log = log && *log && strcmp(log, "0") != 0;
+  rt.fault = getenv("OMPCL_FAULT") ? getenv("OMPCL_FAULT") : "";
+  rt.stats = getenv("OMPCL_STATS");
+  rt.regions_tail = &rt.regions;
+  set_cache_dir();
+  atexit(finish);
+}
+
+static void register_region(ompcl_region *r) {
+  if (r->registered) return;
+  r->registered = 1;
+  r->next = 0;
+  *rt.regions_tail = r;
+  rt.regions_tail = &r->next;
+}
+
+/* ---- OpenCL: library, device, context ----------------------------------------------- */
+
+static int load_library(void) {
+  static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
+  void *sym;
+  for (size_t i = 0; i < 2 && !rt.lib; i++) rt.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  if (!rt.lib) {
+    log_line("no OpenCL library: %s", dlerror());
+    return 0;
+  }
+  /* memcpy: ISO C has no cast from object pointer to function pointer */
+#define OMPCL_LOAD(f)                                       \
+  if (!(sym = dlsym(rt.lib, "cl" #f))) {                    \
+    log_line("OpenCL library lacks cl" #f);                \
+    return 0;                                               \
+  }                                                         \
+  memcpy(&rt.cl.f, &sym, sizeof sym);
+  OMPCL_CL_FUNCS(OMPCL_LOAD)
+#undef OMPCL_LOAD
+  return 1;
+}
+
+static void platform_string(cl_platform_id p, cl_platform_info what, char *buf, size_t size) {
+  buf[0] = 0;
+  if (rt.cl.GetPlatformInfo(p, what, size - 1, buf, 0) != CL_SUCCESS) buf[0] = 0;
+  buf[size - 1] = 0;
+}
+
+static void device_string(cl_device_info what, char *buf, size_t size) {
+  buf[0] = 0;
+  if (rt.cl.GetDeviceInfo(rt.device, what, size - 1, buf, 0) != CL_SUCCESS) buf[0] = 0;
+  buf[size - 1] = 0;
+}
+
+static int platform_matches(cl_platform_id p) {
+  const char *want = getenv("OMPCL_PLATFORM");
+  char name[256], vendor[256];
+  if (!want || !*want) return 1;
+  platform_string(p, CL_PLATFORM_NAME, name, sizeof name);
+  platform_string(p, CL_PLATFORM_VENDOR, vendor, sizeof vendor);
+  return contains_nocase(name, want) || contains_nocase(vendor, want);
+}
+
+/* OMPCL_DEVICE_TYPE as an OpenCL type; 0 = prefer a GPU, else anything. */
+static cl_device_type wanted_type(void) {
+  const char *s = getenv("OMPCL_DEVICE_TYPE");
+  if (!s || !*s) return 0;
+  if (!strcmp(s, "gpu")) return CL_DEVICE_TYPE_GPU;
+  if (!strcmp(s, "cpu")) return CL_DEVICE_TYPE_CPU;
+  if (!strcmp(s, "accelerator")) return CL_DEVICE_TYPE_ACCELERATOR;
+  if (strcmp(s, "all") != 0)
+    fprintf(stderr, "ompcl: warning: OMPCL_DEVICE_TYPE=%s is not gpu, cpu, accelerator or all; "
+                    "using all\n", s);
+  return CL_DEVICE_TYPE_ALL;
+}
+
+static int pick_device(const cl_platform_id *plats, cl_uint np, cl_device_type type,
+                       cl_platform_id *chosen) {
+  for (cl_uint i = 0; i < np; i++) {
+    cl_uint nd = 0;
+    if (!platform_matches(plats[i])) continue;
+    if (rt.cl.GetDeviceIDs(plats[i], type, 1, &rt.device, &nd) == CL_SUCCESS && nd > 0) {
+      *chosen = plats[i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int find_device(cl_platform_id *chosen) {
+  cl_platform_id plats[16];
+  cl_uint np = 0;
+  cl_device_type type = wanted_type();
+  if (fault("platform") || rt.cl.GetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0)
+    return 0;
+  np = OMPCL_MIN(np, 16u);
+  if (type) return pick_device(plats, np, type, chosen);
+  return pick_device(plats, np, CL_DEVICE_TYPE_GPU, chosen) ||
+         pick_device(plats, np, CL_DEVICE_TYPE_ALL, chosen);
+}
+
+static int create_context(cl_platform_id p) {
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p, 0};
+  cl_int err;
+  rt.ctx = rt.cl.CreateContext(props, 1, &rt.device, 0, 0, &err);
+  if (err != CL_SUCCESS) return 0;
+  rt.queue = rt.cl.CreateCommandQueue(rt.ctx, rt.device, 0, &err);
+  return err == CL_SUCCESS;
+}
+
+static void describe_device(cl_platform_id p) {
+  platform_string(p, CL_PLATFORM_NAME, rt.platform_name, sizeof rt.platform_name);
+  device_string(CL_DEVICE_NAME, rt.device_name, sizeof rt.device_name);
+  device_string(CL_DEVICE_VERSION, rt.device_version, sizeof rt.device_version);
+  device_string(CL_DRIVER_VERSION, rt.driver_version, sizeof rt.driver_version);
+  rt.max_wg = 1;
+  rt.max_items[0] = rt.max_items[1] = rt.max_items[2] = 1;
+  rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof rt.max_wg, &rt.max_wg, 0);
+  rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof rt.max_items,
+                      rt.max_items, 0);
+}
+
+/* Find and open the device once per process; 1 when a device is ready. */
+static int init_opencl(void) {
+  cl_platform_id p = 0;
+  if (rt.cl_state) return rt.cl_state > 0;
+  rt.cl_state = -1;
+  if (!load_library() || !find_device(&p) || !create_context(p)) {
+    log_line("no OpenCL device available");
+    return 0;
+  }
+  describe_device(p);
+  rt.cl_state = 1;
+  log_line("device: %s (%s, %s)", rt.device_name, rt.platform_name, rt.driver_version);
+  return 1;
+}
+
+/* ---- programs and kernels ----------------------------------------------------------- */
+
+static uint64_t program_key(const char *src) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv1a(h, src);
+  h = fnv1a(h, rt.device_name);
+  h = fnv1a(h, rt.device_version);
+  h = fnv1a(h, rt.driver_version);
+  return fnv1a(h, build_options);
+}
+
+static cl_program build_from_binary(const char *path) {
+  size_t len = 0;
+  unsigned char *bin = (unsigned char *)read_file(path, &len);
+  const unsigned char *bins[1] = {bin};
+  cl_int status = CL_SUCCESS, err;
+  cl_program p;
+  if (!bin) return 0;
+  p = rt.cl.CreateProgramWithBinary(rt.ctx, 1, &rt.device, &len, bins, &status, &err);
+  free(bin);
+  if (err != CL_SUCCESS || status != CL_SUCCESS) {
+    if (p) rt.cl.ReleaseProgram(p);
+    return 0;
+  }
+  if (rt.cl.BuildProgram(p, 1, &rt.device, build_options, 0, 0) != CL_SUCCESS) {
+    rt.cl.ReleaseProgram(p);
+    return 0;
+  }
+  return p;
+}
+
+static void save_binary(cl_program p, const char *path) {
+  size_t len = 0;
+  unsigned char *bins[1];
+  if (rt.cl.GetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, 0) != CL_SUCCESS ||
+      !len || !(bins[0] = malloc(len)))
+    return;
+  if (rt.cl.GetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, 0) == CL_SUCCESS) {
+    mkdir_p(rt.cache_dir);
+    if (write_file_atomic(path, bins[0], len)) log_line("cached binary %s", path);
+  }
+  free(bins[0]);
+}
+
+static char *build_log(cl_program p) {
+  size_t len = 0;
+  char *log;
+  if (!p || rt.cl.GetProgramBuildInfo(p, rt.device, CL_PROGRAM_BUILD_LOG, 0, 0, &len) !=
+                CL_SUCCESS || !(log = calloc(len + 1, 1)))
+    return 0;
+  rt.cl.GetProgramBuildInfo(p, rt.device, CL_PROGRAM_BUILD_LOG, len, log, 0);
+  return log;
+}
+
+/* One warning per program: error code, saved source, build log. */
+static void report_build_failure(const ompcl_program *prog, cl_program p, cl_int err) {
+  const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  char path[1100];
+  char *log = build_log(p);
+  snprintf(path, sizeof path, "%s/ompcl-%016llx.cl", tmpdir,
+           (unsigned long long)fnv1a(0xcbf29ce484222325ULL, prog->source));
+  if (!write_file_atomic(path, prog->source, strlen(prog->source)))
+    snprintf(path, sizeof path, "(could not save the source)");
+  fprintf(stderr, "ompcl: warning: %s: OpenCL program build failed (CL error %d); running its "
+                  "loops with OpenMP; source: %s\n", prog->file, (int)err, path);
+  if (log && *log) fprintf(stderr, "  build log:\n%s\n", log);
+  free(log);
+}
+
+static cl_program build_from_source(const char *src, cl_int *err) {
+  cl_program p = rt.cl.CreateProgramWithSource(rt.ctx, 1, &src, 0, err);
+  if (*err != CL_SUCCESS) return 0;
+  *err = fault("build") ? CL_BUILD_PROGRAM_FAILURE
+                        : rt.cl.BuildProgram(p, 1, &rt.device, build_options, 0, 0);
+  return p;
+}
+
+/* Build `prog` once per process, from the binary cache when possible. */
+static int ensure_program(ompcl_program *prog) {
+  char path[1100] = "";
+  const char *how = "cache";
+  double t0 = now();
+  cl_int err = CL_SUCCESS;
+  cl_program p = 0;
+  if (prog->state) return prog->state > 0;
+  if (rt.cache_dir[0] && !fault("build"))
+    snprintf(path, sizeof path, "%s/%016llx.bin", rt.cache_dir,
+             (unsigned long long)program_key(prog->source));
+  if (path[0]) p = build_from_binary(path);
+  if (!p) {
+    how = "source";
+    p = build_from_source(prog->source, &err);
+    if (err != CL_SUCCESS) {
+      report_build_failure(prog, p, err);
+      if (p) rt.cl.ReleaseProgram(p);
+      prog->state = -1;
+      return 0;
+    }
+    if (path[0]) save_binary(p, path);
+  }
+  prog->handle = p;
+  prog->state = 1;
+  log_line("built %s from %s in %.3f s", prog->file, how, now() - t0);
+  return 1;
+}
+
+/* First failure of a region: warn once; the reason stays in the statistics. */
+static void region_fail(ompcl_region *r, const char *reason, cl_int err) {
+  if (!r->fallback)
+    fprintf(stderr, "ompcl: warning: %s:%d: %s (CL error %d); running this loop with OpenMP\n",
+            r->file, r->line, reason, (int)err);
+  r->fallback = reason;
+}
+
+static int ensure_kernel(ompcl_region *r) {
+  cl_int err;
+  if (r->kernel_handle) return 1;
+  r->kernel_handle = rt.cl.CreateKernel((cl_program)r->prog->handle, r->kernel, &err);
+  if (err == CL_SUCCESS) return 1;
+  r->kernel_handle = 0;
+  region_fail(r, "OpenCL kernel creation failed", err);
+  return 0;
+}
+
+/* ---- present table ------------------------------------------------------------------ */
+
+static void release_mapping(mapping *m) {
+  if (m->mem) rt.cl.ReleaseMemObject(m->mem);
+  free(m);
+}
+
+/* Make the host copy of `m` valid (reads back a device-only copy). */
+static void sync_mapping(mapping *m) {
+  size_t bytes = m->end - m->start;
+  cl_int err;
+  if (m->host_valid) return;
+  err = rt.cl.EnqueueReadBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0, 0);
+  if (err != CL_SUCCESS)
+    fprintf(stderr, "ompcl: warning: reading %zu bytes back from the device failed (CL error "
+                    "%d); host data may be stale\n", bytes, (int)err);
+  if (m->owner) m->owner->bytes_to_host += (long)bytes;
+  m->host_valid = 1;
+  log_line("download %zu bytes", bytes);
+}
+
+static int used_by(const ompcl_launch *L, const mapping *m) {
+  for (int i = 0; i < L->nmaps; i++)
+    if (L->maps[i] == m) return 1;
+  return 0;
+}
+
+/* Sync and release every mapping that `keep` does not use (all of them when keep is 0). */
+static void release_unused(const ompcl_launch *keep) {
+  mapping **link = &rt.maps;
+  while (*link) {
+    mapping *m = *link;
+    if (keep && used_by(keep, m)) {
+      link = &m->next;
+      continue;
+    }
+    sync_mapping(m);
+    *link = m->next;
+    release_mapping(m);
+  }
+}
+
+static mapping *find_containing(uintptr_t a, uintptr_t b) {
+  for (mapping *m = rt.maps; m; m = m->next)
+    if (m->start <= a && b <= m->end) return m;
+  return 0;
+}
+
+static mapping **find_overlap(uintptr_t a, uintptr_t b) {
+  for (mapping **link = &rt.maps; *link; link = &(*link)->next)
+    if ((*link)->start < b && a < (*link)->end) return link;
+  return 0;
+}
+
+static void launch_fail(ompcl_launch *L, const char *reason, cl_int err) {
+  L->ok = 0;
+  L->r->last_decision = 0;
+  region_fail(L->r, reason, err);
+}
+
+/* Widen [*a, *b) over every partially overlapping mapping, which is synced and released. */
+static int absorb_overlaps(ompcl_launch *L, uintptr_t *a, uintptr_t *b) {
+  mapping **link;
+  while ((link = find_overlap(*a, *b))) {
+    mapping *m = *link;
+    if (used_by(L, m)) {
+      launch_fail(L, "two array arguments overlap partially", CL_INVALID_VALUE);
+      return 0;
+    }
+    *a = OMPCL_MIN(*a, m->start);
+    *b = OMPCL_MAX(*b, m->end);
+    sync_mapping(m);
+    *link = m->next;
+    release_mapping(m);
+  }
+  return 1;
+}
+
+static cl_mem create_buffer(size_t bytes, cl_int *err) {
+  cl_mem mem;
+  if (fault("alloc")) {
+    *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return 0;
+  }
+  mem = rt.cl.CreateBuffer(rt.ctx, CL_MEM_READ_WRITE, bytes, 0, err);
+  return *err == CL_SUCCESS ? mem : 0;
+}
+
+/* A device buffer for `L`; on failure, frees what `L` does not use and retries once. */
+static cl_mem create_buffer_for(ompcl_launch *L, size_t bytes) {
+  cl_int err;
+  cl_mem mem = create_buffer(bytes, &err);
+  if (!mem) {
+    release_unused(L);
+    mem = create_buffer(bytes, &err);
+  }
+  if (!mem) launch_fail(L, "device allocation failed", err);
+  return mem;
+}
+
+static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
+  mapping *m;
+  cl_mem mem = create_buffer_for(L, b - a);
+  if (!mem) return 0;
+  if (!(m = calloc(1, sizeof *m))) {
+    rt.cl.ReleaseMemObject(mem);
+    launch_fail(L, "out of host memory", CL_OUT_OF_HOST_MEMORY);
+    return 0;
+  }
+  m->start = a;
+  m->end = b;
+  m->mem = mem;
+  m->host_valid = 1;
+  m->next = rt.maps;
+  rt.maps = m;
+  return m;
+}
+
+static int upload(ompcl_launch *L, mapping *m) {
+  size_t bytes = m->end - m->start;
+  cl_int err =
+      rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0, 0);
+  if (err != CL_SUCCESS) {
+    launch_fail(L, "copy to the device failed", err);
+    return 0;
+  }
+  m->dev_valid = 1;
+  L->r->bytes_to_device += (long)bytes;
+  log_line("%s:%d: upload %zu bytes", L->r->file, L->r->line, bytes);
+  return 1;
+}
+
+/* The mapping holding host bytes [a, b), created or widened as needed, device copy valid. */
+static mapping *map_range(ompcl_launch *L, uintptr_t a, uintptr_t b) {
+  mapping *m = find_containing(a, b);
+  if (!m && (!absorb_overlaps(L, &a, &b) || !(m = new_mapping(L, a, b)))) return 0;
+  if (!m->dev_valid && !upload(L, m)) return 0;
+  return m;
+}
+
+/* ---- launches ----------------------------------------------------------------------- */
+
+static void set_arg(ompcl_launch *L, int index, size_t size, const void *value) {
+  cl_int err;
+  if (!L->ok) return;
+  err = rt.cl.SetKernelArg((cl_kernel)L->r->kernel_handle, (cl_uint)index, size, value);
+  if (err != CL_SUCCESS) launch_fail(L, "setting a kernel argument failed", err);
+}
+
+static cl_mem dummy_buffer(ompcl_launch *L) {
+  if (!rt.dummy) rt.dummy = create_buffer_for(L, 64);
+  return rt.dummy;
+}
+
+int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
+  start();
+  register_region(r);
+  memset(L, 0, sizeof *L);
+  L->r = r;
+  r->t_start = now();
+  r->last_iters = iters;
+  r->last_decision = 0;
+  if (iters <= 0 || rt.mode == MODE_OPENMP) return 0;
+  if (!init_opencl()) {
+    if (rt.mode == MODE_OPENCL && !rt.warned_no_device++)
+      fprintf(stderr, "ompcl: warning: no OpenCL device available; running loops with OpenMP\n");
+    r->fallback = "no OpenCL device available";
+    return 0;
+  }
+  if (rt.mode == MODE_AUTO && r->predict && !r->predict(r->features, r->nfeatures)) {
+    log_line("%s:%d: model chose the host for %ld iterations", r->file, r->line, iters);
+    return 0;
+  }
+  if (!ensure_program(r->prog)) {
+    r->fallback = "OpenCL program build failed";
+    return 0;
+  }
+  if (!ensure_kernel(r)) return 0;
+  log_line("%s:%d: device for %ld iterations", r->file, r->line, iters);
+  L->ok = 1;
+  r->last_decision = 1;
+  r->t_start = now(); /* keeps program build time out of seconds_device */
+  return 1;
+}
+
+void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
+                        int mode) {
+  uintptr_t base = (uintptr_t)ptr;
+  mapping *m;
+  intptr_t delta;
+  cl_long offset = 0;
+  cl_mem mem;
+  if (!L->ok) return;
+  if (L->nmaps >= OMPCL_MAX_ARGS) {
+    launch_fail(L, "too many arrays", CL_INVALID_VALUE);
+    return;
+  }
+  if (hi < lo) { /* nothing is accessed: bind a placeholder */
+    mem = dummy_buffer(L);
+  } else {
+    if (!(m = map_range(L, base + (uintptr_t)lo * esize, base + (uintptr_t)(hi + 1) * esize)))
+      return;
+    delta = (intptr_t)(base - m->start);
+    if (delta % (intptr_t)esize) {
+      launch_fail(L, "array is misaligned within its mapping", CL_INVALID_VALUE);
+      return;
+    }
+    offset = delta / (intptr_t)esize;
+    mem = m->mem;
+    L->maps[L->nmaps] = m;
+    L->modes[L->nmaps++] = mode;
+  }
+  set_arg(L, L->nargs++, sizeof mem, &mem);
+  set_arg(L, L->nargs++, sizeof offset, &offset);
+}
+
+void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size) {
+  set_arg(L, L->nargs++, size, value);
+}
+
+void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group) {
+  ompcl_result *res;
+  if (!L->ok) return;
+  if (L->nresults >= OMPCL_MAX_RESULTS) {
+    launch_fail(L, "too many results", CL_INVALID_VALUE);
+    return;
+  }
+  res = &L->results[L->nresults];
+  res->esize = esize;
+  res->count = per_group ? -1 : 1; /* -1: one per work-group, known at launch */
+  L->result_arg[L->nresults++] = L->nargs++;
+}
+
+/* Work-group sizes: powers of two, innermost loop first, product <= 128 and device limits. */
+static void size_launch(ompcl_launch *L, int ndim, const long n[]) {
+  size_t kwg = 0, budget = OMPCL_MIN((size_t)128, rt.max_wg);
+  rt.cl.GetKernelWorkGroupInfo((cl_kernel)L->r->kernel_handle, rt.device,
+                               CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, 0);
+  if (kwg) budget = OMPCL_MIN(budget, kwg);
+  budget = pow2_floor(budget);
+  L->ndim = ndim;
+  L->groups = 1;
+  for (int d = 0; d < ndim; d++) {
+    long nd = OMPCL_MAX(n[ndim - 1 - d], 1L);
+    size_t l = OMPCL_MIN(OMPCL_MIN(pow2_ceil(nd), budget), pow2_floor(rt.max_items[d]));
+    budget /= l;
+    L->local[d] = l;
+    L->global[d] = ((size_t)nd + l - 1) / l * l;
+    L->groups *= (long)(L->global[d] / l);
+  }
+}
+
+static void create_results(ompcl_launch *L) {
+  for (int k = 0; k < L->nresults && L->ok; k++) {
+    ompcl_result *res = &L->results[k];
+    cl_mem mem;
+    if (res->count < 0) res->count = L->groups;
+    if (!(mem = create_buffer_for(L, res->esize * (size_t)res->count))) return;
+    res->buffer = mem;
+    set_arg(L, L->result_arg[k], sizeof mem, &mem);
+  }
+}
+
+static void read_results(ompcl_launch *L) {
+  for (int k = 0; k < L->nresults && L->ok; k++) {
+    ompcl_result *res = &L->results[k];
+    size_t bytes = res->esize * (size_t)res->count;
+    cl_int err;
+    if (!(res->host = malloc(bytes))) {
+      launch_fail(L, "out of host memory", CL_OUT_OF_HOST_MEMORY);
+      return;
+    }
+    err = rt.cl.EnqueueReadBuffer(rt.queue, (cl_mem)res->buffer, CL_TRUE, 0, bytes, res->host,
+                                  0, 0, 0);
+    if (err != CL_SUCCESS) launch_fail(L, "reading results failed", err);
+  }
+}
+
+static void enqueue(ompcl_launch *L) {
+  size_t global[3], local[3];
+  cl_int err;
+  if (!L->ok) return;
+  for (int d = 0; d < L->ndim; d++) {
+    global[d] = L->global[d];
+    local[d] = L->local[d];
+  }
+  err = fault("launch") ? CL_OUT_OF_RESOURCES
+                        : rt.cl.EnqueueNDRangeKernel(rt.queue, (cl_kernel)L->r->kernel_handle,
+                                                     (cl_uint)L->ndim, 0, global, local, 0, 0, 0);
+  if (err == CL_SUCCESS) err = rt.cl.Finish(rt.queue);
+  if (err != CL_SUCCESS) launch_fail(L, "OpenCL launch failed", err);
+}
+
+/* After the launch: written mappings are valid on the device only; after a failure, drop
+ * device copies that may be half-written (unless they hold the only valid copy). */
+static void mark_written(ompcl_launch *L, int ok) {
+  for (int i = 0; i < L->nmaps; i++) {
+    mapping *m = (mapping *)L->maps[i];
+    if (!(L->modes[i] & OMPCL_WRITE)) continue;
+    if (ok) {
+      m->host_valid = 0;
+      m->dev_valid = 1;
+      m->owner = L->r;
+    } else if (m->host_valid) {
+      m->dev_valid = 0;
+    }
+  }
+}
+
+int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]) {
+  if (!L->ok) return 0;
+  if (ndim < 1 || ndim > 3) {
+    launch_fail(L, "unsupported number of loop dimensions", CL_INVALID_WORK_DIMENSION);
+    return 0;
+  }
+  size_launch(L, ndim, n);
+  create_results(L);
+  enqueue(L);
+  read_results(L);
+  mark_written(L, L->ok);
+  if (!L->ok) return 0;
+  L->r->kernels_launched++;
+  L->r->device_runs++;
+  log_line("%s:%d: launched %s over %ld work-groups", L->r->file, L->r->line, L->r->kernel,
+           L->groups);
+  return 1;
+}
+
+const void *ompcl_rt_result(ompcl_launch *L, int k, long *count) {
+  if (k < 0 || k >= L->nresults || !L->results[k].host) {
+    *count = 0;
+    return 0;
+  }
+  *count = L->results[k].count;
+  return L->results[k].host;
+}
+
+void ompcl_rt_launch_release(ompcl_launch *L) {
+  for (int k = 0; k < L->nresults; k++) {
+    ompcl_result *res = &L->results[k];
+    if (res->buffer) rt.cl.ReleaseMemObject((cl_mem)res->buffer);
+    free(res->host);
+    res->buffer = res->host = 0;
+  }
+}
+
+void ompcl_rt_host(ompcl_region *r) {
+  start();
+  register_region(r);
+  r->host_runs++;
+  ompcl_rt_sync_host();
+}
+
+void ompcl_rt_end(ompcl_region *r, int keep_resident) {
+  double dt;
+  if (!keep_resident) ompcl_rt_sync_host();
+  dt = now() - r->t_start;
+  if (r->last_decision)
+    r->seconds_device += dt;
+  else
+    r->seconds_host += dt;
+  r->entries++;
+}
+
+/* Device copies are stale from here on, so their buffers are released: a later region maps
+ * again, and no buffer outlives the host memory it mirrors. */
+void ompcl_rt_sync_host(void) { release_unused(0); }
+
+/* ---- statistics and exit ------------------------------------------------------------ */
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void json_region(FILE *f, const ompcl_region *r) {
+  fputs("{\"file\": ", f);
+  json_string(f, r->file);
+  fprintf(f, ", \"line\": %d, \"kernel\": ", r->line);
+  json_string(f, r->kernel);
+  fprintf(f, ", \"entries\": %ld, \"device_runs\": %ld, \"host_runs\": %ld, "
+             "\"kernels_launched\": %ld, \"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
+             "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"fallback\": ",
+          r->entries, r->device_runs, r->host_runs, r->kernels_launched, r->bytes_to_device,
+          r->bytes_to_host, r->seconds_device, r->seconds_host);
+  if (r->fallback)
+    json_string(f, r->fallback);
+  else
+    fputs("null", f);
+  fputc('}', f);
+}
+
+static void write_stats(void) {
+  FILE *f;
+  if (!rt.stats || !*rt.stats) return;
+  f = strcmp(rt.stats, "-") ? fopen(rt.stats, "w") : stderr;
+  if (!f) {
+    fprintf(stderr, "ompcl: warning: cannot write statistics to %s: %s\n", rt.stats,
+            strerror(errno));
+    return;
+  }
+  fprintf(f, "{\"mode\": \"%s\", \"device\": {\"available\": %s, \"platform\": ",
+          mode_names[rt.mode], rt.cl_state > 0 ? "true" : "false");
+  json_string(f, rt.platform_name);
+  fputs(", \"name\": ", f);
+  json_string(f, rt.device_name);
+  fputs("}, \"regions\": [", f);
+  for (ompcl_region *r = rt.regions; r; r = r->next) {
+    fputs(r == rt.regions ? "\n  " : ",\n  ", f);
+    json_region(f, r);
+  }
+  fputs("]}\n", f);
+  if (f != stderr) fclose(f);
+}
+
+/* Releases device objects; the library stays loaded (its own exit handlers may still run). */
+static void release_opencl(void) {
+  while (rt.maps) {
+    mapping *m = rt.maps;
+    rt.maps = m->next;
+    release_mapping(m);
+  }
+  for (ompcl_region *r = rt.regions; r; r = r->next) {
+    if (r->kernel_handle) rt.cl.ReleaseKernel((cl_kernel)r->kernel_handle);
+    r->kernel_handle = 0;
+    if (r->prog->handle) rt.cl.ReleaseProgram((cl_program)r->prog->handle);
+    r->prog->handle = 0;
+    r->prog->state = 0;
+  }
+  if (rt.dummy) rt.cl.ReleaseMemObject(rt.dummy);
+  if (rt.queue) rt.cl.ReleaseCommandQueue(rt.queue);
+  if (rt.ctx) rt.cl.ReleaseContext(rt.ctx);
+  rt.dummy = 0;
+  rt.queue = 0;
+  rt.ctx = 0;
+}
+
+static void finish(void) {
+  write_stats();
+  if (rt.cl_state > 0) release_opencl();
+}

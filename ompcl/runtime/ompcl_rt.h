@@ -1,0 +1,132 @@
+/* ompcl runtime: the C library every translated program links with.
+ *
+ * Consumes: region descriptors and kernel sources emitted by ompcl into host files.
+ * Provides: OpenCL device selection (loaded with dlopen, so programs run without OpenCL),
+ * program build with an on-disk binary cache, a present table mapping host address ranges
+ * to device buffers with per-mapping validity, kernel launches, reductions, statistics,
+ * and fallback to the OpenMP host version on any OpenCL failure.
+ *
+ * This header includes no system header on purpose: it is included at the top of user
+ * files, before their own feature-test macros take effect.
+ */
+#ifndef OMPCL_RT_H
+#define OMPCL_RT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OMPCL_RT_ABI 1
+#define OMPCL_READ 1
+#define OMPCL_WRITE 2
+#define OMPCL_READWRITE 3
+#define OMPCL_MAX_ARGS 128
+#define OMPCL_MAX_RESULTS 16
+
+#define OMPCL_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define OMPCL_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* One OpenCL program: all kernels generated from one source file. */
+typedef struct ompcl_program {
+  const char *source;      /* OpenCL C source */
+  const char *file;        /* user's file, for messages */
+  /* runtime state (zero-initialised) */
+  int state;               /* 0 = not built, 1 = built, -1 = failed */
+  void *handle;            /* cl_program */
+} ompcl_program;
+
+/* One offloadable region (an OpenMP loop) of a translated file. */
+typedef struct ompcl_region {
+  ompcl_program *prog;
+  const char *file;
+  int line;
+  const char *kernel;      /* kernel name in prog */
+  int nfeatures;           /* static features, in the model's order */
+  const double *features;
+  int (*predict)(const double *features, int n); /* model: 1 = device, 0 = host; may be 0 */
+  /* runtime state (zero-initialised) */
+  int registered;
+  struct ompcl_region *next;
+  void *kernel_handle;     /* cl_kernel */
+  long entries, device_runs, host_runs, kernels_launched;
+  long bytes_to_device, bytes_to_host;
+  double seconds_device, seconds_host, t_start;
+  const char *fallback;    /* why the last device attempt failed, or 0 */
+  long last_iters;
+  int last_decision;
+} ompcl_region;
+
+/* Argument of a launch being prepared. */
+typedef struct ompcl_result {
+  void *buffer;            /* cl_mem */
+  unsigned long esize;
+  long count;
+  void *host;              /* host copy after the launch */
+} ompcl_result;
+
+typedef struct ompcl_launch {
+  ompcl_region *r;
+  int ok;                  /* 0 once anything failed */
+  int nargs;
+  int nmaps;
+  void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
+  int modes[OMPCL_MAX_ARGS];
+  int nresults;
+  ompcl_result results[OMPCL_MAX_RESULTS];
+  int result_arg[OMPCL_MAX_RESULTS];
+  unsigned long local[3];
+  unsigned long global[3];
+  long groups;
+  int ndim;
+} ompcl_launch;
+
+/* Iteration count of a canonical loop; op: 0 '<', 1 '<=', 2 '>', 3 '>='. */
+static inline long ompcl_trip(long lb, long ub, long step, int op) {
+  long n;
+  if (step == 0) return 0;
+  switch (op) {
+    case 0: n = ub > lb ? (ub - lb + step - 1) / step : 0; break;
+    case 1: n = ub >= lb ? (ub - lb) / step + 1 : 0; break;
+    case 2: n = lb > ub ? (lb - ub + (-step) - 1) / (-step) : 0; break;
+    default: n = lb >= ub ? (lb - ub) / (-step) + 1 : 0; break;
+  }
+  return n;
+}
+
+/* Region entry: counts, timers and the device/host decision.  Returns 1 when the caller
+ * should try the device path (then fill `L` with args and call ompcl_rt_launch), 0 for the
+ * host path.  `iters` is the total iteration count; `dyn`, `ndyn` the dynamic features. */
+int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters);
+
+/* Arguments, in kernel parameter order. */
+void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize, int mode);
+void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size);
+/* A result buffer: per_group != 0 -> one element per work-group (reduction partials),
+ * else a single element (lastprivate). */
+void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group);
+
+/* Enqueue over ndim loops with trip counts n[0] (outermost) ... n[ndim-1] (innermost, ND
+ * dimension 0), wait, read results back.  Returns 1 on success; 0 means nothing was
+ * changed on the host and the caller must run the host version. */
+int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]);
+
+/* Host copy of result k (in ompcl_rt_arg_result order) and its element count. */
+const void *ompcl_rt_result(ompcl_launch *L, int k, long *count);
+
+/* Release temporaries of a launch (result buffers). Safe after a failed launch. */
+void ompcl_rt_launch_release(ompcl_launch *L);
+
+/* The host path is about to run: make host copies of every mapping valid. */
+void ompcl_rt_host(ompcl_region *r);
+
+/* Region exit: stats; unless keep_resident, make host copies valid and mark device
+ * copies stale (host code follows and may read or write any of them). */
+void ompcl_rt_end(ompcl_region *r, int keep_resident);
+
+/* Make every host copy valid and every device copy stale. */
+void ompcl_rt_sync_host(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+"""Shared fixtures: building and running original and translated programs."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "corpus"
+_NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?(inf|nan)$", re.I)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true",
+                     help="rewrite tests/golden/expected from the current compiler output")
+
+
+def run_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"})
+    env.update(extra)
+    return env
+
+
+def gcc_build(src: Path, exe: Path, flags: list[str] = ()) -> None:
+    cmd = ["gcc", "-std=gnu99", "-O2", "-fopenmp", *flags, str(src), "-o", str(exe), "-lm"]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+def ompcl_build(srcs: list[Path], exe: Path, *args: str, keep: Path | None = None):
+    cmd = [sys.executable, "-m", "ompcl.cli", "build", *map(str, srcs), "-o", str(exe), *args]
+    if keep is not None:
+        cmd += ["--keep", str(keep)]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+
+
+def run(exe: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=timeout,
+                          env=run_env(**env))
+
+
+def compare_outputs(expected: str, actual: str, rtol: float) -> float:
+    """Token-wise comparison; numbers within rtol (relative, 1e-300 absolute floor).
+    Returns the largest relative error seen; raises AssertionError on a mismatch."""
+    a, b = expected.split(), actual.split()
+    assert len(a) == len(b), f"different token counts:\n--- expected\n{expected}\n--- got\n{actual}"
+    worst = 0.0
+    for x, y in zip(a, b):
+        if x == y:
+            continue
+        assert _NUM.match(x) and _NUM.match(y), f"token {x!r} != {y!r}"
+        fx, fy = float(x), float(y)
+        err = abs(fx - fy) / max(abs(fx), abs(fy), 1e-300)
+        worst = max(worst, err)
+        assert err <= rtol, f"{x} vs {y}: relative error {err:.3g} > {rtol:g}"
+    return worst
+
+
+def load_stats(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("clcache")
+    os.environ["OMPCL_CACHE_DIR"] = str(d)
+    return d
+
+
+@pytest.fixture(scope="session")
+def opencl_available(tmp_path_factory, cache_dir) -> bool:
+    """Whether the runtime finds an OpenCL device here (probed with a translated program)."""
+    d = tmp_path_factory.mktemp("probe")
+    src = d / "probe.c"
+    src.write_text("#include <stdio.h>\nint a[100];\nint main(void){int i;\n"
+                   "#pragma omp parallel for\nfor(i=0;i<100;i++) a[i]=i;\n"
+                   "printf(\"%d\\n\", a[99]); return 0;}\n")
+    exe = d / "probe"
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    stats = d / "stats.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    return bool(load_stats(stats)["device"]["available"])
+
+
+def need_gcc():
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed")
