@@ -234,6 +234,8 @@ class _Scanner:
             if isinstance(arg, c_ast.ID) and arg.name not in self.locals:
                 self.ptr_uses.add(arg.name)
                 self.reads.add(arg.name)
+            elif isinstance(arg, c_ast.Constant) and arg.type == "string":
+                continue  # the call itself decides (no device function takes a string)
             else:
                 self.expr(arg)
 

@@ -14,6 +14,9 @@ from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import SCALARS, TypeEnv
 
 
+_INT_ABS = {"abs": "int", "labs": "long", "llabs": "long"}
+
+
 def cl_type(c_base: str) -> str:
     """OpenCL spelling of a normalised C scalar type."""
     return SCALARS[c_base][0]
@@ -54,6 +57,8 @@ class OpenCLPrinter(c_generator.CGenerator):
                 texts = [f"({cast})({t})" for t in texts]
             if name == "ldexp":
                 texts = [f"(double)({self.visit(args[0])})", f"(int)({self.visit(args[1])})"]
+            if name in _INT_ABS:  # OpenCL's abs returns an unsigned type; C's is signed
+                return f"(({_INT_ABS[name]})abs(({_INT_ABS[name]})({texts[0]})))"
             return f"{cl_name}({', '.join(texts)})"
         return super().visit_FuncCall(n)
 

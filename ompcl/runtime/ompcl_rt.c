@@ -606,15 +606,12 @@ static cl_mem dummy_buffer(ompcl_launch *L) {
   return rt.dummy;
 }
 
-int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
-  start();
-  register_region(r);
-  memset(L, 0, sizeof *L);
-  L->r = r;
-  r->t_start = now();
-  r->last_iters = iters;
-  r->last_decision = 0;
-  if (iters <= 0 || rt.mode == MODE_OPENMP) return 0;
+/* The device/host decision for one entry; 1 when the region's kernel is ready to launch. */
+static int choose_device(ompcl_region *r, long iters) {
+  if (iters <= 0 || rt.mode == MODE_OPENMP) {
+    log_line("%s:%d: host (%s)", r->file, r->line, iters <= 0 ? "no iterations" : "openmp mode");
+    return 0;
+  }
   if (!init_opencl()) {
     if (rt.mode == MODE_OPENCL && !rt.warned_no_device++)
       fprintf(stderr, "ompcl: warning: no OpenCL device available; running loops with OpenMP\n");
@@ -622,7 +619,7 @@ int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
     return 0;
   }
   if (rt.mode == MODE_AUTO && r->predict && !r->predict(r->features, r->nfeatures)) {
-    log_line("%s:%d: model chose the host for %ld iterations", r->file, r->line, iters);
+    log_line("%s:%d: host for %ld iterations (model)", r->file, r->line, iters);
     return 0;
   }
   if (!ensure_program(r->prog)) {
@@ -631,10 +628,19 @@ int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
   }
   if (!ensure_kernel(r)) return 0;
   log_line("%s:%d: device for %ld iterations", r->file, r->line, iters);
-  L->ok = 1;
-  r->last_decision = 1;
-  r->t_start = now(); /* keeps program build time out of seconds_device */
   return 1;
+}
+
+int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
+  start();
+  register_region(r);
+  memset(L, 0, sizeof *L);
+  L->r = r;
+  r->t_start = now();
+  r->last_iters = iters;
+  r->last_decision = L->ok = choose_device(r, iters);
+  if (L->ok) r->t_start = now(); /* keeps program build time out of seconds_device */
+  return L->ok;
 }
 
 void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,

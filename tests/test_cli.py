@@ -1,0 +1,114 @@
+"""The command line as a user drives it: multi-file builds with -I/-D, --report, --emit,
+--dump-after, and the statistics that show where each loop ran."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT, compare_outputs, gcc_build, ompcl_build, run
+
+MAIN = """#include <stdio.h>
+#include "shared.h"
+double x[SIZE];
+int main(void) {
+  int i; double s = 0;
+  fill(x, SIZE);
+#pragma omp parallel for reduction(+:s)
+  for (i = 0; i < SIZE; i++) s += x[i] * SCALE;
+  printf("%.6f\\n", s);
+  return 0;
+}
+"""
+FILL = """#include "shared.h"
+void fill(double *p, int n) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < n; i++) p[i] = 0.5 * i;
+}
+"""
+
+
+def _project(tmp_path: Path) -> list[Path]:
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "shared.h").write_text("#define SIZE 1001\nvoid fill(double *p, int n);\n")
+    a, b = tmp_path / "a.c", tmp_path / "b.c"
+    a.write_text(MAIN)
+    b.write_text(FILL)
+    return [a, b]
+
+
+def ompcl(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ompcl.cli", *args], capture_output=True,
+                          text=True, cwd=cwd)
+
+
+def test_multi_file_build_with_include_and_define(tmp_path, opencl_available):
+    srcs = _project(tmp_path)
+    exe = tmp_path / "app"
+    res = ompcl_build(srcs, exe, f"-I{tmp_path / 'inc'}", "-DSCALE=2.0")
+    assert res.returncode == 0, res.stderr
+    ref = tmp_path / "ref"
+    subprocess.run(["gcc", "-fopenmp", f"-I{tmp_path / 'inc'}", "-DSCALE=2.0", *map(str, srcs),
+                    "-o", str(ref)], check=True)
+    expected = run(ref).stdout
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
+    assert out.returncode == 0
+    compare_outputs(expected, out.stdout, 1e-12)
+    regions = json.loads(stats.read_text())["regions"]
+    assert sorted(Path(r["file"]).name for r in regions) == ["a.c", "b.c"]
+    if opencl_available:
+        assert all(r["device_runs"] == 1 for r in regions), regions
+
+
+def test_report_lists_every_loop(tmp_path):
+    src = tmp_path / "r.c"
+    src.write_text("#include <stdio.h>\nint a[10];\nint main(void){int i;\n"
+                   "#pragma omp parallel for\nfor(i=0;i<10;i++) a[i]=i;\n"
+                   "#pragma omp parallel for\nfor(i=0;i<10;i++) printf(\"%d\", a[i]);\n"
+                   "return 0;}\n")
+    res = ompcl("translate", str(src), "-o", str(tmp_path / "out"), "--report")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith(f"{src}:4:1: offloaded  ompcl_k0")
+    assert lines[1].startswith(f"{src}:6:1: host") and "printf" in lines[1]
+    assert f"{src}:6:1: remark: loop not offloaded: calls 'printf'" in res.stderr
+
+
+def test_emit_kernel_only(tmp_path):
+    src = ROOT / "tests" / "golden" / "saxpy.c"
+    out = tmp_path / "out"
+    res = ompcl("translate", str(src), "-o", str(out), "--emit", "kernel")
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["saxpy_kernel.cl"]
+    assert "__kernel void ompcl_k0" in (out / "saxpy_kernel.cl").read_text()
+
+
+def test_translate_writes_host_kernel_and_runtime(tmp_path):
+    out = tmp_path / "out"
+    res = ompcl("translate", str(ROOT / "tests" / "golden" / "stencil.c"), "-o", str(out))
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["ompcl_rt.c", "ompcl_rt.h", "stencil_host.c",
+                                                     "stencil_kernel.cl"]
+
+
+def test_dump_after_analyze(tmp_path):
+    res = ompcl("translate", str(ROOT / "tests" / "golden" / "saxpy.c"), "-o", str(tmp_path),
+                "--dump-after", "analyze")
+    assert res.returncode == 0
+    assert "region 0: offload" in res.stderr and "array y mode=rw" in res.stderr
+
+
+def test_translated_program_without_opencl_library(tmp_path):
+    """OMPCL_DEVICE=openmp never loads OpenCL: the program runs its OpenMP loops."""
+    src = ROOT / "tests" / "corpus" / "06_matmul_global.c"
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="openmp", OMPCL_STATS=str(stats))
+    assert out.stdout == run(ref).stdout
+    data = json.loads(stats.read_text())
+    assert all(r["host_runs"] >= 1 and r["device_runs"] == 0 for r in data["regions"])
