@@ -64,6 +64,11 @@ class PragmaSyntaxError(OmpclError):
     """An OpenMP directive that does not follow the grammar (unknown clause, bad list)."""
 
 
+class ClauseError(OmpclError):
+    """An OpenMP clause that names something invalid (an undeclared variable, a non-scalar
+    reduction list item)."""
+
+
 class UnsupportedConstruct(OmpclError):
     """Valid C that ompcl does not understand; normally turned into a remark."""
 

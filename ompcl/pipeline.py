@@ -13,8 +13,10 @@ from .analysis.regions import analyze
 from .codegen.host import SpliceRange, generate_host, splice_range
 from .codegen.kernel import generate_kernels
 from .codegen.textscan import Scanner
-from .diagnostics import Diagnostics
-from .frontend.preprocess import CppOptions
+from pycparser import c_ast
+
+from .diagnostics import CSyntaxError, Diagnostics, SourceLoc
+from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
 from .ir import Region
 
@@ -46,7 +48,13 @@ def translate(path: str, cpp: CppOptions = CppOptions(), embed: bool = True,
     """Translate one OpenMP C file; raises OmpclError subclasses on bad input."""
     diags = Diagnostics()
     # 1. front end: preprocess with line markers, parse, bind OpenMP directives to statements
-    prog = load_program(path, cpp)
+    try:
+        prog = load_program(path, cpp)
+    except CSyntaxError as e:
+        # valid C that pycparser cannot read (GNU extensions) is left to the host compiler
+        if not host_compiler_accepts(path, cpp):
+            raise
+        return _untranslated(path, e, diags)
     _dump("parse", dump_after, "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
                                          for b in prog.constructs))
     # 2. analysis: canonical loops, accesses, data sharing, safety verdict, features
@@ -72,6 +80,14 @@ def translate(path: str, cpp: CppOptions = CppOptions(), embed: bool = True,
             diags.remark(r.loc, "loop not offloaded: " + "; ".join(r.reasons))
     diags.remarks.sort(key=lambda m: (m.loc.line, m.loc.col))
     return Translation(prog, regions, kernel_source, host, diags)
+
+
+def _untranslated(path: str, err: CSyntaxError, diags: Diagnostics) -> Translation:
+    source = read_source(path)
+    diags.warning(err.loc or SourceLoc(path, 1, 1), f"ompcl cannot parse this file ({err.message}); "
+                  "the host compiler accepts it, so all its loops stay on OpenMP")
+    prog = Program(path, source, c_ast.FileAST([]), [], [])
+    return Translation(prog, [], "", source, diags)
 
 
 def _place(prog: Program, regions: list[Region]) -> tuple[list[Region], dict[int, SpliceRange]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ..diagnostics import Diagnostics
+from ..diagnostics import ClauseError, Diagnostics
 from ..frontend.program import Program
 from ..ir import (Access, ArrayArg, BoundDirective, CType, Directive, LoopDim, Reduction, Region,
                   Var)
@@ -25,6 +25,7 @@ from .loops import NotCanonical, canonical_loop, loop_nest
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _PARALLEL_FOR = ("parallel for", "parallel for simd")
+_LIST_CLAUSES = {"private", "firstprivate", "lastprivate", "shared", "reduction", "copyin"}
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,19 @@ class _RegionBuilder:
         if msg not in self.reasons:
             self.reasons.append(msg)
 
+    def check_clause_names(self) -> None:
+        """Every variable a data-sharing clause names must be declared (as the C compiler
+        would insist); an error, not a remark, because the program is invalid."""
+        for c in self.d.clauses:
+            if c.name not in _LIST_CLAUSES:
+                continue
+            for name in c.args:
+                if name not in self.scope:
+                    raise ClauseError(f"'{name}' in '{c.name}' clause is not a declared "
+                                      "variable", c.loc)
+
     def build(self) -> Region:
+        self.check_clause_names()
         loops = self.loops()
         if loops is None:
             return Region(self.rid, self.cand.bound, reasons=tuple(self.reasons), directive=self.d)

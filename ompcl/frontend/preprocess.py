@@ -69,3 +69,10 @@ def _cpp_error(stderr: str, path: str) -> PreprocessError:
         return PreprocessError(text, SourceLoc(path, 1, 1))
     loc = SourceLoc(m["file"], int(m["line"]), int(m["col"] or 1))
     return PreprocessError(m["msg"], loc)
+
+
+def host_compiler_accepts(path: str, opts: CppOptions = CppOptions()) -> bool:
+    """True when the host C compiler accepts the file (so a parse failure is ompcl's limit,
+    not a user error)."""
+    cmd = [opts.cpp, "-fsyntax-only", "-fopenmp", "-w", *opts.flags(), path]
+    return subprocess.run(cmd, capture_output=True).returncode == 0
