@@ -4,6 +4,7 @@ Only argument handling lives here; the work is in ``pipeline`` and ``outputs``.
 """
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
 import traceback
@@ -127,6 +128,10 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
             extra = [f"-I{Path(f).resolve().parent}" for f in files]
             extra += [f"-I{i}" for i in include] + [f"-D{d}" for d in define] + [f"-U{u}" for u in undef]
             build_executable(hosts, outdir, Path(exe), cc, cflags, ldflags, extra)
+            if no_embed:  # the program reads its kernels from beside the executable
+                for t in ts:
+                    kernel = output_names(t, outdir)["kernel"]
+                    shutil.copy(kernel, Path(exe).resolve().parent / kernel.name)
     _run(debug, work)
 
 

@@ -57,6 +57,8 @@ def build_executable(host_files: list[Path], outdir: Path, exe: Path, cc: str = 
     """Compile translated host files with the runtime into ``exe`` (OpenMP enabled)."""
     if shutil.which(cc) is None:
         raise InputError(f"C compiler '{cc}' not found (use --cc)")
+    if not exe.resolve().parent.is_dir():
+        raise InputError(f"cannot write '{exe}': directory '{exe.parent}' does not exist")
     cmd = [cc, *shlex.split(cflags), "-fopenmp", f"-I{outdir}", *extra,
            *map(str, host_files), str(outdir / "ompcl_rt.c"), "-o", str(exe),
            *shlex.split(ldflags), "-lm", "-ldl"]

@@ -342,9 +342,6 @@ RETURN_ONLY = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="accesses._Scanner.s_Return records a problem but never "
-                   "scans n.expr, so calls and global reads inside a callee's 'return' expression "
-                   "are invisible to _RegionBuilder.check_call; the loop is offloaded")
 @pytest.mark.parametrize("name,src,fragment", RETURN_ONLY, ids=[r[0] for r in RETURN_ONLY])
 def test_callee_return_expression_is_analysed(tmp_path, name, src, fragment):
     r = _translate(tmp_path, name, src)[2].regions[0]

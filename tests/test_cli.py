@@ -112,3 +112,19 @@ def test_translated_program_without_opencl_library(tmp_path):
     assert out.stdout == run(ref).stdout
     data = json.loads(stats.read_text())
     assert all(r["host_runs"] >= 1 and r["device_runs"] == 0 for r in data["regions"])
+
+
+def test_no_embed_reads_kernels_beside_the_executable(tmp_path, opencl_available):
+    src = ROOT / "tests" / "corpus" / "06_matmul_global.c"
+    (tmp_path / "bin").mkdir()
+    exe = tmp_path / "bin" / "mm"
+    res = ompcl_build([src], exe, "--no-embed")
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "bin" / "06_matmul_global_kernel.cl").exists()
+    ref = tmp_path / "ref"
+    gcc_build(src, ref)
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
+    assert out.stdout == run(ref).stdout
+    if opencl_available:
+        assert all(r["device_runs"] >= 1 for r in json.loads(stats.read_text())["regions"])

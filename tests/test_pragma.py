@@ -198,9 +198,6 @@ def test_errors_at_exact_column(line, col, message):
     assert err.format().startswith(f"e.c:{LINE}:{col}: error: ")
 
 
-@pytest.mark.xfail(strict=True, reason="pragma._Parser._find_in_line searches the user's line for "
-                   "the token text as a substring, so the error is placed inside an earlier word "
-                   "that contains it ('priv' in 'private' -> col 26; 's' in 'sum' -> col 25)")
 @pytest.mark.parametrize("line,col", [
     ("#pragma omp parallel for private(i) priv(a)", 37),
     ("#pragma omp for private(sum) reduction(+ s)", 42),
@@ -306,10 +303,6 @@ def test_non_omp_pragmas_are_ignored(tmp_path):
                    for n in prog.ast.ext)
 
 
-@pytest.mark.xfail(strict=True, reason="bind.pragma_loc passes only the first physical line of a "
-                   "'\\'-continued pragma as line_text, and pragma._Parser.where then falls back to "
-                   "an offset in the joined text: the error is reported on the '#pragma' line at a "
-                   "column past its end (3:26 / 3:47) instead of on the continuation line")
 @pytest.mark.parametrize("second,line,col,message", [
     ("    privat(i)", 4, 5, "unknown clause 'privat'"),
     ("    private(i) reduction(%:s)", 4, 26, "unknown reduction operator '%'"),
@@ -332,9 +325,6 @@ def test_continued_pragma_parses(tmp_path):
     assert b.directive.loc == SourceLoc(path, 3, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="pragma._Parser.check_clauses checks duplicates only for "
-                   "collapse/schedule/default/num_threads/if/ordered; OpenMP 3.1 (2.5.1) also "
-                   "allows a single 'nowait' on a loop construct, but 'nowait nowait' is accepted")
 def test_duplicate_nowait_rejected():
     with pytest.raises(PragmaSyntaxError) as ei:
         parse_line("#pragma omp for private(i) nowait nowait")

@@ -124,6 +124,7 @@ class _Scanner:
 
     def s_Return(self, n, depth):
         self.problem(n, "'return' inside the loop body")
+        self.expr(n.expr)  # a function body's returned value is code too
 
     def s_Goto(self, n, depth):
         self.problem(n, "'goto' inside the loop body")

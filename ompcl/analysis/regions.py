@@ -212,16 +212,17 @@ class _RegionBuilder:
         return out
 
     def check_call(self, name: str, call: c_ast.FuncCall, found: list[str], stack: set[str],
-                   caller_ptrs: set[str] | None) -> None:
+                   caller_ptrs: set[str] | None, caller: str | None = None) -> None:
         if is_math(name):
             return
         if name in stack:
             return self.fail(f"function '{name}' is recursive")
         fdef = self.funcs.get(name)
         if fdef is None:
+            within = f"function '{caller}' " if caller else ""
             if name in self.scope or is_host_only(name) or not _declared_only(self.prog, name):
-                return self.fail(host_only_reason(name))
-            return self.fail(f"calls '{name}', which is not defined in this file")
+                return self.fail(within + host_only_reason(name))
+            return self.fail(f"{within}calls '{name}', which is not defined in this file")
         ptrs = self.pointer_params(fdef)
         if ptrs is None:
             return
@@ -254,7 +255,7 @@ class _RegionBuilder:
         if outer:
             return self.fail(f"function '{name}' uses global variable '{sorted(outer)[0]}'")
         for sub, subcall in body.calls:
-            self.check_call(sub, subcall, found, stack | {name}, ptr_names)
+            self.check_call(sub, subcall, found, stack | {name}, ptr_names, name)
         found.append(name)
 
     # -- data sharing --------------------------------------------------

@@ -6,6 +6,7 @@ elements), ragged sizes are guarded, reductions combine in local memory per work
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -150,7 +151,31 @@ def generate_kernels(regions: list[Region], ast: c_ast.FileAST, env: TypeEnv, so
     for fdef in order:
         functions.append(printer.visit(renamed(global_pointer_params(fdef), fnames)))
     kernels = [kernel_spec(r, env, fnames) for r in offload]
+    used = set(_IDENT.findall("\n".join(functions) + "".join(
+        k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     return _ENV.get_template("kernels.cl.j2").render(
         source=Path(source).name, fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
-        functions=functions, kernels=kernels)
+        enums=_enums_used(ast, printer, used), functions=functions, kernels=kernels)
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _enums_used(ast: c_ast.FileAST, printer: OpenCLPrinter, used: set[str]) -> list[str]:
+    """File-scope enum definitions whose enumerators the kernels mention."""
+    out = []
+    for ext in ast.ext:
+        enum = _enum_of(ext)
+        if enum is not None and enum.values is not None and any(
+                e.name in used for e in enum.values.enumerators):
+            decl = c_ast.Decl(None, [], [], [], [], enum, None, None)
+            out.append(printer.visit(decl) + ";")
+    return out
+
+
+def _enum_of(ext: c_ast.Node) -> c_ast.Enum | None:
+    t = getattr(ext, "type", None)
+    while t is not None and not isinstance(t, c_ast.Enum):
+        t = getattr(t, "type", None)
+    return t
 

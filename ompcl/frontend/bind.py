@@ -21,7 +21,10 @@ def pragma_loc(pragma: c_ast.Pragma, lines_of) -> tuple[SourceLoc, str | None]:
     loc = SourceLoc.of(pragma)
     line = lines_of(loc.file, loc.line)
     if line is not None and "pragma" in line:
-        return SourceLoc(loc.file, loc.line, line.index("#") + 1 if "#" in line else 1), line
+        text, nxt = line, loc.line + 1
+        while text.endswith("\\") and (more := lines_of(loc.file, nxt)) is not None:
+            text, nxt = text + "\n" + more, nxt + 1  # continuation lines, kept for columns
+        return SourceLoc(loc.file, loc.line, line.index("#") + 1 if "#" in line else 1), text
     return SourceLoc(loc.file, loc.line, 1), None
 
 

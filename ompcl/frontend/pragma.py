@@ -111,7 +111,9 @@ class _Parser:
         if self.line_text is not None and tok is not None:
             found = self._find_in_line(tok)
             if found is not None:
-                return SourceLoc(self.loc.file, self.loc.line, found + 1)
+                before = self.line_text[:found]
+                line = self.loc.line + before.count("\n")
+                return SourceLoc(self.loc.file, line, found - (before.rfind("\n") + 1) + 1)
         # "#pragma " precedes the directive text in the user's line
         return SourceLoc(self.loc.file, self.loc.line, base + len("pragma ") + 1 + pos)
 
@@ -122,12 +124,10 @@ class _Parser:
             return None
         # match the k-th occurrence of this token text, as in the directive text
         nth = sum(1 for t in self.toks[: self.toks.index(tok)] if t.text == tok.text)
-        idx = start - 1
-        for _ in range(nth + 1):
-            idx = self.line_text.find(tok.text, idx + 1)
-            if idx < 0:
-                return None
-        return idx
+        word = re.escape(tok.text)
+        pattern = rf"(?<![\w]){word}(?![\w])" if tok.kind != "op" else word
+        hits = [m.start() for m in re.finditer(pattern, self.line_text[start:])]
+        return start + hits[nth] if nth < len(hits) else None
 
     def error(self, msg: str, tok: _Tok | None) -> None:
         raise PragmaSyntaxError(msg, self.where(tok))
@@ -290,7 +290,8 @@ class _Parser:
         self.expect(close)
 
     def check_clauses(self, kind: str, clauses: list[Clause]) -> None:
-        for single in ("collapse", "schedule", "default", "num_threads", "if", "ordered"):
+        for single in ("collapse", "schedule", "default", "num_threads", "if", "ordered",
+                       "nowait", "untied", "mergeable", "proc_bind", "final"):
             found = [c for c in clauses if c.name == single]
             if len(found) > 1:
                 raise PragmaSyntaxError(f"too many '{single}' clauses on '#pragma omp {kind}'",

@@ -6,13 +6,15 @@
  * Produces: kernel launches on the chosen device over a present table (host ranges -> device
  * buffers, with host/device validity), program binaries in the cache directory, warnings and
  * log lines on stderr, and a JSON statistics report at exit.  Any OpenCL failure makes the
- * caller run its OpenMP loop instead.  Not thread-safe: regions are entered from one thread.
+ * caller run its OpenMP loop instead.  Entry points take one lock: host paths of a region may
+ * run on every thread of an enclosing parallel region at once.
  */
 #define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <ctype.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -54,6 +56,7 @@ typedef struct mapping {
 } mapping;
 
 static struct {
+  pthread_mutex_t lock;
   int started;          /* environment read, exit handler registered */
   int mode, log;
   const char *fault;    /* OMPCL_FAULT, "" if unset */
@@ -71,7 +74,7 @@ static struct {
   ompcl_region *regions, **regions_tail;
   mapping *maps;
   cl_mem dummy;         /* bound to array parameters whose range is empty */
-} rt;
+} rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
@@ -131,7 +134,8 @@ static char *read_file(const char *path, size_t *len) {
   long size;
   if (!f) return 0;
   if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (buf = malloc((size_t)size)) && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+      (buf = malloc((size_t)size + 1)) && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+    buf[size] = 0; /* text files are used as C strings */
     *len = (size_t)size;
   } else {
     free(buf);
@@ -405,6 +409,36 @@ static cl_program build_from_source(const char *src, cl_int *err) {
   return p;
 }
 
+/* Kernel source kept in a file next to the program (translated with --no-embed). */
+static int load_kernel_file(ompcl_program *prog) {
+  char path[4096], exe[4096];
+  const char *dirs[3] = {getenv("OMPCL_KERNEL_DIR"), 0, "."};
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  size_t len;
+  int k;
+  if (n > 0) {
+    exe[n] = 0;
+    if (strrchr(exe, '/')) *strrchr(exe, '/') = 0;
+    dirs[1] = exe;
+  }
+  for (k = 0; k < 3; k++) {
+    char *text;
+    if (!dirs[k]) continue;
+    if (prog->kernel_path[0] == '/')
+      snprintf(path, sizeof path, "%s", prog->kernel_path);
+    else
+      snprintf(path, sizeof path, "%s/%s", dirs[k], prog->kernel_path);
+    if ((text = read_file(path, &len)) != 0) {
+      prog->source = text;
+      log_line("read kernels of %s from %s", prog->file, path);
+      return 1;
+    }
+  }
+  fprintf(stderr, "ompcl: warning: %s: cannot read kernel file '%s'; running its loops with "
+          "OpenMP\n", prog->file, prog->kernel_path);
+  return 0;
+}
+
 /* Build `prog` once per process, from the binary cache when possible. */
 static int ensure_program(ompcl_program *prog) {
   char path[1100] = "";
@@ -413,6 +447,10 @@ static int ensure_program(ompcl_program *prog) {
   cl_int err = CL_SUCCESS;
   cl_program p = 0;
   if (prog->state) return prog->state > 0;
+  if ((!prog->source || !prog->source[0]) && prog->kernel_path && !load_kernel_file(prog)) {
+    prog->state = -1;
+    return 0;
+  }
   if (rt.cache_dir[0] && !fault("build"))
     snprintf(path, sizeof path, "%s/%016llx.bin", rt.cache_dir,
              (unsigned long long)program_key(prog->source));
@@ -631,7 +669,7 @@ static int choose_device(ompcl_region *r, long iters) {
   return 1;
 }
 
-int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
+static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   start();
   register_region(r);
   memset(L, 0, sizeof *L);
@@ -643,8 +681,8 @@ int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
   return L->ok;
 }
 
-void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
-                        int mode) {
+static void arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
+                      int mode) {
   uintptr_t base = (uintptr_t)ptr;
   mapping *m;
   intptr_t delta;
@@ -767,7 +805,7 @@ static void mark_written(ompcl_launch *L, int ok) {
   }
 }
 
-int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]) {
+static int launch(ompcl_launch *L, int ndim, const long n[]) {
   if (!L->ok) return 0;
   if (ndim < 1 || ndim > 3) {
     launch_fail(L, "unsupported number of loop dimensions", CL_INVALID_WORK_DIMENSION);
@@ -804,27 +842,72 @@ void ompcl_rt_launch_release(ompcl_launch *L) {
   }
 }
 
-void ompcl_rt_host(ompcl_region *r) {
+static void host(ompcl_region *r) {
   start();
   register_region(r);
   r->host_runs++;
-  ompcl_rt_sync_host();
+  r->last_decision = 0;
+  release_unused(0);
 }
 
-void ompcl_rt_end(ompcl_region *r, int keep_resident) {
+/* Times the entry begun by ompcl_rt_begin; host paths run inside an enclosing parallel
+ * region call no ompcl_rt_begin (t_start is 0) and are counted but not timed. */
+static void end(ompcl_region *r, int keep_resident) {
   double dt;
-  if (!keep_resident) ompcl_rt_sync_host();
-  dt = now() - r->t_start;
+  if (!keep_resident) release_unused(0);
+  dt = r->t_start > 0 ? now() - r->t_start : 0;
   if (r->last_decision)
     r->seconds_device += dt;
   else
     r->seconds_host += dt;
+  r->t_start = 0;
   r->entries++;
 }
 
 /* Device copies are stale from here on, so their buffers are released: a later region maps
  * again, and no buffer outlives the host memory it mirrors. */
-void ompcl_rt_sync_host(void) { release_unused(0); }
+void ompcl_rt_sync_host(void) {
+  pthread_mutex_lock(&rt.lock);
+  release_unused(0);
+  pthread_mutex_unlock(&rt.lock);
+}
+
+/* ---- locked entry points ------------------------------------------------------------ */
+
+int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
+  int ok;
+  pthread_mutex_lock(&rt.lock);
+  ok = begin(r, L, iters);
+  pthread_mutex_unlock(&rt.lock);
+  return ok;
+}
+
+void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
+                        int mode) {
+  pthread_mutex_lock(&rt.lock);
+  arg_array(L, ptr, lo, hi, esize, mode);
+  pthread_mutex_unlock(&rt.lock);
+}
+
+int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]) {
+  int ok;
+  pthread_mutex_lock(&rt.lock);
+  ok = launch(L, ndim, n);
+  pthread_mutex_unlock(&rt.lock);
+  return ok;
+}
+
+void ompcl_rt_host(ompcl_region *r) {
+  pthread_mutex_lock(&rt.lock);
+  host(r);
+  pthread_mutex_unlock(&rt.lock);
+}
+
+void ompcl_rt_end(ompcl_region *r, int keep_resident) {
+  pthread_mutex_lock(&rt.lock);
+  end(r, keep_resident);
+  pthread_mutex_unlock(&rt.lock);
+}
 
 /* ---- statistics and exit ------------------------------------------------------------ */
 

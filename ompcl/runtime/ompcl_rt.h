@@ -28,8 +28,10 @@ extern "C" {
 
 /* One OpenCL program: all kernels generated from one source file. */
 typedef struct ompcl_program {
-  const char *source;      /* OpenCL C source */
+  const char *source;      /* OpenCL C source, or "" to read kernel_path */
   const char *file;        /* user's file, for messages */
+  const char *kernel_path; /* kernel file (searched in $OMPCL_KERNEL_DIR, the executable's
+                              directory, the working directory) when source is "" */
   /* runtime state (zero-initialised) */
   int state;               /* 0 = not built, 1 = built, -1 = failed */
   void *handle;            /* cl_program */
@@ -95,7 +97,7 @@ static inline long ompcl_trip(long lb, long ub, long step, int op) {
 
 /* Region entry: counts, timers and the device/host decision.  Returns 1 when the caller
  * should try the device path (then fill `L` with args and call ompcl_rt_launch), 0 for the
- * host path.  `iters` is the total iteration count; `dyn`, `ndyn` the dynamic features. */
+ * host path.  `iters` is the total iteration count. */
 int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters);
 
 /* Arguments, in kernel parameter order. */

@@ -5,13 +5,21 @@
  * integers held in doubles, so device, OpenMP and sequential sums agree exactly.
  * Regions: r0 1-D read-write + lastprivate (kept resident), r1 reduction through an interior
  * pointer of r0's arrays, r2 2-D 37x41 launch, r3 2-D reduction, r4/r5 partially overlapping
- * ranges (r4 kept resident), r6 an empty loop.  Designated initializers keep -Wextra quiet.
+ * ranges (r4 kept resident), r6 an empty loop, r7 an orphaned `omp for` run by every thread of
+ * a parallel region (host path only, as generated code does inside a parallel region).  Designated initializers keep -Wextra quiet.
  */
 #include "ompcl_rt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _OPENMP
+extern int omp_in_parallel(void);
+#define OMPCL_IN_PARALLEL() omp_in_parallel()
+#else
+#define OMPCL_IN_PARALLEL() 0
+#endif
 
 #define N 1000
 #define N1 37
@@ -104,6 +112,7 @@ static ompcl_region ompcl_r3 = {.prog = &ompcl_prog, .file = "rt_regions.c", .li
 static ompcl_region ompcl_r4 = {.prog = &ompcl_prog, .file = "rt_regions.c", .line = 50, .kernel = "ompcl_k4"};
 static ompcl_region ompcl_r5 = {.prog = &ompcl_prog, .file = "rt_regions.c", .line = 60, .kernel = "ompcl_k4"};
 static ompcl_region ompcl_r6 = {.prog = &ompcl_prog, .file = "rt_regions.c", .line = 70, .kernel = "ompcl_k4"};
+static ompcl_region ompcl_r7 = {.prog = &ompcl_prog, .file = "rt_regions.c", .line = 80, .kernel = "ompcl_k4"};
 
 /* r0: for (i = 0; i < n; i++) { a[i] = 2*a[i] + b[i]; last = a[i]; }  lastprivate(last) */
 static void ompcl_region_0(double *a, double *b, int *ompcl_p_n, double *ompcl_p_last) {
@@ -246,7 +255,7 @@ static void ompcl_region_scale(ompcl_region *r, double *d, int lo, int hi, doubl
   ompcl_launch ompcl_L;
   ompcl_lb[0] = lo;
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)hi, ompcl_st[0], 0);
-  if (ompcl_rt_begin(r, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
+  if (!OMPCL_IN_PARALLEL() && ompcl_rt_begin(r, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)d, lo, hi - 1, sizeof(double), OMPCL_READWRITE);
     ompcl_rt_arg_scalar(&ompcl_L, &mul, sizeof mul);
     ompcl_rt_arg_scalar(&ompcl_L, &add, sizeof add);
@@ -258,8 +267,13 @@ static void ompcl_region_scale(ompcl_region *r, double *d, int lo, int hi, doubl
   }
   if (!ompcl_done) {
     ompcl_rt_host(r);
+    if (OMPCL_IN_PARALLEL()) {
+#pragma omp for
+      for (int i = lo; i < hi; i++) d[i] = d[i] * mul + add;
+    } else {
 #pragma omp parallel for
-    for (int i = lo; i < hi; i++) d[i] = d[i] * mul + add;
+      for (int i = lo; i < hi; i++) d[i] = d[i] * mul + add;
+    }
   }
   ompcl_rt_end(r, keep);
 }
@@ -285,6 +299,7 @@ static void reference(double *a, double *b, double *c, double *d, double res[3])
     for (int j = 0; j < M; j++) res[2] += c[i * M + j] * (j % 3);
   for (int i = 0; i < 50; i++) d[i] = d[i] * 2 + 1;
   for (int i = 25; i < 100; i++) d[i] = d[i] * 3 - 1;
+  for (int i = 100; i < 200; i++) d[i] = d[i] * 2 + 2;
 }
 
 static int same(const char *what, const double *x, const double *y, int n) {
@@ -310,6 +325,8 @@ static int run_once(void) {
   ompcl_region_scale(&ompcl_r4, d, 0, 50, 2, 1, 1);
   ompcl_region_scale(&ompcl_r5, d, 25, 100, 3, -1, 0);
   ompcl_region_scale(&ompcl_r6, d, 7, 7, 5, 5, 0);
+#pragma omp parallel num_threads(4)
+  ompcl_region_scale(&ompcl_r7, d, 100, 200, 2, 2, 0);
   printf("last %.1f\ns %.1f\nt %.1f\n", last, s, t);
   ok = same("last", &last, &res[0], 1) & same("s", &s, &res[1], 1) & same("t", &t, &res[2], 1);
   ok &= same("a", a, ra, N) & same("c", c, rc, N1 * M) & same("d", d, rd, N);

@@ -75,9 +75,9 @@ static const char ompcl_kernel_source[] =
 ;
 
 
-static ompcl_program ompcl_prog = { ompcl_kernel_source, "tests/golden/reduce.c", 0, 0 };
+static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/reduce.c", .kernel_path = "" };
 static const double ompcl_f0[] = { 0.0, 2.0, 1.0, 21.0, 10.5, 1.0, 2.0 };
-static ompcl_region ompcl_r0 = { &ompcl_prog, "tests/golden/reduce.c", 9, "ompcl_k0", 7, ompcl_f0, 0 };
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/reduce.c", .line = 9, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0 };
 #line 1 "tests/golden/reduce.c"
 #include <math.h>
 
@@ -93,11 +93,12 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
   double s = *ompcl_p_s;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
+  const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
   ompcl_launch ompcl_L;
   ompcl_lb[0] = (long)(n - 1);
   ompcl_st[0] = (long)(-2);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(0), ompcl_st[0], 3);
-  if (!OMPCL_IN_PARALLEL() && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
+  if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)(a), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(double), OMPCL_READ);
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));
@@ -127,7 +128,8 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
     ompcl_rt_launch_release(&ompcl_L);
   }
   if (!ompcl_done) {
-    ompcl_rt_host(&ompcl_r0);
+    if (ompcl_top)
+      ompcl_rt_host(&ompcl_r0);
 #line 9 "tests/golden/reduce.c"
 #pragma omp parallel for reduction(+:s) reduction(max:m) lastprivate(li)
     for (i = n - 1; i >= 0; i -= 2) {
@@ -137,7 +139,8 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
         li = i;
     }
   }
-  ompcl_rt_end(&ompcl_r0, 0);
+  if (ompcl_top)
+    ompcl_rt_end(&ompcl_r0, 0);
   *ompcl_p_li = li;
   *ompcl_p_m = m;
   *ompcl_p_s = s;

@@ -38,9 +38,9 @@ static const char ompcl_kernel_source[] =
 ;
 
 
-static ompcl_program ompcl_prog = { ompcl_kernel_source, "tests/golden/saxpy.c", 0, 0 };
+static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/saxpy.c", .kernel_path = "" };
 static const double ompcl_f0[] = { 0.0, 3.0, 1.0, 2.0, 0.6666666666666666, 1.0, 3.0 };
-static ompcl_region ompcl_r0 = { &ompcl_prog, "tests/golden/saxpy.c", 6, "ompcl_k0", 7, ompcl_f0, 0 };
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxpy.c", .line = 6, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0 };
 #line 1 "tests/golden/saxpy.c"
 #include <stdlib.h>
 
@@ -52,11 +52,12 @@ static void ompcl_region_0(float *ompcl_p_a, int *ompcl_p_i, int *ompcl_p_n, con
   int n = *ompcl_p_n;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
+  const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
   ompcl_launch ompcl_L;
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(n), ompcl_st[0], 0);
-  if (!OMPCL_IN_PARALLEL() && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
+  if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)(x), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READ);
     ompcl_rt_arg_array(&ompcl_L, (void *)(y), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READWRITE);
     { float ompcl_v = (float)(a); ompcl_rt_arg_scalar(&ompcl_L, &ompcl_v, sizeof ompcl_v); }
@@ -69,13 +70,15 @@ static void ompcl_region_0(float *ompcl_p_a, int *ompcl_p_i, int *ompcl_p_n, con
     ompcl_rt_launch_release(&ompcl_L);
   }
   if (!ompcl_done) {
-    ompcl_rt_host(&ompcl_r0);
+    if (ompcl_top)
+      ompcl_rt_host(&ompcl_r0);
 #line 6 "tests/golden/saxpy.c"
 #pragma omp parallel for
     for (i = 0; i < n; i++)
         y[i] = a * x[i] + y[i];
   }
-  ompcl_rt_end(&ompcl_r0, 0);
+  if (ompcl_top)
+    ompcl_rt_end(&ompcl_r0, 0);
 }
 #line 3 "tests/golden/saxpy.c"
 void saxpy(int n, float a, const float *x, float *restrict y)

@@ -42,9 +42,9 @@ static const char ompcl_kernel_source[] =
 ;
 
 
-static ompcl_program ompcl_prog = { ompcl_kernel_source, "tests/golden/stencil.c", 0, 0 };
+static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/stencil.c", .kernel_path = "" };
 static const double ompcl_f0[] = { 0.0, 5.0, 1.0, 8.0, 1.6, 2.0, 5.0 };
-static ompcl_region ompcl_r0 = { &ompcl_prog, "tests/golden/stencil.c", 7, "ompcl_k0", 7, ompcl_f0, 0 };
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/stencil.c", .line = 7, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0 };
 #line 1 "tests/golden/stencil.c"
 #define N 64
 double u[N][N], v[N][N];
@@ -57,6 +57,7 @@ static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double *ompcl_p_w)
   double w = *ompcl_p_w;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
+  const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
   ompcl_launch ompcl_L;
   ompcl_lb[0] = (long)(1);
   ompcl_st[0] = (long)(1);
@@ -64,7 +65,7 @@ static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double *ompcl_p_w)
   ompcl_lb[1] = (long)(1);
   ompcl_st[1] = (long)(1);
   ompcl_n[1] = ompcl_trip(ompcl_lb[1], (long)(64 - 1), ompcl_st[1], 0);
-  if (!OMPCL_IN_PARALLEL() && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
+  if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)(u), 0, (long)((64)*(64)) - 1, sizeof(double), OMPCL_READ);
     ompcl_rt_arg_array(&ompcl_L, (void *)(v), 0, (long)((64)*(64)) - 1, sizeof(double), OMPCL_WRITE);
     { double ompcl_v = (double)(w); ompcl_rt_arg_scalar(&ompcl_L, &ompcl_v, sizeof ompcl_v); }
@@ -80,14 +81,16 @@ static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double *ompcl_p_w)
     ompcl_rt_launch_release(&ompcl_L);
   }
   if (!ompcl_done) {
-    ompcl_rt_host(&ompcl_r0);
+    if (ompcl_top)
+      ompcl_rt_host(&ompcl_r0);
 #line 7 "tests/golden/stencil.c"
 #pragma omp parallel for collapse(2)
     for (i = 1; i < N - 1; i++)
         for (j = 1; j < N - 1; j++)
             v[i][j] = w * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1]);
   }
-  ompcl_rt_end(&ompcl_r0, 0);
+  if (ompcl_top)
+    ompcl_rt_end(&ompcl_r0, 0);
 }
 #line 4 "tests/golden/stencil.c"
 void sweep(double w)
