@@ -366,10 +366,6 @@ REMARK_ONLY = [
      "for(i=0;i<n;i++) a[i]=0;\n}\n",
      [],
      [(6, 1, "loop not offloaded: orphaned '#pragma omp for'")]),
-    ("parallel_for_not_a_loop", "double a[100];\nvoid f(int n){ int i;\n#pragma omp parallel for\n"
-     "{ for(i=0;i<n;i++) a[i]=0; }\n}\n",
-     [],
-     [(6, 1, "loop not offloaded: the directive is not followed by a 'for' loop")]),
 ]
 
 

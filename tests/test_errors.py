@@ -42,6 +42,17 @@ BAD = [
      "void f(int n, double *a) {\n  int i;\n  if (n) {\n    a[0] = 1;\n"
      "    #pragma omp parallel for\n  }\n}\n",
      5, 5, "'#pragma omp parallel for' must be followed by a statement"),
+    ("undeclared_reduction_variable", "undecl.c",
+     "double f(int n, double *a) {\n  int i; double s = 0;\n"
+     "#pragma omp parallel for reduction(+:sum)\n" + LOOP + "  return s;\n}\n",
+     3, 26, "'sum' in 'reduction' clause is not a declared variable"),
+    ("unbalanced_clause_parenthesis", "paren.c",
+     "void f(int n, double *a) {\n  int i;\n#pragma omp parallel for if(n > (2)\n" + LOOP + "}\n",
+     3, 29, "unbalanced parentheses in directive"),
+    ("parallel_for_without_for", "nofor.c",
+     "void f(int n, double *a) {\n  int i = 0;\n#pragma omp parallel for\n"
+     "  while (i < n) a[i++] = 0;\n}\n",
+     3, 1, "'#pragma omp parallel for' must be followed by a 'for' loop"),
     ("missing_header", "inc.c", "#include \"no_such_header.h\"\nint x;\n",
      1, 10, "no_such_header.h: No such file or directory"),
     ("missing_input", "missing.c", None, None, None, "{path}: No such file or directory"),
@@ -155,3 +166,32 @@ def test_build_syntax_error(tmp_path):
     assert not exe.exists()
     _no_output(keep)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["syn.c"]
+
+
+def test_valid_gnu_c_stays_on_host_with_a_warning(tmp_path):
+    """Valid C that ompcl cannot parse (GNU's __auto_type) is never rejected."""
+    src = tmp_path / "gnu.c"
+    src.write_text("int a[10];\nint main(void){ int i;\n#pragma omp parallel for\n"
+                   "for (i = 0; i < 10; i++) { __auto_type t = i; a[i] = t * 2; }\n"
+                   "return a[3]; }\n")
+    outdir = tmp_path / "out"
+    res = ompcl("translate", str(src), "-o", str(outdir))
+    assert res.returncode == 0, res.stderr
+    assert re.match(rf"^{re.escape(str(src))}:4:\d+: warning: ompcl cannot parse this file",
+                    res.stderr)
+    assert (outdir / "gnu_host.c").read_text() == src.read_text()
+
+
+def test_huge_file_translates_quickly(tmp_path):
+    """A 40,000-line file with 2,000 loops translates in reasonable time and offloads all."""
+    parts = ["double a[100], b[100];"]
+    for k in range(2000):
+        parts.append(f"void f{k}(double s) {{\n  int i;\n#pragma omp parallel for\n"
+                     f"  for (i = 0; i < 100; i++)\n    a[i] = s * b[i] + {k};\n"
+                     + "\n" * 12 + "}")
+    src = tmp_path / "huge.c"
+    src.write_text("\n".join(parts) + "\n")
+    outdir = tmp_path / "out"
+    res = ompcl("translate", str(src), "-o", str(outdir), "--report")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.count("offloaded  ompcl_k") == 2000

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ..diagnostics import ClauseError, Diagnostics
+from ..diagnostics import ClauseError, Diagnostics, PragmaSyntaxError
 from ..frontend.program import Program
 from ..ir import (Access, ArrayArg, BoundDirective, CType, Directive, LoopDim, Reduction, Region,
                   Var)
@@ -25,6 +25,7 @@ from .loops import NotCanonical, canonical_loop, loop_nest
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _PARALLEL_FOR = ("parallel for", "parallel for simd")
+_LOOP_CONSTRUCTS = {"for", "parallel for", "for simd", "parallel for simd", "simd"}
 _LIST_CLAUSES = {"private", "firstprivate", "lastprivate", "shared", "reduction", "copyin"}
 
 
@@ -55,6 +56,10 @@ def find_candidates(prog: Program, diags: Diagnostics) -> list[Candidate]:
     """Work-sharing loops ompcl may offload; other ``omp for`` loops get a remark."""
     out: list[Candidate] = []
     consumed: set[int] = set()
+    for b in prog.constructs:
+        if b.directive.kind in _LOOP_CONSTRUCTS and not isinstance(b.stmt, c_ast.For):
+            raise PragmaSyntaxError(f"'#pragma omp {b.directive.kind}' must be followed by a "
+                                    "'for' loop", b.directive.loc)
     parallels = [b for b in prog.constructs if b.directive.kind.startswith("parallel")]
     for b in prog.constructs:
         kind = b.directive.kind
@@ -74,11 +79,8 @@ def find_candidates(prog: Program, diags: Diagnostics) -> list[Candidate]:
                     c for c in inner.directive.clauses if c.name != "nowait"), b.directive.loc,
                     b.directive.text)
                 out.append(Candidate(b, merged, inner.stmt))
-            elif isinstance(b.stmt, c_ast.For):
-                out.append(Candidate(b, b.directive, b.stmt))
             else:
-                diags.remark(b.directive.loc, "loop not offloaded: the directive is not "
-                             "followed by a 'for' loop")
+                out.append(Candidate(b, b.directive, b.stmt))
         elif kind in ("for", "for simd") and id(b) not in consumed:
             if any(p.directive.kind == "parallel" for p in nested):
                 why = ("'#pragma omp for' is inside a parallel region with other statements "
