@@ -113,18 +113,6 @@ class Affine:
 
 
 @dataclass(frozen=True)
-class Access:
-    """One array access in a loop body; ``subscripts`` are outermost first."""
-
-    name: str
-    write: bool
-    read: bool
-    subscripts: tuple[c_ast.Node, ...]
-    affine: tuple[Affine | None, ...]
-    loc: SourceLoc
-
-
-@dataclass(frozen=True)
 class ArrayArg:
     """An array a kernel uses, passed as a ``__global`` buffer."""
 

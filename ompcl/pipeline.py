@@ -106,7 +106,7 @@ def _place(prog: Program, regions: list[Region]) -> tuple[list[Region], dict[int
 
 def _describe(r: Region) -> str:
     head = f"{r.loc}: region {r.id}: " + ("offload" if r.offload else "host")
-    parts = [f"  loops: " + ", ".join(f"{d.var} {d.op} ..." for d in r.loops)]
+    parts = ["  loops: " + ", ".join(f"{d.var} {d.op} ..." for d in r.loops)]
     parts += [f"  array {a.name} mode={a.mode} extent={a.extent or 'whole'}" for a in r.arrays]
     parts += [f"  scalar {v.name}" for v in r.scalars]
     parts += [f"  reduction {x.op}:{x.name}" for x in r.reductions]

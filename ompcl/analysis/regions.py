@@ -14,12 +14,11 @@ from pycparser import c_ast
 
 from ..diagnostics import ClauseError, Diagnostics, PragmaSyntaxError
 from ..frontend.program import Program
-from ..ir import (Access, ArrayArg, BoundDirective, CType, Directive, LoopDim, Reduction, Region,
-                  Var)
+from ..ir import ArrayArg, BoundDirective, Directive, LoopDim, Reduction, Region, Var
 from .accesses import BodyInfo, scan_body
 from .affine import affine
 from .builtins import host_only_reason, is_host_only, is_math
-from .ctypes_ import FLOATING, SCALARS, TypeEnv, c_text, visible_vars, walk
+from .ctypes_ import FLOATING, TypeEnv, c_text, visible_vars, walk
 from .features import static_features
 from .loops import NotCanonical, canonical_loop, loop_nest
 
@@ -480,10 +479,3 @@ def analyze(prog: Program, diags: Diagnostics) -> list[Region]:
         region = _RegionBuilder(prog, env, funcs, cand, rid).build()
         regions.append(region)
     return regions
-
-
-def candidate_directive(region: Region) -> Directive:
-    return region.bound.directive
-
-
-__all__ = ["analyze", "find_candidates", "Candidate", "Access", "CType", "SCALARS"]

@@ -26,7 +26,7 @@ RUN_TIMEOUT = 10.0
 BODY_MARK = "/* -- body -- */"
 END_MARK = "/* -- checksums -- */"
 META = re.compile(r"ompcl-expect:\s*device=(\d+)\s+host=(\d+)(?:\s+tolerance=(\S+))?")
-INT_TYPES = ("int", "long", "unsigned char")
+INT_TYPES = ("int", "long", "unsigned char", "unsigned int")
 FLOAT_TYPES = ("float", "double")
 PRIMES = (2, 3, 5, 7, 11, 13, 17, 31, 61, 97, 127, 131, 193, 251, 257, 293)
 COEFS = (0.5, 0.25, -0.25, 0.125, -0.375, 0.3, -0.5, 0.0625)
@@ -42,7 +42,7 @@ class Arr:
     name: str
     ctype: str
     shape: tuple[int, ...]
-    storage: str  # global | local | static | heap
+    storage: str  # global | local | static | heap | rowptr (T (*p)[M] = malloc(...)) | param
     strides: tuple[str, ...] = ()  # heap: text of dims 1.. used in the flat index
 
     def at(self, subs: list[str]) -> str:
@@ -103,6 +103,7 @@ class Gen:
         self.scalars: list[str] = []
         self.funcs: list[str] = []
         self.dfuncs: list[str] = []
+        self.kfuncs: list[str] = []
         self.ifuncs: list[str] = []
         self.fp_d: list[str] = []
         self.fp_i: list[str] = []
@@ -156,9 +157,12 @@ class Gen:
     def new_array(self, s: int) -> Arr:
         r = self.r
         shape = self.shapes[s]
-        ctype = r.choice(("int", "long", "float", "double", "double", "unsigned char"))
-        storage = r.choice(("global", "local", "static", "heap", "heap"))
-        name = {"global": "g", "local": "l", "static": "s", "heap": "p"}[storage] + str(len(self.arrays))
+        ctype = r.choice(("int", "long", "float", "double", "double", "unsigned char",
+                          "unsigned int"))
+        storage = r.choice(("global", "local", "static", "heap", "heap") +
+                           (("rowptr",) if len(shape) > 1 else ()))
+        name = {"global": "g", "local": "l", "static": "s", "heap": "p",
+                "rowptr": "w"}[storage] + str(len(self.arrays))
         strides = tuple(self.dimvars.get((s, d), str(shape[d])) if r.random() < 0.7
                         else str(shape[d]) for d in range(1, len(shape)))
         a = Arr(name, ctype, shape, storage, strides)
@@ -195,7 +199,7 @@ class Gen:
     def iterm(self, c: Ctx, depth: int = 0) -> str:
         r = self.r
         k = r.random()
-        if self.ifuncs and depth == 0 and k < 0.1:
+        if self.ifuncs and depth == 0 and k < 0.2:
             return f"{r.choice(self.ifuncs)}({self.iterm(c, 1)}, {self.iterm(c, 1)})"
         if c.iread and k < 0.6:
             return r.choice(c.iread)
@@ -232,7 +236,7 @@ class Gen:
         if depth < 2 and k < 0.2:
             x = self.dterm(c, depth + 1)
             y = self.dterm(c, depth + 1)
-            if self.dfuncs and r.random() < 0.35:
+            if self.dfuncs and r.random() < 0.5:
                 return f"{r.choice(self.dfuncs)}({x}, {y})"
             return r.choice((f"sin({x})", f"cos({x})", f"sqrt(fabs({x}) + 1.0)",
                              f"exp(-fabs({x}))", f"fabs({x})", f"{_paren(x)} / (1.0 + fabs({y}))",
@@ -269,6 +273,8 @@ class Gen:
             return f"({lt} * {self.r.randint(1, 9)} + {_paren(self.iexpr(c))}) % 100003"
         if ctype == "unsigned char":
             return f"(unsigned char)({self.iexpr(c)})"
+        if ctype == "unsigned int":
+            return f"(unsigned int)({self.iexpr(c)}) * {self.r.choice(('2654435761u', '40503u', '3u'))}"
         if ctype == "float" and self.r.random() < 0.5:
             return f"(float)({self.dexpr(c)})"
         return self.dexpr(c)
@@ -279,6 +285,9 @@ class Gen:
         elif a.ctype == "long":
             c.lread.append(ref)
             c.iread.append(f"(int)({ref} % 1000)")
+        elif a.ctype == "unsigned int":
+            c.iread.append(f"(int)({ref} % 1000u)")
+            c.lread.append(f"(long)({ref} >> 16)")
         else:
             c.iread.append(ref)
 
@@ -346,10 +355,44 @@ class Gen:
         k = r.random()
         if k < 0.08:
             return self.host_region(s, ind)
+        if k < 0.2:
+            return self.func_region(s, ind)
         vecs = [a for a in self.arrays if a.shape == (shape[0],)]
         if len(shape) > 1 and vecs and k < 0.3:
             return self.rowreduce_region(s, r.choice(vecs), ind)
         return self.map_region(s, ind)
+
+    def func_region(self, s: int, ind: str) -> list[str]:
+        """A region inside a helper function that gets the arrays as pointer parameters."""
+        r, shape = self.r, self.shapes[s]
+        dims = [f"m{d}" for d in range(len(shape))]
+        params = [f"int {m}" for m in dims]
+        args = [self.dimvars.get((s, d), str(n)) for d, n in enumerate(shape)]
+        views = []
+        for n, a in enumerate(x for x in self.arrays if x.shape == shape):
+            pn = f"q{n}"
+            if a.storage == "heap" or len(shape) == 1:
+                params.append(f"{a.ctype} *{pn}")
+                views.append(Arr(pn, a.ctype, shape, "heap" if a.storage == "heap" else "param",
+                                 tuple(dims[1:])))
+            else:
+                params.append(f"{a.ctype} (*{pn}){''.join(f'[{x}]' for x in shape[1:])}")
+                views.append(Arr(pn, a.ctype, shape, "param"))
+            args.append(a.name)
+        saved = (self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars)
+        self.arrays, self.fp_d, self.fp_i, self.in_time, self.scalars = views, [], [], False, []
+        self.dimvars = {(s, d): m for d, m in enumerate(dims)}
+        try:
+            lines = self.map_region(s, "    ")
+            local = self.scalars
+        finally:
+            self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars = saved
+        name = f"kf{len(self.kfuncs)}"
+        self.kfuncs.append(name)
+        self.funcs.append(f"static void {name}({', '.join(params)})\n{{\n    int i, j, k;\n" +
+                          "".join(x + "\n" for x in local) + "    (void)i; (void)j; (void)k;\n" +
+                          "\n".join(lines) + "\n}\n")
+        return [f"{ind}{name}({', '.join(args)});"]
 
     def nest(self, s: int) -> list[Loop]:
         return [self.make_loop("ijk"[d], d, n) for d, n in enumerate(self.shapes[s])]
@@ -398,7 +441,14 @@ class Gen:
                 body.append(f"    iq += fabs({term});")
                 c.dread.append(f"iq / {v.shape[0]}.0")
         for a in targets:
-            body.append(f"{a.at(written[a.name])} = {self.store(a.ctype, c)};")
+            ref = a.at(written[a.name])
+            if r.random() < 0.2:
+                cond = (f"{r.choice(c.ivars)} % {r.randint(2, 4)} == {r.randint(0, 1)}"
+                        if c.ivars and r.random() < 0.6 else f"{self.iterm(c)} > {r.randint(-5, 300)}")
+                body.append(f"if ({cond})\n    {ref} = {self.store(a.ctype, c)};\n"
+                            f"else\n    {ref} = {self.store(a.ctype, c)};")
+            else:
+                body.append(f"{ref} = {self.store(a.ctype, c)};")
         nonempty = all(lp.values() for lp in loops)
         self.reductions(c, clauses, body, before, after, ind)
         if nonempty and r.random() < 0.2:
@@ -517,11 +567,21 @@ class Gen:
             last = d == len(loops) - 1
             nest.append(depth + self.header(s, lp, decl_inner and d >= collapse) + (" {" if last else ""))
             depth += "    "
-        nest += [depth + b for b in body] + [depth[:-4] + "}"]
+        nest += [depth + x for b in body for x in b.split("\n")] + [depth[:-4] + "}"]
         return [ind + b for b in before] + self.pragma(clauses, nest, ind, wrap) + [ind + a for a in after]
 
-    @staticmethod
-    def pragma(clauses: list[str], nest: list[str], ind: str, wrap: bool) -> list[str]:
+    def pragma(self, clauses: list[str], nest: list[str], ind: str, wrap: bool) -> list[str]:
+        r, text = self.r, "\n".join(nest)
+        clauses = list(clauses)
+        for v in self.fp_d + self.fp_i:
+            if re.search(rf"\b{v}\b", text) and r.random() < 0.5:
+                clauses.append(r.choice((f"firstprivate({v})", f"firstprivate({v})", f"shared({v})")))
+        if r.random() < 0.15:
+            clauses.append(r.choice(("schedule(static)", "schedule(static, 7)", "schedule(dynamic)",
+                                     "schedule(dynamic, 3)", "schedule(guided)", "num_threads(2)")))
+        if r.random() < 0.05:
+            clauses.append("default(shared)")
+        r.shuffle(clauses)
         cl = "".join(" " + c for c in clauses)
         if wrap:
             return ["#pragma omp parallel", ind + "{", "#pragma omp for" + cl] + nest + [ind + "}"]
@@ -574,6 +634,7 @@ class Gen:
             lin = " + ".join(f"{h} * {self.r.randint(1, 13)}" for h in hs) + f" + {n}"
             e = {"int": f"({lin}) % 1009 - 500", "long": f"((long)({lin}) * 7919) % 100003",
                  "unsigned char": f"(unsigned char)({lin})",
+                 "unsigned int": f"(unsigned int)({lin}) * 2654435761u",
                  "float": f"(float)(2.0 * sin(0.1 * ({lin})) + 0.5)",
                  "double": f"2.0 * cos(0.01 * ({lin})) - 0.25"}[a.ctype]
             out.append("    " * (len(hs) + 1) + f"{a.at(hs)} = {e};")
@@ -627,6 +688,10 @@ class Gen:
                 loc.append(f"    {a.ctype} {a.name}{dims};")
             elif a.storage == "static":
                 loc.append(f"    static {a.ctype} {a.name}{dims};")
+            elif a.storage == "rowptr":
+                rows = "".join(f"[{n}]" for n in a.shape[1:])
+                heap.append(f"    {a.ctype} (*{a.name}){rows} = malloc((size_t){a.shape[0]} * sizeof *{a.name});")
+                frees.append(f"    free({a.name});")
             else:
                 alloc = r.choice(("malloc", "calloc"))
                 size = " * ".join(str(n) for n in a.shape)
@@ -945,6 +1010,9 @@ def minimise(text: str, fail: Failure, camp: Campaign, budget_s: float = 240.0) 
             if time.monotonic() > deadline:
                 break
             ctext = recount("\n".join(cand))
+            if any(len(re.findall(rf"\b{f}\(", ctext)) < 2
+                   for f in re.findall(r"static void (kf\d+)\(", ctext)):
+                continue  # a helper whose region would never run
             f, _ = check(ctext, camp, modes)
             if f is not None and f.category == fail.category:
                 lines, progress = ctext.split("\n"), True

@@ -17,7 +17,7 @@ from pycparser import c_ast, c_generator
 from ..analysis.ctypes_ import c_text, walk
 from ..diagnostics import SourceLoc
 from ..frontend.program import Program
-from ..ir import Region, Var
+from ..ir import Region
 from .kernel import combine_expr
 from .textscan import Scanner, ScanError
 
@@ -88,28 +88,33 @@ def _function_line(prog: Program, func: c_ast.FuncDef | None) -> int | None:
 
 # -- outlined function -------------------------------------------------------
 
-def _retype(decl: c_ast.Decl, name: str, as_pointer: bool) -> str:
-    """Declaration text of ``decl``'s type under a new name, optionally as a pointer to it
-    (arrays become pointers to their first element, the way they decay)."""
+def _renamed_type(decl: c_ast.Decl, name: str) -> c_ast.Node:
     t = copy.deepcopy(decl.type)
     for sub in walk(t):
         if isinstance(sub, c_ast.TypeDecl):
             sub.declname = name
-    if as_pointer:
-        t = t.type if isinstance(t, c_ast.ArrayDecl) else t
-        t = c_ast.PtrDecl([], t) if not isinstance(decl.type, c_ast.ArrayDecl) else c_ast.PtrDecl([], t)
-    d = c_ast.Decl(name, [q for q in (decl.quals or [])], [], [], [], t, None, None)
-    return _GEN.visit(d)
+    return t
+
+
+def _declaration(decl: c_ast.Decl, name: str, t: c_ast.Node) -> str:
+    return _GEN.visit(c_ast.Decl(name, list(decl.quals or []), [], [], [], t, None, None))
+
+
+def _pointer_param(decl: c_ast.Decl, name: str) -> str:
+    """``T *name`` for a variable ``T x`` (its address is passed)."""
+    return _declaration(decl, name, c_ast.PtrDecl([], _renamed_type(decl, name)))
 
 
 def _array_param(decl: c_ast.Decl, name: str) -> str:
-    t = copy.deepcopy(decl.type)
-    for sub in walk(t):
-        if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = name
+    """``T (*name)[d2]...`` for an array ``T x[d1][d2]...`` (arrays decay to pointers)."""
+    t = _renamed_type(decl, name)
     if isinstance(t, c_ast.ArrayDecl):
         t = c_ast.PtrDecl([], t.type)
-    return _GEN.visit(c_ast.Decl(name, list(decl.quals or []), [], [], [], t, None, None))
+    return _declaration(decl, name, t)
+
+
+def _same_param(decl: c_ast.Decl, name: str) -> str:
+    return _declaration(decl, name, _renamed_type(decl, name))
 
 
 def _local_decl(decl: c_ast.Decl) -> str:
@@ -128,11 +133,11 @@ def outlined_interface(region: Region) -> tuple[list[str], list[str], list[str],
         decl = v.decl
         if v.name in private:
             # passed although unused, so the variable stays used in the caller
-            params.append(_retype(decl, f"ompcl_p_{v.name}", True))
+            params.append(_pointer_param(decl, f"ompcl_p_{v.name}"))
             args.append(f"&{v.name}")
             copies.append(_local_decl(decl))
         elif v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like:
-            params.append(_retype(decl, f"ompcl_p_{v.name}", True))
+            params.append(_pointer_param(decl, f"ompcl_p_{v.name}"))
             args.append(f"&{v.name}")
             if v.name in lastp:
                 copies.append(_local_decl(decl))
@@ -144,7 +149,7 @@ def outlined_interface(region: Region) -> tuple[list[str], list[str], list[str],
             params.append(_array_param(decl, v.name))
             args.append(v.name)
         else:
-            params.append(_retype(decl, v.name, False))
+            params.append(_same_param(decl, v.name))
             args.append(v.name)
     return params, args, copies, writebacks
 
