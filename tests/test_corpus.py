@@ -64,13 +64,15 @@ def test_corpus_program(src, tmp_path, opencl_available):
 
     if not opencl_available:
         pytest.skip("no OpenCL device: device half of the check not run")
-    stats_d = tmp_path / "device.json"
-    out_d = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats_d))
-    assert out_d.returncode == 0, out_d.stderr
-    err = compare_outputs(ref.stdout, out_d.stdout, rtol)
-    regions = load_stats(stats_d)["regions"]
-    on_device = [r for r in regions if r["device_runs"] > 0]
-    assert len(on_device) == device, regions
-    for r in on_device:
-        assert r["fallback"] is None and r["host_runs"] == 0 and r["kernels_launched"] > 0, r
+    for zero_copy in ("0", "1"):  # copying buffers (discrete devices) and host-memory buffers
+        stats_d = tmp_path / f"device{zero_copy}.json"
+        out_d = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats_d),
+                    OMPCL_ZERO_COPY=zero_copy)
+        assert out_d.returncode == 0, out_d.stderr
+        err = compare_outputs(ref.stdout, out_d.stdout, rtol)
+        regions = load_stats(stats_d)["regions"]
+        on_device = [r for r in regions if r["device_runs"] > 0]
+        assert len(on_device) == device, regions
+        for r in on_device:
+            assert r["fallback"] is None and r["host_runs"] == 0 and r["kernels_launched"] > 0, r
     print(f"{src.name}: max relative error {err:.2e} (tolerance {rtol:g})")

@@ -72,8 +72,10 @@ def run(exe, base_env, tmp_path):
 
 @pytest.fixture(scope="module")
 def device_run(exe, base_env, tmp_path_factory) -> Run:
-    """A run in auto mode; skips the test where no OpenCL device is available."""
-    r = Run(exe, base_env, tmp_path_factory.mktemp("dev") / "stats.json", ())
+    """A run in auto mode with copying buffers (so transfers are counted); skips the test
+    where no OpenCL device is available."""
+    r = Run(exe, base_env, tmp_path_factory.mktemp("dev") / "stats.json", (),
+            OMPCL_ZERO_COPY="0")
     if not r.stats["device"]["available"]:
         pytest.skip("no OpenCL platform/device on this machine (device checks need one)")
     return r
@@ -113,6 +115,16 @@ def test_openmp_never_touches_the_device(openmp_run):
     assert r.warnings == []
     for region in r.stats["regions"]:
         assert region["device_runs"] == 0 and region["host_runs"] == region["entries"] >= 1
+
+
+def test_zero_copy_buffers(device_run, exe, base_env, tmp_path):
+    """Over host memory (CL_MEM_USE_HOST_PTR) results are the same and nothing is copied."""
+    r = Run(exe, base_env, tmp_path / "zc.json", (), OMPCL_ZERO_COPY="1")
+    r.check_ok()
+    assert r.stdout == device_run.stdout
+    assert r.stats["device"]["zero_copy"] is True
+    assert all(x["bytes_to_device"] == 0 and x["bytes_to_host"] == 0 for x in r.stats["regions"])
+    assert sum(x["device_runs"] for x in r.stats["regions"]) > 0
 
 
 def test_residency(device_run):

@@ -296,7 +296,7 @@ class Gen:
         r = self.r
         lo = r.choice((0, 0, 0, 1, 2))
         hi = n - r.choice((0, 0, 0, 1, 2))
-        if hi <= lo and r.random() < 0.8:
+        if hi <= lo:  # zero-trip loops run on the host by design (nothing to launch)
             lo, hi = 0, n
         return Loop(var, dim, lo, hi, r.choice((1, 1, 1, 1, 2, 3)), r.random() < 0.3)
 
@@ -582,10 +582,12 @@ class Gen:
         if r.random() < 0.05:
             clauses.append("default(shared)")
         r.shuffle(clauses)
-        cl = "".join(" " + c for c in clauses)
-        if wrap:
-            return ["#pragma omp parallel", ind + "{", "#pragma omp for" + cl] + nest + [ind + "}"]
-        return ["#pragma omp parallel for" + cl] + nest
+        if wrap:  # shared, default and num_threads belong to the parallel construct
+            par = [c for c in clauses if c.startswith(("shared", "default", "num_threads"))]
+            cl = "".join(" " + c for c in clauses if c not in par)
+            return (["#pragma omp parallel" + "".join(" " + c for c in par), ind + "{",
+                     "#pragma omp for" + cl] + nest + [ind + "}"])
+        return ["#pragma omp parallel for" + "".join(" " + c for c in clauses)] + nest
 
     # -- host code ------------------------------------------------------------------------
     def rand_index(self, a: Arr) -> list[str]:

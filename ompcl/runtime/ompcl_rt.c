@@ -34,7 +34,7 @@
   X(GetProgramBuildInfo) X(GetProgramInfo) X(CreateKernel) X(GetKernelWorkGroupInfo)         \
   X(SetKernelArg) X(CreateBuffer) X(EnqueueWriteBuffer) X(EnqueueReadBuffer)                  \
   X(EnqueueNDRangeKernel) X(Finish) X(ReleaseMemObject) X(ReleaseKernel) X(ReleaseProgram)   \
-  X(ReleaseCommandQueue) X(ReleaseContext)
+  X(ReleaseCommandQueue) X(ReleaseContext) X(EnqueueMapBuffer) X(EnqueueUnmapMemObject)
 
 typedef struct cl_api {
 #define OMPCL_FIELD(f) __typeof__(&cl##f) f;
@@ -51,6 +51,7 @@ typedef struct mapping {
   uintptr_t start, end;
   cl_mem mem;
   int host_valid, dev_valid;
+  int zero_copy;        /* the buffer is the host memory (CL_MEM_USE_HOST_PTR) */
   ompcl_region *owner;  /* region whose launch last wrote the device copy */
   struct mapping *next;
 } mapping;
@@ -70,6 +71,7 @@ static struct {
   cl_command_queue queue;
   char platform_name[256], device_name[256], device_version[256], driver_version[256];
   size_t max_wg, max_items[3];
+  int zero_copy;        /* device shares host memory: buffers use the host pointer */
   int warned_no_device;
   ompcl_region *regions, **regions_tail;
   mapping *maps;
@@ -305,6 +307,17 @@ static int create_context(cl_platform_id p) {
   return err == CL_SUCCESS;
 }
 
+/* On a device that shares the host's memory (a CPU device, an integrated GPU), buffers are
+ * created over the host data itself (CL_MEM_USE_HOST_PTR) and map/unmap replaces copies;
+ * OMPCL_ZERO_COPY=0 or 1 overrides the device's answer. */
+static int use_zero_copy(void) {
+  cl_bool unified = CL_FALSE;
+  const char *env = getenv("OMPCL_ZERO_COPY");
+  if (env && *env) return strcmp(env, "0") != 0;
+  rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, 0);
+  return unified == CL_TRUE;
+}
+
 static void describe_device(cl_platform_id p) {
   platform_string(p, CL_PLATFORM_NAME, rt.platform_name, sizeof rt.platform_name);
   device_string(CL_DEVICE_NAME, rt.device_name, sizeof rt.device_name);
@@ -315,6 +328,7 @@ static void describe_device(cl_platform_id p) {
   rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof rt.max_wg, &rt.max_wg, 0);
   rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof rt.max_items,
                       rt.max_items, 0);
+  rt.zero_copy = use_zero_copy();
 }
 
 /* Find and open the device once per process; 1 when a device is ready. */
@@ -497,12 +511,29 @@ static void release_mapping(mapping *m) {
   free(m);
 }
 
+/* Map and unmap a zero-copy buffer: the OpenCL way to hand its memory to the host (read)
+ * or back to the device (write); nothing is copied when the device uses the host memory. */
+static cl_int map_unmap(mapping *m, cl_map_flags flags) {
+  cl_int err;
+  void *p = rt.cl.EnqueueMapBuffer(rt.queue, m->mem, CL_TRUE, flags, 0, m->end - m->start, 0, 0,
+                                   0, &err);
+  if (err != CL_SUCCESS) return err;
+  err = rt.cl.EnqueueUnmapMemObject(rt.queue, m->mem, p, 0, 0, 0);
+  return err == CL_SUCCESS ? rt.cl.Finish(rt.queue) : err;
+}
+
 /* Make the host copy of `m` valid (reads back a device-only copy). */
 static void sync_mapping(mapping *m) {
   size_t bytes = m->end - m->start;
   cl_int err;
   if (m->host_valid) return;
-  err = rt.cl.EnqueueReadBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0, 0);
+  if (m->zero_copy) {
+    err = map_unmap(m, CL_MAP_READ);
+    bytes = 0;  /* nothing moved */
+  } else {
+    err = rt.cl.EnqueueReadBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0,
+                                  0);
+  }
   if (err != CL_SUCCESS)
     fprintf(stderr, "ompcl: warning: reading %zu bytes back from the device failed (CL error "
                     "%d); host data may be stale\n", bytes, (int)err);
@@ -568,23 +599,25 @@ static int absorb_overlaps(ompcl_launch *L, uintptr_t *a, uintptr_t *b) {
   return 1;
 }
 
-static cl_mem create_buffer(size_t bytes, cl_int *err) {
+static cl_mem create_buffer(size_t bytes, void *host, cl_int *err) {
   cl_mem mem;
   if (fault("alloc")) {
     *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
     return 0;
   }
-  mem = rt.cl.CreateBuffer(rt.ctx, CL_MEM_READ_WRITE, bytes, 0, err);
+  mem = rt.cl.CreateBuffer(rt.ctx, CL_MEM_READ_WRITE | (host ? CL_MEM_USE_HOST_PTR : 0), bytes,
+                           host, err);
   return *err == CL_SUCCESS ? mem : 0;
 }
 
-/* A device buffer for `L`; on failure, frees what `L` does not use and retries once. */
-static cl_mem create_buffer_for(ompcl_launch *L, size_t bytes) {
+/* A device buffer for `L` (over `host` when zero-copy); on failure, frees what `L` does not
+ * use and retries once. */
+static cl_mem create_buffer_for(ompcl_launch *L, size_t bytes, void *host) {
   cl_int err;
-  cl_mem mem = create_buffer(bytes, &err);
+  cl_mem mem = create_buffer(bytes, host, &err);
   if (!mem) {
     release_unused(L);
-    mem = create_buffer(bytes, &err);
+    mem = create_buffer(bytes, host, &err);
   }
   if (!mem) launch_fail(L, "device allocation failed", err);
   return mem;
@@ -592,7 +625,7 @@ static cl_mem create_buffer_for(ompcl_launch *L, size_t bytes) {
 
 static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   mapping *m;
-  cl_mem mem = create_buffer_for(L, b - a);
+  cl_mem mem = create_buffer_for(L, b - a, rt.zero_copy ? (void *)a : 0);
   if (!mem) return 0;
   if (!(m = calloc(1, sizeof *m))) {
     rt.cl.ReleaseMemObject(mem);
@@ -602,6 +635,7 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   m->start = a;
   m->end = b;
   m->mem = mem;
+  m->zero_copy = rt.zero_copy;
   m->host_valid = 1;
   m->next = rt.maps;
   rt.maps = m;
@@ -610,8 +644,14 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
 
 static int upload(ompcl_launch *L, mapping *m) {
   size_t bytes = m->end - m->start;
-  cl_int err =
-      rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0, 0);
+  cl_int err;
+  if (m->zero_copy) {
+    err = map_unmap(m, CL_MAP_WRITE);
+    bytes = 0;  /* nothing moved */
+  } else {
+    err = rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0,
+                                   0);
+  }
   if (err != CL_SUCCESS) {
     launch_fail(L, "copy to the device failed", err);
     return 0;
@@ -640,7 +680,7 @@ static void set_arg(ompcl_launch *L, int index, size_t size, const void *value) 
 }
 
 static cl_mem dummy_buffer(ompcl_launch *L) {
-  if (!rt.dummy) rt.dummy = create_buffer_for(L, 64);
+  if (!rt.dummy) rt.dummy = create_buffer_for(L, 64, 0);
   return rt.dummy;
 }
 
@@ -753,7 +793,7 @@ static void create_results(ompcl_launch *L) {
     ompcl_result *res = &L->results[k];
     cl_mem mem;
     if (res->count < 0) res->count = L->groups;
-    if (!(mem = create_buffer_for(L, res->esize * (size_t)res->count))) return;
+    if (!(mem = create_buffer_for(L, res->esize * (size_t)res->count, 0))) return;
     res->buffer = mem;
     set_arg(L, L->result_arg[k], sizeof mem, &mem);
   }
@@ -956,7 +996,7 @@ static void write_stats(void) {
   json_string(f, rt.platform_name);
   fputs(", \"name\": ", f);
   json_string(f, rt.device_name);
-  fputs("}, \"regions\": [", f);
+  fprintf(f, ", \"zero_copy\": %s}, \"regions\": [", rt.zero_copy ? "true" : "false");
   for (ompcl_region *r = rt.regions; r; r = r->next) {
     fputs(r == rt.regions ? "\n  " : ",\n  ", f);
     json_region(f, r);
