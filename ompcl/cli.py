@@ -126,7 +126,8 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
             write_outputs(ts, outdir, "all")
             hosts = [output_names(t, outdir)["host"] for t in ts]
             extra = [f"-I{Path(f).resolve().parent}" for f in files]
-            extra += [f"-I{i}" for i in include] + [f"-D{d}" for d in define] + [f"-U{u}" for u in undef]
+            extra += [f"-I{i}" for i in include] + [f"-D{d}" for d in define]
+            extra += [f"-U{u}" for u in undef]
             build_executable(hosts, outdir, Path(exe), cc, cflags, ldflags, extra)
             if no_embed:  # the program reads its kernels from beside the executable
                 for t in ts:

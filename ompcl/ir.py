@@ -76,6 +76,11 @@ class CType:
     def is_array_like(self) -> bool:
         return bool(self.dims) or self.pointer
 
+    @property
+    def row_dims(self) -> tuple[str, ...]:
+        """Dimensions below the outermost one (all of ``dims`` for a pointer to rows)."""
+        return self.dims if self.pointer else self.dims[1:]
+
 
 @dataclass(frozen=True)
 class Var:

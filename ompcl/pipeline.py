@@ -84,8 +84,9 @@ def translate(path: str, cpp: CppOptions = CppOptions(), embed: bool = True,
 
 def _untranslated(path: str, err: CSyntaxError, diags: Diagnostics) -> Translation:
     source = read_source(path)
-    diags.warning(err.loc or SourceLoc(path, 1, 1), f"ompcl cannot parse this file ({err.message}); "
-                  "the host compiler accepts it, so all its loops stay on OpenMP")
+    diags.warning(err.loc or SourceLoc(path, 1, 1),
+                  f"ompcl cannot parse this file ({err.message}); the host compiler accepts it, "
+                  "so all its loops stay on OpenMP")
     prog = Program(path, source, c_ast.FileAST([]), [], [])
     return Translation(prog, [], "", source, diags)
 

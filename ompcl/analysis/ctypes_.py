@@ -1,4 +1,4 @@
-"""C types and scopes: declarations -> ``CType``/``Var``, and the variables visible at a statement."""
+"""C types and scopes: declarations -> ``CType``/``Var``; the variables visible at a statement."""
 from __future__ import annotations
 
 from pycparser import c_ast, c_generator
@@ -164,14 +164,15 @@ def visible_vars(ast: c_ast.FileAST, func: c_ast.FuncDef | None,
             for item in node.block_items or []:
                 if item is nxt:
                     break
-                if isinstance(item, c_ast.Decl) and (v := _var(item, env, _storage_of(item, False))):
-                    scope[v.name] = v
-                elif isinstance(item, c_ast.DeclList):
-                    for d in item.decls:
-                        if v := _var(d, env, "local"):
-                            scope[v.name] = v
+                scope.update((v.name, v) for v in _block_vars(item, env))
         elif isinstance(node, c_ast.For) and isinstance(node.init, c_ast.DeclList):
-            for d in node.init.decls:
-                if v := _var(d, env, "local"):
-                    scope[v.name] = v
+            scope.update((v.name, v) for v in _block_vars(node.init, env))
     return scope
+
+
+def _block_vars(item: c_ast.Node, env: TypeEnv):
+    """Variables a block item (declaration or declaration list) declares."""
+    decls = [item] if isinstance(item, c_ast.Decl) else getattr(item, "decls", None) or []
+    for d in decls:
+        if isinstance(d, c_ast.Decl) and (v := _var(d, env, _storage_of(d, False))):
+            yield v

@@ -127,7 +127,8 @@ class _RegionBuilder:
         funcs = self.functions(info)
         arrays, scalars, privates, lastp, reds = self.sharing(loops, info)
         locals_used = self.outlined_locals()
-        if self.prog.threadprivate() & (info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses}):
+        touched = info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses}
+        if self.prog.threadprivate() & touched:
             self.fail("uses a threadprivate variable")
         feats = static_features(loops, info, arrays) if not self.reasons else ()
         return Region(self.rid, self.cand.bound, tuple(loops), tuple(arrays), tuple(scalars),
@@ -202,7 +203,8 @@ class _RegionBuilder:
                 continue
             ct = self.env.ctype(p.type)
             if ct is None:
-                self.fail(f"function '{fdef.decl.name}' has parameter '{p.name}' of unsupported type")
+                self.fail(f"function '{fdef.decl.name}' has parameter '{p.name}' of "
+                          "unsupported type")
                 return None
             if ct.pointer or ct.dims:
                 if len(ct.dims) > (0 if ct.pointer else 1):
@@ -262,7 +264,7 @@ class _RegionBuilder:
     # -- data sharing --------------------------------------------------
     def sharing(self, loops, info: BodyInfo):
         d = self.d
-        pvars = {l.var for l in loops}
+        pvars = {d.var for d in loops}
         private = set(d.names_in("private"))
         firstp = set(d.names_in("firstprivate"))
         lastp = set(d.names_in("lastprivate"))
@@ -274,7 +276,7 @@ class _RegionBuilder:
         names -= self.env.enumerators
         names -= {c for c, _ in info.calls if c not in self.scope}
         arrays, scalars, privates, lastps, reductions = [], [], [], [], []
-        index_vars = pvars | {l.var for l in self.inner_dims(info)}
+        index_vars = pvars | {d.var for d in self.inner_dims(info)}
         for name in sorted(names):
             v = self.scope.get(name)
             if v is None:
@@ -358,8 +360,7 @@ class _RegionBuilder:
         mode = ("r" if any(a.read for a in accs) or "r" in passed else "") + (
             "w" if any(a.write for a in accs) or "w" in passed else "")
         static = not ct.pointer and all(self.env_const(x) for x in ct.dims)
-        inner_dims_const = all(self.env_const(x) for x in (ct.dims[1:] if not ct.pointer else ct.dims))
-        if not inner_dims_const:
+        if not all(self.env_const(x) for x in ct.row_dims):
             self.fail(f"array '{v.name}' has variable dimensions")
             return None
         if static:
@@ -388,7 +389,7 @@ class _RegionBuilder:
             his.append(bounds[1])
         lo = _fold("OMPCL_MIN", list(dict.fromkeys(los)))
         hi = _fold("OMPCL_MAX", list(dict.fromkeys(his)))
-        row = "*".join(f"({x})" for x in (v.ctype.dims[1:] if not v.ctype.pointer else v.ctype.dims))
+        row = "*".join(f"({x})" for x in v.ctype.row_dims)
         if row:
             lo, hi = f"({lo})*{row}", f"(({hi})+1)*{row}-1"
         return (lo, hi)

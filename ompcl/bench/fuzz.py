@@ -44,6 +44,7 @@ class Arr:
     shape: tuple[int, ...]
     storage: str  # global | local | static | heap | rowptr (T (*p)[M] = malloc(...)) | param
     strides: tuple[str, ...] = ()  # heap: text of dims 1.. used in the flat index
+    alias: str = ""  # a pointer parameter that points to the same array as parameter `alias`
 
     def at(self, subs: list[str]) -> str:
         if self.storage != "heap":
@@ -104,6 +105,7 @@ class Gen:
         self.funcs: list[str] = []
         self.dfuncs: list[str] = []
         self.kfuncs: list[str] = []
+        self.ivalue: dict[str, int] = {}
         self.ifuncs: list[str] = []
         self.fp_d: list[str] = []
         self.fp_i: list[str] = []
@@ -327,6 +329,11 @@ class Gen:
         k = self.r.random()
         if k < 0.15:
             return f"{n - 1} - {lp.var}"
+        if k < 0.2 and 2 * (lp.hi - 1) + 1 < n:
+            return f"2 * {lp.var} + {self.r.randint(0, 1)}"
+        offs = [v for v in self.fp_i if -lp.lo <= self.ivalue[v] <= n - lp.hi]
+        if k < 0.3 and offs:
+            return f"{lp.var} + {self.r.choice(offs)}"
         if k < 0.6:
             o = self.r.randint(-lp.lo, n - lp.hi)
             if o:
@@ -337,8 +344,8 @@ class Gen:
         c = Ctx(ivars=[lp.var for lp in loops if not lp.desc or lp.lo >= 0])
         shape = self.shapes[s]
         for a in self.arrays:
-            if a.name in written:
-                self.add_read(c, a, a.at(written[a.name]))
+            if a.name in written or a.alias in written:
+                self.add_read(c, a, a.at(written[a.name if a.name in written else a.alias]))
             elif a.shape == shape:
                 for _ in range(self.r.randint(1, 2)):
                     self.add_read(c, a, a.at([self.read_sub(s, lp) for lp in loops]))
@@ -379,6 +386,12 @@ class Gen:
                 params.append(f"{a.ctype} (*{pn}){''.join(f'[{x}]' for x in shape[1:])}")
                 views.append(Arr(pn, a.ctype, shape, "param"))
             args.append(a.name)
+        if views and r.random() < 0.3:  # the same array passed twice (written through one)
+            k = r.randrange(len(views))
+            v = views[k]
+            params.append(params[len(dims) + k].replace(f"{v.name}", f"{v.name}a", 1))
+            views.append(Arr(v.name + "a", v.ctype, shape, v.storage, v.strides, alias=v.name))
+            args.append(args[len(dims) + k])
         saved = (self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars)
         self.arrays, self.fp_d, self.fp_i, self.in_time, self.scalars = views, [], [], False, []
         self.dimvars = {(s, d): m for d, m in enumerate(dims)}
@@ -401,7 +414,7 @@ class Gen:
         r = self.r
         shape = self.shapes[s]
         loops = self.nest(s)
-        same = [a for a in self.arrays if a.shape == shape]
+        same = [a for a in self.arrays if a.shape == shape and not a.alias]
         targets = r.sample(same, min(len(same), r.choice((1, 1, 2))))
         written = {}
         for a in targets:
@@ -415,6 +428,7 @@ class Gen:
         if len(loops) > 1 and r.random() < 0.5:
             collapse = r.randint(2, len(loops))
         decl_inner = r.random() < 0.2
+        decl_all = decl_inner and r.random() < 0.5
         clauses, body, before, after = [], [], [], []
         if collapse > 1:
             clauses.append(f"collapse({collapse})")
@@ -462,7 +476,8 @@ class Gen:
                 after.append(f'printf("{lp} %ld\\n", {lp});')
             clauses.append(f"lastprivate({lp})")
         self.n_device += 1
-        return self.emit(s, loops, collapse, clauses, body, before, after, ind, decl_inner)
+        return self.emit(s, loops, 0 if decl_all else collapse, clauses, body, before, after,
+                         ind, decl_inner)
 
     def reductions(self, c: Ctx, clauses: list[str], body: list[str], before: list[str],
                    after: list[str], ind: str) -> None:
@@ -667,6 +682,7 @@ class Gen:
             self.fp_d.append(self.scalar("double", _num(round(r.uniform(-1, 1), 3)), "c"))
         for _ in range(r.randint(0, 2)):
             self.fp_i.append(self.scalar("int", str(r.randint(1, 9)), "c"))
+            self.ivalue[self.fp_i[-1]] = int(self.scalars[-1].split("= ")[1].rstrip(";"))
         body = self.items("    ", r.choice((0, 1, 1, 2)))
         if r.random() < 0.6:
             steps = r.randint(1, 4)

@@ -119,7 +119,7 @@ def _same_param(decl: c_ast.Decl, name: str) -> str:
 
 def _local_decl(decl: c_ast.Decl) -> str:
     t = copy.deepcopy(decl.type)
-    return _GEN.visit(c_ast.Decl(decl.name, list(decl.quals or []), [], [], [], t, None, None)) + ";"
+    return _declaration(decl, decl.name, t) + ";"
 
 
 def outlined_interface(region: Region) -> tuple[list[str], list[str], list[str], list[str]]:
@@ -236,8 +236,8 @@ def generate_host(prog: Program, regions: list[Region], ranges: dict[int, Splice
     prologue = _ENV.get_template("host_prologue.c.j2").render(
         file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
         kernel_lines=_c_lines(kernel_source), model=model_c, predict=predict,
-        regions=[{"id": r.id, "line": r.loc.line, "features": [repr(float(v)) for _, v in r.features],
-                  "nfeatures": len(r.features)} for r in offload])
+        regions=[{"id": r.id, "line": r.loc.line, "nfeatures": len(r.features),
+                  "features": [repr(float(v)) for _, v in r.features]} for r in offload])
     return prologue + "".join(out)
 
 

@@ -66,7 +66,7 @@ def array_view(a: ArrayArg, k: int) -> tuple[str, str]:
     """(kernel parameter text, prologue line making the user's name a typed view)."""
     cl = cl_type(a.var.ctype.base)
     name = device_name(a.name)
-    rows = a.var.ctype.dims if a.var.ctype.pointer else a.var.ctype.dims[1:]
+    rows = a.var.ctype.row_dims
     param = f"__global {cl} *ompcl_b{k}, const long ompcl_o{k}"
     if not rows:
         return param, f"__global {cl} *{name} = ompcl_b{k} + ompcl_o{k};"

@@ -183,7 +183,8 @@ class _Parser:
         if name in _BARE_CLAUSES:
             return Clause(name, loc=loc)
         if name == "ordered":
-            args = self.paren_list(allow_expr=True) if self.peek() and self.peek().text == "(" else ()
+            has_arg = self.peek() is not None and self.peek().text == "("
+            args = self.paren_list(allow_expr=True) if has_arg else ()
             return Clause(name, args, loc=loc)
         if name == "reduction":
             return self.reduction(loc)
