@@ -83,9 +83,6 @@ def test_non_canonical_loops(header, fragment):
     assert fragment in str(ei.value)
 
 
-@pytest.mark.xfail(strict=True, reason="loops.canonical_loop decides the direction syntactically: "
-                   "'i -= -1' is UnaryOp('-', UnaryOp('-', 1)) and is taken as a negative step, "
-                   "so an increasing loop is rejected as 'opposite directions'")
 def test_double_negated_step_is_increasing():
     d = canonical_loop(_for("i = 0; i < n; i -= -1"))
     assert (d.var, d.op, c_text(d.ub)) == ("i", "<", "n")

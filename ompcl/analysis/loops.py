@@ -58,6 +58,24 @@ def _step(node: c_ast.Node, var: str) -> c_ast.Node:
     raise NotCanonical(f"loop increment is not '{var}++', '{var}--', '{var} += c' or '{var} -= c'")
 
 
+def const_int(node: c_ast.Node) -> int | None:
+    """Value of an integer constant expression made of literals and + - *, else None."""
+    if isinstance(node, c_ast.Constant) and node.type in ("int", "long int", "unsigned int"):
+        try:
+            return int(node.value.rstrip("uUlL"), 0)
+        except ValueError:
+            return None
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        v = const_int(node.expr)
+        return None if v is None else (-v if node.op == "-" else v)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+        a, b = const_int(node.left), const_int(node.right)
+        if a is None or b is None:
+            return None
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    return None
+
+
 def canonical_loop(loop: c_ast.For, var_type: str | None = None) -> LoopDim:
     """Recognise ``for (v = lb; v OP ub; v += step)``; raise NotCanonical otherwise."""
     if loop.init is None or loop.cond is None or loop.next is None:
@@ -67,7 +85,10 @@ def canonical_loop(loop: c_ast.For, var_type: str | None = None) -> LoopDim:
     step = _step(loop.next, var)
     if isinstance(step, c_ast.Constant) and step.value in ("0",):
         raise NotCanonical("loop step is zero")
-    negative = isinstance(step, c_ast.UnaryOp) and step.op == "-"
+    value = const_int(step)
+    if value == 0:
+        raise NotCanonical("loop step is zero")
+    negative = value < 0 if value is not None else isinstance(step, c_ast.UnaryOp) and step.op == "-"
     if negative != (op in (">", ">=")):
         raise NotCanonical("loop test and increment go in opposite directions")
     return LoopDim(var, var_type or "int", lb, ub, op, step, loop, declares)
