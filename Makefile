@@ -31,7 +31,8 @@ test: install
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests"; exit 0; fi; exit $$rc
 
 bench: install
-	$(PYTHON) -m ompcl.cli bench --classes $(CLASS)
+	$(PYTHON) -m ompcl.cli bench translate
+	$(PYTHON) -m ompcl.cli bench nas --classes $(CLASS) --threads 1,2
 
 bench-native: install
 	$(PYTHON) -m ompcl.bench.npb_native --classes S,W,A --threads 1,2

@@ -136,5 +136,26 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
     _run(debug, work)
 
 
+@main.group("bench")
+def bench_group() -> None:
+    """Benchmarks: translation speed, and the NAS Parallel Benchmarks."""
+
+
+@bench_group.command("translate", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_translate(args) -> None:
+    """Seconds per 1,000 source lines translated (see --help of the module)."""
+    from .bench import translate_speed
+    translate_speed.main(list(args))
+
+
+@bench_group.command("nas", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_nas(args) -> None:
+    """Build and run the NAS benchmarks natively: time, Mop/s, verification."""
+    from .bench import npb_native
+    sys.exit(npb_native.main(list(args)))
+
+
 if __name__ == "__main__":
     main()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,15 @@ def test_no_embed_reads_kernels_beside_the_executable(tmp_path, opencl_available
     assert out.stdout == run(ref).stdout
     if opencl_available:
         assert all(r["device_runs"] >= 1 for r in json.loads(stats.read_text())["regions"])
+
+
+def test_bench_commands_report(tmp_path):
+    res = ompcl("bench", "translate", "--repeat", "1", "--json", str(tmp_path / "t.json"))
+    assert res.returncode == 0, res.stderr
+    assert re.search(r"s per 1,000 source lines", res.stdout)
+    rows = json.loads((tmp_path / "t.json").read_text())
+    assert rows and all(r["seconds"] > 0 and r["lines"] > 0 for r in rows)
+    res = ompcl("bench", "nas", "--classes", "S", "--benchmarks", "ep", "--threads", "1",
+                "--build-dir", str(tmp_path / "nas"))
+    assert res.returncode == 0, res.stderr
+    assert re.search(r"^ep\s+S\s+seq\s+1\s+\S+\s+\S+\s+SUCCESSFUL", res.stdout, re.M)

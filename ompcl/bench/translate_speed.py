@@ -44,11 +44,11 @@ def measure(repeat: int = 3) -> list[dict]:
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", help="also write the rows as JSON to this file")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     rows = measure(args.repeat)
     print(f"{'file':44} {'lines':>6} {'pp lines':>8} {'loops':>5} {'s':>7} {'s/kLOC':>7}")
     for r in rows:
