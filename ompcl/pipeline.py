@@ -15,7 +15,7 @@ from .codegen.kernel import generate_kernels
 from .codegen.textscan import Scanner
 from pycparser import c_ast
 
-from .diagnostics import CSyntaxError, Diagnostics, SourceLoc
+from .diagnostics import CSyntaxError, Diagnostics, OmpclError, PreprocessError, SourceLoc
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
 from .ir import Region
@@ -50,8 +50,9 @@ def translate(path: str, cpp: CppOptions = CppOptions(), embed: bool = True,
     # 1. front end: preprocess with line markers, parse, bind OpenMP directives to statements
     try:
         prog = load_program(path, cpp)
-    except CSyntaxError as e:
-        # valid C that pycparser cannot read (GNU extensions) is left to the host compiler
+    except (CSyntaxError, PreprocessError) as e:
+        # valid C that ompcl cannot read (GNU extensions, headers that insist on GNU C) is
+        # left to the host compiler
         if not host_compiler_accepts(path, cpp):
             raise
         return _untranslated(path, e, diags)
@@ -82,7 +83,7 @@ def translate(path: str, cpp: CppOptions = CppOptions(), embed: bool = True,
     return Translation(prog, regions, kernel_source, host, diags)
 
 
-def _untranslated(path: str, err: CSyntaxError, diags: Diagnostics) -> Translation:
+def _untranslated(path: str, err: OmpclError, diags: Diagnostics) -> Translation:
     source = read_source(path)
     diags.warning(err.loc or SourceLoc(path, 1, 1),
                   f"ompcl cannot parse this file ({err.message}); the host compiler accepts it, "

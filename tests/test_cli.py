@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ompcl.pipeline import translate
+
 from conftest import ROOT, compare_outputs, gcc_build, ompcl_build, run
 
 MAIN = """#include <stdio.h>
@@ -141,3 +143,32 @@ def test_bench_commands_report(tmp_path):
                 "--build-dir", str(tmp_path / "nas"))
     assert res.returncode == 0, res.stderr
     assert re.search(r"^ep\s+S\s+seq\s+1\s+\S+\s+\S+\s+SUCCESSFUL", res.stdout, re.M)
+
+
+HEADERS = ["assert", "complex", "ctype", "errno", "fenv", "float", "inttypes", "limits",
+           "locale", "math", "omp", "pthread", "setjmp", "signal", "stdarg", "stdbool", "stddef",
+           "stdint", "stdio", "stdlib", "string", "sys/resource", "sys/stat", "sys/time",
+           "sys/types", "time", "unistd", "wchar"]
+
+
+def test_system_headers_parse(tmp_path):
+    """glibc headers are analysed (under -U__GNUC__ and the parser prelude) and macros such
+    as M_PI, DBL_EPSILON and INT_MAX reach the kernel as values."""
+    src = tmp_path / "hdrs.c"
+    src.write_text("".join(f"#include <{h}.h>\n" for h in HEADERS) +
+                   "double a[100];\nint main(void) { int i;\n#pragma omp parallel for\n"
+                   "for (i = 0; i < 100; i++) a[i] = sqrt((double)i) + DBL_EPSILON + "
+                   "INT_MAX * 0.0 + M_PI;\nreturn a[99] > 13.0 ? 0 : 1; }\n")
+    t = translate(str(src))
+    assert len(t.offloaded) == 1 and not t.diags.remarks[0].kind == "warning"
+    assert "3.14159265358979" in t.kernel_source and "0x7fffffff" in t.kernel_source
+
+
+def test_header_that_needs_gnu_c_leaves_file_on_host(tmp_path):
+    src = tmp_path / "tg.c"
+    src.write_text("#include <tgmath.h>\ndouble a[10];\nint main(void){int i;\n"
+                   "#pragma omp parallel for\nfor(i=0;i<10;i++) a[i]=sqrt(i);\nreturn 0;}\n")
+    res = ompcl("translate", str(src), "-o", str(tmp_path / "out"))
+    assert res.returncode == 0
+    assert "warning: ompcl cannot parse this file" in res.stderr
+    assert (tmp_path / "out" / "tg_host.c").read_text() == src.read_text()
