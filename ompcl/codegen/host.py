@@ -219,7 +219,8 @@ def generate_host(prog: Program, regions: list[Region], ranges: dict[int, Splice
         rg = ranges[r.id]
         text = src[rg.start:rg.end]
         _, args, _, _ = outlined_interface(r)
-        call = f"ompcl_region_{r.id}({', '.join(args)});" + "\n" * text.count("\n")
+        indent = _indent_of(text)
+        call = f"{indent}ompcl_region_{r.id}({', '.join(args)});" + "\n" * text.count("\n")
         replace.append((rg.start, rg.end, call))
         fn = region_function(prog, r, text, _keep_resident(r, pragmas), scan.line_of(rg.start))
         inserts.setdefault(rg.func_start, []).append(fn)
@@ -239,6 +240,13 @@ def generate_host(prog: Program, regions: list[Region], ranges: dict[int, Splice
         regions=[{"id": r.id, "line": r.loc.line, "nfeatures": len(r.features),
                   "features": [repr(float(v)) for _, v in r.features]} for r in offload])
     return prologue + "".join(out)
+
+
+def _indent_of(text: str) -> str:
+    """Indentation of the loop statement (the line after the directive's)."""
+    lines = text.split("\n")
+    stmt = next((ln for ln in lines[1:] if ln.strip() and not ln.lstrip().startswith("#")), "")
+    return stmt[: len(stmt) - len(stmt.lstrip())]
 
 
 def _c_lines(text: str) -> list[str]:

@@ -150,7 +150,7 @@ double norm(int n, const double *a, int *last)
 {
     int i, li = -1;
     double s = 0.0, m = 0.0;
-ompcl_region_0(a, &i, &li, &m, &n, &s);
+    ompcl_region_0(a, &i, &li, &m, &n, &s);
 
 
 

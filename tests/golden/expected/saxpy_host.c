@@ -84,7 +84,7 @@ static void ompcl_region_0(float *ompcl_p_a, int *ompcl_p_i, int *ompcl_p_n, con
 void saxpy(int n, float a, const float *x, float *restrict y)
 {
     int i;
-ompcl_region_0(&a, &i, &n, x, y);
+    ompcl_region_0(&a, &i, &n, x, y);
 
 
 }

@@ -96,7 +96,7 @@ static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double *ompcl_p_w)
 void sweep(double w)
 {
     int i, j;
-ompcl_region_0(&i, &j, &w);
+    ompcl_region_0(&i, &j, &w);
 
 
 
