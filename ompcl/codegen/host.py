@@ -15,6 +15,7 @@ import jinja2
 from pycparser import c_ast, c_generator
 
 from ..analysis.ctypes_ import c_text, walk
+from ..analysis.residency import Residency, analyze_residency
 from ..diagnostics import SourceLoc
 from ..frontend.program import Program
 from ..ir import Region
@@ -193,14 +194,24 @@ def _c_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _keep_resident(region: Region, offloaded_pragmas: set[int]) -> bool:
-    """True when the statement right after the loop is another offloaded loop's directive."""
-    parent = region.bound.path[-1] if region.bound.path else None
-    items = parent.block_items or [] if isinstance(parent, c_ast.Compound) else []
-    for k, item in enumerate(items):
-        if item is region.bound.stmt:
-            return k + 1 < len(items) and id(items[k + 1]) in offloaded_pragmas
-    return False
+def _loop_wraps(prog: Program, res: Residency, scan: Scanner) -> tuple[dict[int, bool], list]:
+    """Text edits that follow each chaining loop with a host sync; regions whose loop text
+    cannot be found lose their ``keep``."""
+    keep, edits = dict(res.keep), []
+    for loop, ids in res.loops:
+        loc = SourceLoc.of(loop)
+        try:
+            if loc.file != prog.path:
+                raise ScanError("loop outside the main file")
+            start = scan.offset(loc.line, loc.col)
+            if not prog.source.startswith(("for", "while", "do"), start):
+                raise ScanError("loop text not found")
+            end = scan.statement_end(start)
+        except ScanError:
+            keep.update({i: False for i in ids})
+            continue
+        edits += [(start, start, "{ "), (end, end, " ompcl_rt_sync_host(); }")]
+    return keep, edits
 
 
 def generate_host(prog: Program, regions: list[Region], ranges: dict[int, SpliceRange],
@@ -211,8 +222,7 @@ def generate_host(prog: Program, regions: list[Region], ranges: dict[int, Splice
     if not offload:
         return prog.source
     src, scan = prog.source, Scanner(prog.source)
-    pragmas = {id(r.bound.pragma) for r in offload}
-    replace: list[tuple[int, int, str]] = []
+    keep, replace = _loop_wraps(prog, analyze_residency(offload), scan)
     inserts: dict[int, list[str]] = {}
     func_lines: dict[int, int] = {}
     for r in offload:
@@ -222,7 +232,7 @@ def generate_host(prog: Program, regions: list[Region], ranges: dict[int, Splice
         indent = _indent_of(text)
         call = f"{indent}ompcl_region_{r.id}({', '.join(args)});" + "\n" * text.count("\n")
         replace.append((rg.start, rg.end, call))
-        fn = region_function(prog, r, text, _keep_resident(r, pragmas), scan.line_of(rg.start))
+        fn = region_function(prog, r, text, keep[r.id], scan.line_of(rg.start))
         inserts.setdefault(rg.func_start, []).append(fn)
         func_lines[rg.func_start] = rg.func_line
     out, pos = [], 0

@@ -1,0 +1,81 @@
+"""Residency: data stays on the device between offloaded loops when the host code between
+them provably touches no array memory; everything else ends with a host sync."""
+from __future__ import annotations
+
+import pytest
+
+from ompcl.analysis.residency import analyze_residency
+from ompcl.pipeline import translate
+
+from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
+
+TIME_LOOP = """#include <stdio.h>
+#define N 1001
+double u[N], v[N];
+int main(void) {
+  int i, t;
+  double res = 0.0, scale = 0.5;
+#pragma omp parallel for
+  for (i = 0; i < N; i++) u[i] = i % 17;
+  for (t = 0; t < 10; t++) {
+#pragma omp parallel for
+    for (i = 1; i < N - 1; i++) v[i] = scale * (u[i - 1] + u[i + 1]);
+    res = 0.0;
+    scale = scale * 1.0;
+#pragma omp parallel for reduction(+:res)
+    for (i = 1; i < N - 1; i++) { res += v[i] - u[i]; u[i] = v[i]; }
+  }
+  printf("%.12e %.12e\\n", res, u[N / 2]);
+  return 0;
+}
+"""
+
+
+def _write(tmp_path, text, name="p.c"):
+    src = tmp_path / name
+    src.write_text(text)
+    return src
+
+
+def test_time_loop_chains_regions(tmp_path):
+    t = translate(str(_write(tmp_path, TIME_LOOP)))
+    res = analyze_residency(t.offloaded)
+    assert res.keep == {0: False, 1: True, 2: True}
+    assert [ids for _, ids in res.loops] == [(2,)]
+    assert "ompcl_rt_sync_host(); }" in t.host_source
+
+
+@pytest.mark.parametrize("between,keep", [
+    ("res = res * 2.0;", True),
+    ("res = sqrt(res) + omp_get_wtime();", True),
+    ("u[0] = 1.0;", False),          # host writes an array
+    ("printf(\"%f\", res);", False),  # unknown call
+    ("p = &res;", False),             # address taken
+])
+def test_statements_between_regions(tmp_path, between, keep):
+    text = ("#include <stdio.h>\n#include <math.h>\n#include <omp.h>\ndouble u[100], *p;\n"
+            "int main(void){ int i; double res = 1.0;\n"
+            "#pragma omp parallel for\nfor (i = 0; i < 100; i++) u[i] = i;\n"
+            f"{between}\n"
+            "#pragma omp parallel for\nfor (i = 0; i < 100; i++) u[i] += 1;\n"
+            "printf(\"%f\\n\", u[5]); return 0; }\n")
+    t = translate(str(_write(tmp_path, text)))
+    assert analyze_residency(t.offloaded).keep[0] is keep
+
+
+def test_chained_time_loop_runs_and_moves_data_once(tmp_path, opencl_available):
+    src = _write(tmp_path, TIME_LOOP)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats), OMPCL_ZERO_COPY="0")
+    compare_outputs(run(ref).stdout, out.stdout, 1e-12)
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    r = {x["line"]: x for x in load_stats(stats)["regions"]}
+    # the stencil (line 10) uploads u and v once, in the first step only; later steps find
+    # them resident, and only the end of the time loop copies them back
+    assert r[10]["bytes_to_device"] == 2 * 1001 * 8
+    assert r[14]["bytes_to_device"] == 0
+    assert r[14]["device_runs"] == 10
