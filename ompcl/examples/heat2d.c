@@ -1,7 +1,7 @@
 /* 2-D heat diffusion with an explicit 5-point stencil (Jacobi sweeps) and a residual norm.
  *
  * The demo program of ompcl: several OpenMP loops (initialisation, stencil, copy, reductions)
- * over statically sized global grids, inside a time-step loop so that data stays on the
+ * over statically sized global grids, inside a time-step loop whose data stays on the
  * OpenCL device between kernels.  Usage: heat2d [steps]
  */
 #include <math.h>
@@ -34,24 +34,6 @@ static void initialise(void)
         }
 }
 
-static double step(void)
-{
-    int i, j;
-    double change = 0.0;
-#pragma omp parallel for collapse(2)
-    for (i = 1; i < N - 1; i++)
-        for (j = 1; j < N - 1; j++)
-            unew[i][j] = u[i][j] + ALPHA * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1] - 4.0 * u[i][j]);
-#pragma omp parallel for collapse(2) reduction(max:change)
-    for (i = 1; i < N - 1; i++)
-        for (j = 1; j < N - 1; j++) {
-            double d = fabs(unew[i][j] - u[i][j]);
-            change = d > change ? d : change;
-            u[i][j] = unew[i][j];
-        }
-    return change;
-}
-
 int main(int argc, char **argv)
 {
     int steps = argc > 1 ? atoi(argv[1]) : 200, t, i, j;
@@ -59,8 +41,22 @@ int main(int argc, char **argv)
 
     initialise();
     t0 = wall();
-    for (t = 0; t < steps; t++)
-        change = step();
+    /* only scalar code between the two sweeps: the grids stay on the device for all steps */
+    for (t = 0; t < steps; t++) {
+#pragma omp parallel for collapse(2)
+        for (i = 1; i < N - 1; i++)
+            for (j = 1; j < N - 1; j++)
+                unew[i][j] = u[i][j] + ALPHA * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1]
+                                                + u[i][j + 1] - 4.0 * u[i][j]);
+        change = 0.0;
+#pragma omp parallel for collapse(2) reduction(max:change)
+        for (i = 1; i < N - 1; i++)
+            for (j = 1; j < N - 1; j++) {
+                double d = fabs(unew[i][j] - u[i][j]);
+                change = d > change ? d : change;
+                u[i][j] = unew[i][j];
+            }
+    }
 #pragma omp parallel for private(j) reduction(+:total)
     for (i = 0; i < N; i++)
         for (j = 0; j < N; j++)

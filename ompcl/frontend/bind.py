@@ -79,4 +79,11 @@ def bind_directives(ast: c_ast.FileAST, lines_of):
     """Return (bound constructs in source order, standalone directives)."""
     binder = _Binder(lines_of)
     binder.visit(ast)
-    return binder.bound, binder.standalone
+    # outer blocks are bound before inner ones; report constructs in source order
+    bound = sorted(binder.bound, key=lambda b: _position(b.pragma))
+    return bound, binder.standalone
+
+
+def _position(node: c_ast.Node) -> tuple[str, int, int]:
+    loc = SourceLoc.of(node)
+    return (loc.file, loc.line, loc.col)
