@@ -147,9 +147,10 @@ def generate_kernels(regions: list[Region], ast: c_ast.FileAST, env: TypeEnv, so
     fnames = {f for r in offload for f in r.functions}
     order = [e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames]
     printer = OpenCLPrinter(env)
-    functions = []
-    for fdef in order:
-        functions.append(printer.visit(renamed(global_pointer_params(fdef), fnames)))
+    device_fns = [renamed(global_pointer_params(fdef), fnames) for fdef in order]
+    # prototypes first: a function may call one defined later in the file
+    functions = [printer.visit(f.decl) + ";" for f in device_fns]
+    functions += [printer.visit(f) for f in device_fns]
     kernels = [kernel_spec(r, env, fnames) for r in offload]
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))

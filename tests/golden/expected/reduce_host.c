@@ -14,6 +14,7 @@ static const char ompcl_kernel_source[] =
   "#pragma OPENCL FP_CONTRACT OFF\n"
   "#define OMPCL_WG 128\n"
   "\n"
+  "double ompcl_f_weight(double x, int k);\n"
   "double ompcl_f_weight(double x, int k)\n"
   "{\n"
   "  return exp((double)((-x) * k)) + 1.0;\n"

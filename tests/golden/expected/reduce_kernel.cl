@@ -3,6 +3,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define OMPCL_WG 128
 
+double ompcl_f_weight(double x, int k);
 double ompcl_f_weight(double x, int k)
 {
   return exp((double)((-x) * k)) + 1.0;
