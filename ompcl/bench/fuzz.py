@@ -26,7 +26,7 @@ RUN_TIMEOUT = 10.0
 BODY_MARK = "/* -- body -- */"
 END_MARK = "/* -- checksums -- */"
 META = re.compile(r"ompcl-expect:\s*device=(\d+)\s+host=(\d+)(?:\s+tolerance=(\S+))?")
-INT_TYPES = ("int", "long", "unsigned char", "unsigned int")
+INT_TYPES = ("int", "long", "unsigned char", "unsigned int", "short", "signed char")
 FLOAT_TYPES = ("float", "double")
 PRIMES = (2, 3, 5, 7, 11, 13, 17, 31, 61, 97, 127, 131, 193, 251, 257, 293)
 COEFS = (0.5, 0.25, -0.25, 0.125, -0.375, 0.3, -0.5, 0.0625)
@@ -65,11 +65,18 @@ class Loop:
     hi: int
     step: int
     desc: bool
+    shift: int = 0  # the variable runs over [lo - shift, hi - shift); subscripts add shift
+
+    def sub(self, o: int = 0) -> str:
+        """Subscript text for element (value + shift + o)."""
+        t = self.shift + o
+        return self.var if t == 0 else (f"{self.var} + {t}" if t > 0 else f"{self.var} - {-t}")
 
     def values(self) -> list[int]:
         vals = list(range(self.lo, self.hi, self.step))
         if self.desc:
             vals = list(range(self.hi - 1, self.lo - 1, -self.step))
+        vals = [v - self.shift for v in vals]
         return vals
 
 
@@ -160,7 +167,7 @@ class Gen:
         r = self.r
         shape = self.shapes[s]
         ctype = r.choice(("int", "long", "float", "double", "double", "unsigned char",
-                          "unsigned int"))
+                          "unsigned int", "int", "short", "signed char"))
         storage = r.choice(("global", "local", "static", "heap", "heap") +
                            (("rowptr",) if len(shape) > 1 else ()))
         name = {"global": "g", "local": "l", "static": "s", "heap": "p",
@@ -275,6 +282,10 @@ class Gen:
             return f"({lt} * {self.r.randint(1, 9)} + {_paren(self.iexpr(c))}) % 100003"
         if ctype == "unsigned char":
             return f"(unsigned char)({self.iexpr(c)})"
+        if ctype == "short":
+            return f"(short)(({self.iexpr(c)}) % 3000)"
+        if ctype == "signed char":
+            return f"(signed char)(({self.iexpr(c)}) % 100)"
         if ctype == "unsigned int":
             return f"(unsigned int)({self.iexpr(c)}) * {self.r.choice(('2654435761u', '40503u', '3u'))}"
         if ctype == "float" and self.r.random() < 0.5:
@@ -300,7 +311,8 @@ class Gen:
         hi = n - r.choice((0, 0, 0, 1, 2))
         if hi <= lo:  # zero-trip loops run on the host by design (nothing to launch)
             lo, hi = 0, n
-        return Loop(var, dim, lo, hi, r.choice((1, 1, 1, 1, 2, 3)), r.random() < 0.3)
+        return Loop(var, dim, lo, hi, r.choice((1, 1, 1, 1, 2, 3)), r.random() < 0.3,
+                    r.choice((0, 0, 0, 0, 0, 0, 0, 1, 3, -1, -7)))
 
     def bound(self, s: int, dim: int, value: int) -> str:
         dv = self.dimvars.get((s, dim))
@@ -312,15 +324,16 @@ class Gen:
     def header(self, s: int, lp: Loop, decl: bool) -> str:
         r, v = self.r, lp.var
         init = ("int " if decl else "") + v
+        lo, hi = lp.lo - lp.shift, lp.hi - lp.shift
         if not lp.desc:
-            start = f"{init} = {self.bound(s, lp.dim, lp.lo)}"
-            cond = r.choice((f"{v} < {self.bound(s, lp.dim, lp.hi)}",
-                             f"{v} <= {self.bound(s, lp.dim, lp.hi - 1)}"))
+            start = f"{init} = {self.bound(s, lp.dim, lo)}"
+            cond = r.choice((f"{v} < {self.bound(s, lp.dim, hi)}",
+                             f"{v} <= {self.bound(s, lp.dim, hi - 1)}"))
             inc = r.choice((f"{v}++", f"++{v}", f"{v} += 1")) if lp.step == 1 else f"{v} += {lp.step}"
         else:
-            start = f"{init} = {self.bound(s, lp.dim, lp.hi - 1)}"
-            cond = r.choice((f"{v} >= {self.bound(s, lp.dim, lp.lo)}",
-                             f"{v} > {self.bound(s, lp.dim, lp.lo - 1)}"))
+            start = f"{init} = {self.bound(s, lp.dim, hi - 1)}"
+            cond = r.choice((f"{v} >= {self.bound(s, lp.dim, lo)}",
+                             f"{v} > {self.bound(s, lp.dim, lo - 1)}"))
             inc = r.choice((f"{v}--", f"--{v}", f"{v} -= 1")) if lp.step == 1 else f"{v} -= {lp.step}"
         return f"for ({start}; {cond}; {inc})"
 
@@ -328,20 +341,18 @@ class Gen:
         n = self.shapes[s][lp.dim]
         k = self.r.random()
         if k < 0.15:
-            return f"{n - 1} - {lp.var}"
-        if k < 0.2 and 2 * (lp.hi - 1) + 1 < n:
+            return f"{n - 1 - lp.shift} - {lp.var}"
+        if k < 0.2 and 2 * (lp.hi - 1) + 1 < n and lp.shift == 0:
             return f"2 * {lp.var} + {self.r.randint(0, 1)}"
         offs = [v for v in self.fp_i if -lp.lo <= self.ivalue[v] <= n - lp.hi]
-        if k < 0.3 and offs:
+        if k < 0.3 and offs and lp.shift == 0:
             return f"{lp.var} + {self.r.choice(offs)}"
         if k < 0.6:
-            o = self.r.randint(-lp.lo, n - lp.hi)
-            if o:
-                return f"{lp.var} + {o}" if o > 0 else f"{lp.var} - {-o}"
-        return lp.var
+            return lp.sub(self.r.randint(-lp.lo, n - lp.hi))
+        return lp.sub()
 
     def region_ctx(self, s: int, loops: list[Loop], written: dict[str, list[str]]) -> Ctx:
-        c = Ctx(ivars=[lp.var for lp in loops if not lp.desc or lp.lo >= 0])
+        c = Ctx(ivars=[lp.var for lp in loops])
         shape = self.shapes[s]
         for a in self.arrays:
             if a.name in written or a.alias in written:
@@ -420,8 +431,7 @@ class Gen:
         for a in targets:
             subs = []
             for lp in loops:
-                o = r.randint(-lp.lo, shape[lp.dim] - lp.hi) if r.random() < 0.3 else 0
-                subs.append(lp.var if o == 0 else (f"{lp.var} + {o}" if o > 0 else f"{lp.var} - {-o}"))
+                subs.append(lp.sub(r.randint(-lp.lo, shape[lp.dim] - lp.hi) if r.random() < 0.3 else 0))
             written[a.name] = subs
         c = self.region_ctx(s, loops, written)
         collapse = 1
@@ -484,7 +494,7 @@ class Gen:
         r = self.r
         for _ in range(r.choice((0, 0, 1, 1, 2))):
             kind = r.choice(("l+", "i+", "i*", "imax", "imin", "u*", "u^", "u|", "d+", "d*",
-                             "dmax", "dmin", "d+", "dmax"))
+                             "dmax", "dmin", "d+", "dmax", "i-", "i&&", "i||", "u&"))
             ctype, init = {"l": ("long", "0"), "i": ("int", "0"), "u": ("unsigned long", "1UL"),
                            "d": ("double", "0.0")}[kind[0]]
             op = kind[1:]
@@ -496,6 +506,10 @@ class Gen:
                 init = "1000000" if ctype == "int" else "1e30"
             if kind == "u|":
                 ctype, init = "unsigned int", "0u"
+            if kind == "u&":
+                ctype, init = "unsigned int", "0xffffffffu"
+            if kind == "i&&":
+                init = "1"
             if kind == "u^":
                 ctype, init = "unsigned int", "0u"
             v = self.scalar(ctype, init, "r")
@@ -516,6 +530,10 @@ class Gen:
                 stmt = {"l+": f"{v} += {self.iexpr(c)};",
                         "i+": f"{v} += {_paren(e)} % 100;",
                         "i*": f"{v} *= 1 - 2 * ({_paren(e)} & 1);",
+                        "i-": f"{v} -= {_paren(e)} % 100;",
+                        "i&&": f"{v} = {v} && ({_paren(e)} % 7 != 3);",
+                        "i||": f"{v} = {v} || ({_paren(e)} == {r.randint(0, 40)});",
+                        "u&": f"{v} &= (unsigned int)({e}) | 0xfff0ffffu;",
                         "imax": r.choice((f"if ({e} > {v})\n    {v} = {e};", f"{v} = {e} > {v} ? {e} : {v};")),
                         "imin": r.choice((f"if ({e} < {v})\n    {v} = {e};", f"{v} = {v} < {e} ? {v} : {e};")),
                         "u*": f"{v} *= (unsigned long)({e}) * 2UL + 1UL;",
@@ -652,6 +670,8 @@ class Gen:
             e = {"int": f"({lin}) % 1009 - 500", "long": f"((long)({lin}) * 7919) % 100003",
                  "unsigned char": f"(unsigned char)({lin})",
                  "unsigned int": f"(unsigned int)({lin}) * 2654435761u",
+                 "short": f"(short)(({lin}) % 3000 - 1500)",
+                 "signed char": f"(signed char)(({lin}) % 200 - 100)",
                  "float": f"(float)(2.0 * sin(0.1 * ({lin})) + 0.5)",
                  "double": f"2.0 * cos(0.01 * ({lin})) - 0.25"}[a.ctype]
             out.append("    " * (len(hs) + 1) + f"{a.at(hs)} = {e};")
@@ -679,7 +699,11 @@ class Gen:
         self.make_shapes()
         self.make_funcs()
         for _ in range(r.randint(0, 2)):
-            self.fp_d.append(self.scalar("double", _num(round(r.uniform(-1, 1), 3)), "c"))
+            if r.random() < 0.3:
+                self.fp_d.append(self.scalar("float", _num(round(r.uniform(-1, 1), 3)) + "f", "c"))
+                self.floaty = True
+            else:
+                self.fp_d.append(self.scalar("double", _num(round(r.uniform(-1, 1), 3)), "c"))
         for _ in range(r.randint(0, 2)):
             self.fp_i.append(self.scalar("int", str(r.randint(1, 9)), "c"))
             self.ivalue[self.fp_i[-1]] = int(self.scalars[-1].split("= ")[1].rstrip(";"))

@@ -171,8 +171,10 @@ def _array_args(region: Region) -> list[dict]:
 def region_function(prog: Program, region: Region, original: str, keep: bool,
                     line: int) -> str:
     params, _, copies, writebacks = outlined_interface(region)
+    lastp = set(region.directive.names_in("lastprivate"))
     dims = [{"k": k, "lb": c_text(d.lb), "ub": c_text(d.ub), "step": c_text(d.step),
-             "op": _OPS[d.op]} for k, d in enumerate(region.loops)]
+             "op": _OPS[d.op], "var": d.var, "last": d.var in lastp}
+            for k, d in enumerate(region.loops)]
     reds = [{"name": r.name, "ctype": r.ctype,
              "combine": combine_expr(r.op, r.name, "ompcl_p[ompcl_k]")} for r in region.reductions]
     return _ENV.get_template("region.c.j2").render(
