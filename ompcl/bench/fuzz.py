@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,7 +87,7 @@ class Ctx:
     iread: list[str] = field(default_factory=list)  # int-valued terms, |v| <= 3000
     lread: list[str] = field(default_factory=list)  # long-valued terms, |v| <= 100002
     dread: list[str] = field(default_factory=list)  # double-valued terms, |v| <= ~30
-    ivars: list[str] = field(default_factory=list)  # non-negative int terms (loop variables)
+    ivars: list[str] = field(default_factory=list)  # loop variables
 
 
 def _paren(e: str) -> str:
@@ -107,7 +107,6 @@ class Gen:
         self.arrays: list[Arr] = []
         self.shapes: list[tuple[int, ...]] = []
         self.dimvars: dict[tuple[int, int], str] = {}
-        self.top_decls: list[str] = []
         self.scalars: list[str] = []
         self.funcs: list[str] = []
         self.dfuncs: list[str] = []
@@ -116,7 +115,6 @@ class Gen:
         self.ifuncs: list[str] = []
         self.fp_d: list[str] = []
         self.fp_i: list[str] = []
-        self.finals: list[str] = []
         self.n_device = 0
         self.n_host = 0
         self.floaty = False
@@ -427,6 +425,11 @@ class Gen:
         loops = self.nest(s)
         same = [a for a in self.arrays if a.shape == shape and not a.alias]
         targets = r.sample(same, min(len(same), r.choice((1, 1, 2))))
+        # a parameter aliasing another is only read where that one is written: the same range
+        # (read-only aliases at other offsets overlap partially, which the runtime keeps on
+        # the host by design)
+        targets += [o for o in same if o not in targets and
+                    any(a.alias == o.name for a in self.arrays)]
         written = {}
         for a in targets:
             subs = []
@@ -454,7 +457,8 @@ class Gen:
             body.append(f"double bt = {self.dexpr(c)};")
             c.dread.append("bt")
         if r.random() < 0.2:  # inner sequential loop over a whole vector
-            vs = [a for a in self.arrays if len(a.shape) == 1 and a.name not in written]
+            vs = [a for a in self.arrays
+                  if len(a.shape) == 1 and a.name not in written and a.alias not in written]
             if vs:
                 v = r.choice(vs)
                 cq = Ctx(ivars=["q"])
@@ -1019,7 +1023,13 @@ def candidates(lines: list[str]):
         if i > lo and lines[i - 1].startswith("#pragma") and not ln.startswith("#pragma"):
             continue
         end = unit_end(lines, i)
-        yield lines[:i] + lines[end:]
+        prev = i - 1
+        while prev > 0 and lines[prev].startswith("#pragma"):
+            prev -= 1
+        body_of_header = (not lines[prev].rstrip().endswith((";", "{", "}", "*/"))
+                          and _indent(lines[prev]) < _indent(ln))
+        if not body_of_header:  # never leave a for/if/else without its statement
+            yield lines[:i] + lines[end:]
         if ln.startswith("#pragma omp parallel"):
             j = i
             while j < end and lines[j].startswith("#pragma"):
@@ -1115,7 +1125,7 @@ def main(argv: list[str] | None = None) -> int:
         futs = [pool.submit(fuzz_one, args.seed + n, camp) for n in range(args.count)]
         bar = tqdm(total=args.count, unit="prog", file=sys.stderr)
         try:
-            for fut in _as_completed(futs):
+            for fut in as_completed(futs):
                 o = fut.result()
                 done += 1
                 bar.update(1)
@@ -1148,15 +1158,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unminimised failing programs: {work / 'failures'}", file=sys.stderr)
         for c, n in sorted(cats.items()):
             print(f"  {c}: {n}", file=sys.stderr)
-    else:
-        shutil.rmtree(work, ignore_errors=True) if args.work is None else None
+    elif args.work is None:
+        shutil.rmtree(work, ignore_errors=True)
     print(f"{done} programs, {len(failures)} mismatches ({time.monotonic() - t0:.0f} s)")
     return 1 if failures else 0
-
-
-def _as_completed(futs):
-    from concurrent.futures import as_completed
-    return as_completed(futs)
 
 
 if __name__ == "__main__":

@@ -126,30 +126,30 @@ def _local_decl(decl: c_ast.Decl) -> str:
 def outlined_interface(region: Region) -> tuple[list[str], list[str], list[str], list[str]]:
     """(parameters, call arguments, copy-in lines, write-back lines) for a region's locals."""
     d = region.directive
-    private = set(d.names_in("private"))
     lastp = set(d.names_in("lastprivate"))
+    # loop variables are private to the loop too (their value before it is never read)
+    private = (set(d.names_in("private")) | {x.var for x in region.loops}) - lastp
     reds = {a for c in d.clause("reduction") for a in c.args}
     params, args, copies, writebacks = [], [], [], []
     for v in region.locals_used:
         decl = v.decl
+        scalar = v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like
         if v.name in private:
             # passed although unused, so the variable stays used in the caller
             params.append(_pointer_param(decl, f"ompcl_p_{v.name}"))
             args.append(f"&{v.name}")
-            copies.append(_local_decl(decl))
-        elif v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like:
+            copies += [f"(void)ompcl_p_{v.name};", _local_decl(decl)]
+        elif scalar and (v.name in lastp or v.name in reds):
+            # the loop's result flows back through the caller's variable
             params.append(_pointer_param(decl, f"ompcl_p_{v.name}"))
             args.append(f"&{v.name}")
-            if v.name in lastp:
-                copies.append(_local_decl(decl))
-            else:
-                copies.append(_local_decl(decl)[:-1] + f" = *ompcl_p_{v.name};")
-            if v.name in lastp or v.name in reds:
-                writebacks.append(f"*ompcl_p_{v.name} = {v.name};")
+            init = "" if v.name in lastp else f" = *ompcl_p_{v.name}"
+            copies.append(_local_decl(decl)[:-1] + init + ";")
+            writebacks.append(f"*ompcl_p_{v.name} = {v.name};")
         elif isinstance(decl.type, c_ast.ArrayDecl):
             params.append(_array_param(decl, v.name))
             args.append(v.name)
-        else:
+        else:  # read-only scalars and pointers: by value, under their own names
             params.append(_same_param(decl, v.name))
             args.append(v.name)
     return params, args, copies, writebacks

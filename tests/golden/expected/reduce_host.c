@@ -85,12 +85,12 @@ static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/redu
 static double weight(double x, int k) { return exp(-x * k) + 1.0; }
 
 /* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) -- offloaded by ompcl (kernel ompcl_k0) */
-static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, double *ompcl_p_m, int *ompcl_p_n, double *ompcl_p_s)
+static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, double *ompcl_p_m, int n, double *ompcl_p_s)
 {
-  int i = *ompcl_p_i;
+  (void)ompcl_p_i;
+  int i;
   int li;
   double m = *ompcl_p_m;
-  int n = *ompcl_p_n;
   double s = *ompcl_p_s;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
@@ -151,7 +151,7 @@ double norm(int n, const double *a, int *last)
 {
     int i, li = -1;
     double s = 0.0, m = 0.0;
-    ompcl_region_0(a, &i, &li, &m, &n, &s);
+    ompcl_region_0(a, &i, &li, &m, n, &s);
 
 
 

@@ -45,11 +45,10 @@ static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxp
 #include <stdlib.h>
 
 /* tests/golden/saxpy.c:6:1: omp parallel for -- offloaded by ompcl (kernel ompcl_k0) */
-static void ompcl_region_0(float *ompcl_p_a, int *ompcl_p_i, int *ompcl_p_n, const float *x, float * restrict y)
+static void ompcl_region_0(float a, int *ompcl_p_i, int n, const float *x, float * restrict y)
 {
-  float a = *ompcl_p_a;
-  int i = *ompcl_p_i;
-  int n = *ompcl_p_n;
+  (void)ompcl_p_i;
+  int i;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
   const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
@@ -84,7 +83,7 @@ static void ompcl_region_0(float *ompcl_p_a, int *ompcl_p_i, int *ompcl_p_n, con
 void saxpy(int n, float a, const float *x, float *restrict y)
 {
     int i;
-    ompcl_region_0(&a, &i, &n, x, y);
+    ompcl_region_0(a, &i, n, x, y);
 
 
 }

@@ -50,11 +50,12 @@ static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/sten
 double u[N][N], v[N][N];
 
 /* tests/golden/stencil.c:7:1: omp parallel for collapse(2) -- offloaded by ompcl (kernel ompcl_k0) */
-static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double *ompcl_p_w)
+static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double w)
 {
-  int i = *ompcl_p_i;
-  int j = *ompcl_p_j;
-  double w = *ompcl_p_w;
+  (void)ompcl_p_i;
+  int i;
+  (void)ompcl_p_j;
+  int j;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
   const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
@@ -96,7 +97,7 @@ static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double *ompcl_p_w)
 void sweep(double w)
 {
     int i, j;
-    ompcl_region_0(&i, &j, &w);
+    ompcl_region_0(&i, &j, w);
 
 
 
