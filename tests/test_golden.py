@@ -61,9 +61,11 @@ def test_emitted_code_is_valid(src, tmp_path):
     t = translate(str(src))
     host = tmp_path / "host.c"
     host.write_text(t.host_source)
-    res = subprocess.run(["gcc", "-std=gnu99", "-fsyntax-only", "-Wall", "-Werror=implicit",
-                          "-fopenmp", f"-I{RUNTIME}", str(host)], capture_output=True, text=True)
+    res = subprocess.run(["gcc", "-std=gnu99", "-O2", "-Wall", "-Wextra", "-Werror=implicit",
+                          "-fopenmp", f"-I{RUNTIME}", "-c", str(host), "-o", str(tmp_path / "h.o")],
+                         capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+    assert "ompcl" not in res.stderr, f"warnings in generated code:\n{res.stderr}"
     if t.offloaded:
         ast = c_parser.CParser().parse(kernel_as_c(t.kernel_source), "kernel.cl")
         kernels = [e.decl.name for e in ast.ext if hasattr(e, "decl")
