@@ -195,9 +195,10 @@ class _Scanner:
         if n.op == "sizeof":
             if isinstance(n.expr, c_ast.Typename):
                 return
-            names = [s.name for s in walk(n.expr) if isinstance(s, c_ast.ID)]
-            if any(nm not in self.locals for nm in names):
-                return self.problem(n, f"'sizeof' of shared data '{c_text(n.expr)}'")
+            # only the operand's type matters, and element types are the same on the
+            # device; a whole shared array is a pointer there, so its size would differ
+            if isinstance(n.expr, c_ast.ID) and n.expr.name not in self.locals:
+                return self.problem(n, f"'sizeof' of shared array '{c_text(n.expr)}'")
             return
         self.expr(n.expr)
 

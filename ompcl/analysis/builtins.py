@@ -15,7 +15,11 @@ for _f in _DOUBLE_1 + _DOUBLE_2:
     MATH[_f + "f"] = (_f, "float")
 MATH.update({"fma": ("fma", "double"), "fmaf": ("fma", "float"), "ldexp": ("ldexp", None),
              "abs": ("abs", None), "labs": ("abs", None), "llabs": ("abs", None),
-             "exp10": ("exp10", "double"), "rsqrt": ("rsqrt", "double")})
+             "exp10": ("exp10", "double"), "rsqrt": ("rsqrt", "double"),
+             # what glibc's isnan/isfinite macros expand to without GNU C
+             "__isnan": ("isnan", "double"), "__isnanf": ("isnan", "float"),
+             "__finite": ("isfinite", "double"), "__finitef": ("isfinite", "float"),
+             "__isnanl": ("isnan", "double"), "__finitel": ("isfinite", "double")})
 
 #: calls that make a loop stay on the host, with the reason shown to the user
 HOST_ONLY_PREFIXES = ("omp_", "printf", "fprintf", "sprintf", "snprintf", "puts", "putchar",

@@ -124,6 +124,7 @@ class _RegionBuilder:
         for loc, msg in info.problems:
             self.fail(f"{msg} (line {loc.line})")
         self.check_bounds(loops, info)
+        self.check_local_types(info)
         funcs = self.functions(info)
         arrays, scalars, privates, lastp, reds = self.sharing(loops, info)
         locals_used = self.outlined_locals()
@@ -185,6 +186,15 @@ class _RegionBuilder:
                         if not (isinstance(sub, c_ast.FuncCall) and is_math(c_text(sub.name))):
                             self.fail(f"bound '{c_text(e)}' of loop '{d.var}' reads memory "
                                       "or calls a function")
+
+    def check_local_types(self, info: BodyInfo) -> None:
+        """Variables declared in the body must have types the device knows, fixed sizes."""
+        for decl in info.local_decls:
+            ct = self.env.ctype(decl.type)
+            if ct is None or ct.pointer:
+                self.fail(f"declares '{decl.name}' of a type ompcl cannot use on the device")
+            elif not all(self.env_const(x) for x in ct.dims):
+                self.fail(f"declares variable-length array '{decl.name}'")
 
     # -- functions -----------------------------------------------------
     def functions(self, info: BodyInfo) -> list[str]:

@@ -9,6 +9,8 @@ import re
 
 from pycparser import c_ast
 
+from ..analysis.builtins import MATH
+
 _VECTOR = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|float|double|half|bool)"
                      r"(2|3|4|8|16)$")
 RESERVED = {
@@ -37,6 +39,14 @@ class _Renamer(c_ast.NodeVisitor):
 
     def visit_ID(self, node: c_ast.ID) -> None:
         node.name = device_name(node.name, self.functions)
+
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
+        name = getattr(node.name, "name", None)
+        if name in MATH:  # library calls keep their C names; the printer maps them
+            if node.args is not None:
+                self.visit(node.args)
+            return
+        self.generic_visit(node)
 
     def visit_TypeDecl(self, node: c_ast.TypeDecl) -> None:
         if node.declname:

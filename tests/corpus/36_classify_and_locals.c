@@ -1,0 +1,15 @@
+/* ompcl-expect: device=1 host=2 */
+/* isnan/isfinite (glibc macros over __isnan & co.) and sizeof of an element on the device;
+   loop bodies declaring a struct or a variable-length array stay on the host. */
+#include <math.h>
+#include <stdio.h>
+typedef struct { double x, y; } pt;
+double a[100];
+int main(int argc, char **argv) { int i, n = argc + 9;
+#pragma omp parallel for
+for (i = 0; i < 100; i++) { pt p; p.x = i; a[i] = p.x; }
+#pragma omp parallel for
+for (i = 0; i < 100; i++) { double t[n]; t[0] = i; a[i] += t[0]; }
+#pragma omp parallel for
+for (i = 0; i < 100; i++) { a[i] = isnan(a[i]) ? 0 : a[i] + isfinite(a[i]); }
+printf("%f\n", a[7]); return 0; }
