@@ -104,17 +104,6 @@ class TypeEnv:
             return ct.base if ct is not None and ct.is_scalar else None
         return normalise(names)
 
-    def is_constant(self, node: c_ast.Node | None) -> bool:
-        """True when an expression uses only literals, enumerators and sizeof."""
-        if node is None:
-            return False
-        for sub in _walk(node):
-            if isinstance(sub, c_ast.ID) and sub.name not in self.enumerators:
-                return False
-            if isinstance(sub, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.StructRef)):
-                return False
-        return True
-
 
 def _walk(node: c_ast.Node):
     yield node

@@ -9,7 +9,6 @@ from pycparser import c_ast
 
 from .affine import affine
 from .builtins import is_math
-from .ctypes_ import walk
 
 UNKNOWN_TRIP = 16
 _COMPUTE_OPS = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==",
@@ -41,8 +40,6 @@ def _weighted(node: c_ast.Node, weight: int, counts: dict[str, float], arrays: s
         counts["comp"] += weight * (8 if is_math(getattr(node.name, "name", "")) else 1)
     if isinstance(node, (c_ast.If, c_ast.TernaryOp, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
         counts["branches"] += weight
-    if isinstance(node, c_ast.ArrayRef) and not isinstance(node.name, c_ast.ArrayRef):
-        pass
     if isinstance(node, c_ast.ArrayRef):
         base, subs = node, []
         while isinstance(base, c_ast.ArrayRef):
@@ -74,6 +71,3 @@ def static_features(loops, info, arrays) -> tuple[tuple[str, float], ...]:
     counts["dims"] = float(len(loops))
     return tuple(sorted(counts.items()))
 
-
-def element_accesses(node: c_ast.Node) -> int:
-    return sum(1 for n in walk(node) if isinstance(n, c_ast.ArrayRef))

@@ -4,7 +4,6 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ..ir import LoopDim
-from .ctypes_ import c_text
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -105,12 +104,3 @@ def loop_nest(loop: c_ast.For, depth: int) -> list[c_ast.For]:
             raise NotCanonical(f"collapse({depth}) needs {depth} perfectly nested loops")
         nest.append(body)
     return nest
-
-
-def trip_count_c(d: LoopDim, lb: str, step: str) -> str:
-    """C expression (long) for the iteration count, given host names for lb and step."""
-    ub = f"(long)({c_text(d.ub)})"
-    return f"ompcl_trip({lb}, {ub}, {step}, {_OPS[d.op]})"
-
-
-_OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3}
