@@ -8,10 +8,9 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from conftest import ROOT, need_gcc
 
 from ompcl.bench import fuzz
-
-from conftest import ROOT, need_gcc
 
 SEEDS = (3, 17, 42, 101, 256, 777)
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
@@ -52,7 +51,7 @@ def test_minimiser_candidates_compile(tmp_path):
         src = tmp_path / f"c{n}.c"
         src.write_text(fuzz.recount("\n".join(cand)))
         p = subprocess.run(["gcc", "-std=gnu99", "-fopenmp", "-fsyntax-only", str(src)],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, check=False)
         assert p.returncode == 0, p.stderr
 
 
@@ -72,6 +71,7 @@ def test_fuzz_program(seed, camp, opencl_available):
     _check(text, camp, opencl_available, f"seed {seed}")
 
 
-@pytest.mark.parametrize("src", REGRESSIONS, ids=lambda p: p.stem)
+@pytest.mark.skipif(not REGRESSIONS, reason="no saved fuzz failures (tests/fuzz_regressions/)")
+@pytest.mark.parametrize("src", REGRESSIONS or [None], ids=lambda p: p.stem if p else "none")
 def test_fuzz_regression(src, camp, opencl_available):
     _check(src.read_text(), camp, opencl_available, src.name)

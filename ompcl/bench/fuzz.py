@@ -186,8 +186,8 @@ class Gen:
                 "return 0.5 * x + 0.25 * sin(y);",
                 "return 0.375 * x / (1.0 + fabs(y)) + 0.125;",
                 "return 0.5 * sqrt(fabs(x) + 1.0) - 0.25 * y;",
-                "double z = x * 0.5;\n    if (y > 0.0)\n        z = z + 0.25 * exp(-fabs(y));\n"
-                "    return z;",
+                ("double z = x * 0.5;\n    if (y > 0.0)\n        z = z + 0.25 * exp(-fabs(y));\n"
+                 "    return z;"),
                 "return 0.25 * fmax(x, y) + 0.5 * cos(x);"))
             self.funcs.append(f"static double {name}(double x, double y)\n{{\n    {body}\n}}\n")
             self.dfuncs.append(name)
@@ -195,8 +195,8 @@ class Gen:
             name = f"fi{k}"
             body = r.choice((
                 "return (a * 3 + b) % 1009;",
-                "int s = 0, q;\n    for (q = 0; q < 3; q++)\n        s += (a + q) % 7;\n"
-                "    return (s + b) % 1009;",
+                ("int s = 0, q;\n    for (q = 0; q < 3; q++)\n        s += (a + q) % 7;\n"
+                 "    return (s + b) % 1009;"),
                 "return a > b ? (a - b) % 1009 : (b - a) % 1009;",
                 "return ((a & 255) ^ (b & 1023)) - 300;"))
             self.funcs.append(f"static int {name}(int a, int b)\n{{\n    {body}\n}}\n")
@@ -276,7 +276,8 @@ class Gen:
         if ctype == "int":
             return f"({self.iexpr(c)}) % 1009"
         if ctype == "long":
-            lt = self.r.choice(c.lread) if c.lread and self.r.random() < 0.6 else f"(long){_paren(self.iterm(c))}"
+            lt = (self.r.choice(c.lread) if c.lread and self.r.random() < 0.6
+                  else f"(long){_paren(self.iterm(c))}")
             return f"({lt} * {self.r.randint(1, 9)} + {_paren(self.iexpr(c))}) % 100003"
         if ctype == "unsigned char":
             return f"(unsigned char)({self.iexpr(c)})"
@@ -285,7 +286,8 @@ class Gen:
         if ctype == "signed char":
             return f"(signed char)(({self.iexpr(c)}) % 100)"
         if ctype == "unsigned int":
-            return f"(unsigned int)({self.iexpr(c)}) * {self.r.choice(('2654435761u', '40503u', '3u'))}"
+            e = self.iexpr(c)
+            return f"(unsigned int)({e}) * {self.r.choice(('2654435761u', '40503u', '3u'))}"
         if ctype == "float" and self.r.random() < 0.5:
             return f"(float)({self.dexpr(c)})"
         return self.dexpr(c)
@@ -327,12 +329,14 @@ class Gen:
             start = f"{init} = {self.bound(s, lp.dim, lo)}"
             cond = r.choice((f"{v} < {self.bound(s, lp.dim, hi)}",
                              f"{v} <= {self.bound(s, lp.dim, hi - 1)}"))
-            inc = r.choice((f"{v}++", f"++{v}", f"{v} += 1")) if lp.step == 1 else f"{v} += {lp.step}"
+            inc = (r.choice((f"{v}++", f"++{v}", f"{v} += 1")) if lp.step == 1
+                   else f"{v} += {lp.step}")
         else:
             start = f"{init} = {self.bound(s, lp.dim, hi - 1)}"
             cond = r.choice((f"{v} >= {self.bound(s, lp.dim, lo)}",
                              f"{v} > {self.bound(s, lp.dim, lo - 1)}"))
-            inc = r.choice((f"{v}--", f"--{v}", f"{v} -= 1")) if lp.step == 1 else f"{v} -= {lp.step}"
+            inc = (r.choice((f"{v}--", f"--{v}", f"{v} -= 1")) if lp.step == 1
+                   else f"{v} -= {lp.step}")
         return f"for ({start}; {cond}; {inc})"
 
     def read_sub(self, s: int, lp: Loop) -> str:
@@ -434,7 +438,8 @@ class Gen:
         for a in targets:
             subs = []
             for lp in loops:
-                subs.append(lp.sub(r.randint(-lp.lo, shape[lp.dim] - lp.hi) if r.random() < 0.3 else 0))
+                o = r.randint(-lp.lo, shape[lp.dim] - lp.hi) if r.random() < 0.3 else 0
+                subs.append(lp.sub(o))
             written[a.name] = subs
         c = self.region_ctx(s, loops, written)
         collapse = 1
@@ -465,14 +470,16 @@ class Gen:
                 self.add_read(cq, v, v.at(["q"]))
                 body.append("double iq = 0.0;")
                 body.append(f"for (int q = 0; q < {v.shape[0]}; q++)")
-                term = self.dterm(cq) if (cq.dread or r.random() < 0.5) else f"0.001 * {_paren(cq.iread[0])}"
+                term = (self.dterm(cq) if (cq.dread or r.random() < 0.5)
+                        else f"0.001 * {_paren(cq.iread[0])}")
                 body.append(f"    iq += fabs({term});")
                 c.dread.append(f"iq / {v.shape[0]}.0")
         for a in targets:
             ref = a.at(written[a.name])
             if r.random() < 0.2:
                 cond = (f"{r.choice(c.ivars)} % {r.randint(2, 4)} == {r.randint(0, 1)}"
-                        if c.ivars and r.random() < 0.6 else f"{self.iterm(c)} > {r.randint(-5, 300)}")
+                        if c.ivars and r.random() < 0.6
+                        else f"{self.iterm(c)} > {r.randint(-5, 300)}")
                 body.append(f"if ({cond})\n    {ref} = {self.store(a.ctype, c)};\n"
                             f"else\n    {ref} = {self.store(a.ctype, c)};")
             else:
@@ -526,8 +533,10 @@ class Gen:
                 stmt = {"+": r.choice((f"{v} += fabs({e});", f"{v} += ({e}) * ({e});",
                                        f"{v} = {v} + 1.0 + 0.5 * sin({e});")),
                         "*": f"{v} *= 1.0 + 1e-6 * ({e});",
-                        "max": r.choice((f"{v} = fmax({v}, {e});", f"{v} = {v} > {_paren(e)} ? {v} : {_paren(e)};")),
-                        "min": r.choice((f"{v} = fmin({v}, {e});", f"if ({e} < {v})\n    {v} = {e};"))}[op]
+                        "max": r.choice((f"{v} = fmax({v}, {e});",
+                                         f"{v} = {v} > {_paren(e)} ? {v} : {_paren(e)};")),
+                        "min": r.choice((f"{v} = fmin({v}, {e});",
+                                         f"if ({e} < {v})\n    {v} = {e};"))}[op]
                 after.append(f'printf("{v} %.9e\\n", {v});')
             else:
                 e = self.iterm(c)
@@ -538,12 +547,15 @@ class Gen:
                         "i&&": f"{v} = {v} && ({_paren(e)} % 7 != 3);",
                         "i||": f"{v} = {v} || ({_paren(e)} == {r.randint(0, 40)});",
                         "u&": f"{v} &= (unsigned int)({e}) | 0xfff0ffffu;",
-                        "imax": r.choice((f"if ({e} > {v})\n    {v} = {e};", f"{v} = {e} > {v} ? {e} : {v};")),
-                        "imin": r.choice((f"if ({e} < {v})\n    {v} = {e};", f"{v} = {v} < {e} ? {v} : {e};")),
+                        "imax": r.choice((f"if ({e} > {v})\n    {v} = {e};",
+                                          f"{v} = {e} > {v} ? {e} : {v};")),
+                        "imin": r.choice((f"if ({e} < {v})\n    {v} = {e};",
+                                          f"{v} = {v} < {e} ? {v} : {e};")),
                         "u*": f"{v} *= (unsigned long)({e}) * 2UL + 1UL;",
                         "u^": f"{v} ^= (unsigned int)({e}) * 2654435761u;",
                         "u|": f"{v} |= 1u << ((unsigned int)({e}) & 31u);"}[kind]
-                fmt = {"long": "%ld", "int": "%d", "unsigned long": "%lu", "unsigned int": "%u"}[ctype]
+                fmt = {"long": "%ld", "int": "%d", "unsigned long": "%lu",
+                       "unsigned int": "%u"}[ctype]
                 after.append(f'printf("{v} {fmt}\\n", {v});')
             body.extend(stmt.split("\n"))
 
@@ -565,7 +577,8 @@ class Gen:
         else:
             pre = "long acc = 0;"
             inner = f"acc += {self.iexpr(c)};"
-            post = f"{vec.at(['i'])} = {'(unsigned char)' if vec.ctype == 'unsigned char' else ''}(acc % {1009 if vec.ctype != 'long' else 100003});"
+            cast = "(unsigned char)" if vec.ctype == "unsigned char" else ""
+            post = f"{vec.at(['i'])} = {cast}(acc % {1009 if vec.ctype != 'long' else 100003});"
         self.n_device += 1
         wrap = r.random() < 0.1
         i0 = ind + "    " if wrap else ind
@@ -589,7 +602,8 @@ class Gen:
         self.n_host += 1
         lines = [f"{ind}{self.header(s, lp, False)} {{", f"{ind}    int hv = {self.iexpr(c)};"]
         if r.random() < 0.5:
-            lines += ["#pragma omp critical", f"{ind}    {{", f"{ind}        {hc} += hv % 7;", f"{ind}    }}"]
+            lines += ["#pragma omp critical", f"{ind}    {{", f"{ind}        {hc} += hv % 7;",
+                      f"{ind}    }}"]
         else:
             lines += ["#pragma omp atomic", f"{ind}    {hc} += hv % 7;"]
         lines.append(f"{ind}}}")
@@ -602,17 +616,20 @@ class Gen:
         nest = []
         for d, lp in enumerate(loops):
             last = d == len(loops) - 1
-            nest.append(depth + self.header(s, lp, decl_inner and d >= collapse) + (" {" if last else ""))
+            head = self.header(s, lp, decl_inner and d >= collapse)
+            nest.append(depth + head + (" {" if last else ""))
             depth += "    "
         nest += [depth + x for b in body for x in b.split("\n")] + [depth[:-4] + "}"]
-        return [ind + b for b in before] + self.pragma(clauses, nest, ind, wrap) + [ind + a for a in after]
+        return ([ind + b for b in before] + self.pragma(clauses, nest, ind, wrap) +
+                [ind + a for a in after])
 
     def pragma(self, clauses: list[str], nest: list[str], ind: str, wrap: bool) -> list[str]:
         r, text = self.r, "\n".join(nest)
         clauses = list(clauses)
         for v in self.fp_d + self.fp_i:
             if re.search(rf"\b{v}\b", text) and r.random() < 0.5:
-                clauses.append(r.choice((f"firstprivate({v})", f"firstprivate({v})", f"shared({v})")))
+                clauses.append(r.choice((f"firstprivate({v})", f"firstprivate({v})",
+                                         f"shared({v})")))
         if r.random() < 0.15:
             clauses.append(r.choice(("schedule(static)", "schedule(static, 7)", "schedule(dynamic)",
                                      "schedule(dynamic, 3)", "schedule(guided)", "num_threads(2)")))
@@ -691,7 +708,8 @@ class Gen:
                 out.append("    " * (d + 1) + f"for ({h} = 0; {h} < {sz}; {h}++)")
             deep = "    " * (len(hs) + 1)
             if fl:
-                out.append(deep + f"cd += fabs((double){a.at(hs)}) * (1.0 + 0.125 * (({' + '.join(hs)}) % 8));")
+                weight = f"(1.0 + 0.125 * (({' + '.join(hs)}) % 8))"
+                out.append(deep + f"cd += fabs((double){a.at(hs)}) * {weight};")
                 out.append(f'    printf("{a.name} %.9e\\n", cd);')
             else:
                 out.append(deep + f"cu = cu * 1000003UL + (unsigned long)(long){a.at(hs)};")
@@ -736,7 +754,8 @@ class Gen:
                 loc.append(f"    static {a.ctype} {a.name}{dims};")
             elif a.storage == "rowptr":
                 rows = "".join(f"[{n}]" for n in a.shape[1:])
-                heap.append(f"    {a.ctype} (*{a.name}){rows} = malloc((size_t){a.shape[0]} * sizeof *{a.name});")
+                heap.append(f"    {a.ctype} (*{a.name}){rows} = "
+                            f"malloc((size_t){a.shape[0]} * sizeof *{a.name});")
                 frees.append(f"    free({a.name});")
             else:
                 alloc = r.choice(("malloc", "calloc"))
@@ -750,8 +769,8 @@ class Gen:
                  f"/* generated by ompcl.bench.fuzz, seed {self.seed} */",
                  "#include <stdio.h>", "#include <stdlib.h>", "#include <math.h>", ""]
         lines += glob + [""] + self.funcs
-        lines += ["int main(void)", "{", "    int i, j, k, t, h0, h1, h2;", "    double cd, hs = 0.0;",
-                  "    unsigned long cu;", "    long hl = 0;"]
+        lines += ["int main(void)", "{", "    int i, j, k, t, h0, h1, h2;",
+                  "    double cd, hs = 0.0;", "    unsigned long cu;", "    long hl = 0;"]
         lines += self.scalars + loc + heap
         lines += ["    (void)i; (void)j; (void)k; (void)t; (void)h1; (void)h2;"]
         lines += self.init_lines() + ["    " + BODY_MARK] + body + ["    " + END_MARK]
@@ -828,7 +847,8 @@ def run_env(camp: Campaign, **extra: str) -> dict[str, str]:
 def execute(exe: Path, env: dict[str, str]) -> tuple[int | None, str, str]:
     """Run exe; rc None on timeout."""
     try:
-        p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=RUN_TIMEOUT, env=env)
+        p = subprocess.run([str(exe)], capture_output=True, text=True, timeout=RUN_TIMEOUT,
+                           env=env, check=False)
     except subprocess.TimeoutExpired:
         return None, "", ""
     return p.returncode, p.stdout, p.stderr
@@ -859,7 +879,7 @@ def compare(expected: str, actual: str, rtol: float) -> str | None:
 
 def _gcc(args: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(["gcc", "-std=gnu99", "-O2", "-fopenmp", *args], capture_output=True,
-                          text=True)
+                          text=True, check=False)
 
 
 def reference(src: Path, d: Path, camp: Campaign) -> tuple[Failure | None, str]:
@@ -920,7 +940,8 @@ def run_mode(exe: Path, d: Path, camp: Campaign, mode: str, ref: str, rtol: floa
     regions = st.get("regions", [])
     on_dev = [r for r in regions if r["device_runs"] > 0]
     if mode == "openmp" and on_dev:
-        return Failure("placement:openmp", f"ran on the device under OMPCL_DEVICE=openmp: {on_dev}"), 0
+        return Failure("placement:openmp",
+                       f"ran on the device under OMPCL_DEVICE=openmp: {on_dev}"), 0
     if mode == "opencl":
         if not st["device"]["available"]:
             return Failure("no-device", "OpenCL device not available"), 0
@@ -1094,7 +1115,8 @@ def _minimise_job(args: tuple[Outcome, Campaign, Path]) -> Path:
 def probe_device(camp: Campaign) -> bool:
     """Whether the runtime finds an OpenCL device (one tiny translated program)."""
     text = ("/* ompcl-expect: device=1 host=0 */\n#include <stdio.h>\nint a[100];\n"
-            "int main(void)\n{\n    int i;\n#pragma omp parallel for\n    for (i = 0; i < 100; i++)\n"
+            "int main(void)\n{\n    int i;\n#pragma omp parallel for\n"
+            "    for (i = 0; i < 100; i++)\n"
             "        a[i] = i;\n    printf(\"%d\\n\", a[99]);\n    return 0;\n}\n")
     fail, ran = check(text, camp, ("opencl",))
     return fail is None and ran == 1
