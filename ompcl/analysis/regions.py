@@ -118,7 +118,7 @@ class _RegionBuilder:
         loops = self.loops()
         if loops is None:
             return Region(self.rid, self.cand.bound, reasons=tuple(self.reasons), directive=self.d)
-        pvars = {d.var for d in loops}
+        pvars = {dim.var for dim in loops}
         body = loops[-1].loop.stmt
         info = scan_body(body, pvars)
         for loc, msg in info.problems:
@@ -274,7 +274,7 @@ class _RegionBuilder:
     # -- data sharing --------------------------------------------------
     def sharing(self, loops, info: BodyInfo):
         d = self.d
-        pvars = {d.var for d in loops}
+        pvars = {dim.var for dim in loops}
         private = set(d.names_in("private"))
         firstp = set(d.names_in("firstprivate"))
         lastp = set(d.names_in("lastprivate"))
@@ -286,7 +286,7 @@ class _RegionBuilder:
         names -= self.env.enumerators
         names -= {c for c, _ in info.calls if c not in self.scope}
         arrays, scalars, privates, lastps, reductions = [], [], [], [], []
-        index_vars = pvars | {d.var for d in self.inner_dims(info)}
+        index_vars = pvars | {dim.var for dim in self.inner_dims(info)}
         for name in sorted(names):
             v = self.scope.get(name)
             if v is None:
