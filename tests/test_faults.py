@@ -20,17 +20,15 @@ def built(tmp_path_factory):
     return d, run(ref).stdout, exe
 
 
-@pytest.mark.parametrize("fault,max_warnings", [("platform", 1), ("build", 1), ("alloc", 3),
-                                                ("launch", 3)])
-def test_fault_falls_back_to_openmp(built, fault, max_warnings, opencl_available):
+@pytest.mark.parametrize("fault", ["platform", "build", "alloc", "launch"])
+def test_fault_falls_back_to_openmp(built, fault, opencl_available):
     d, expected, exe = built
     stats = d / f"{fault}.json"
     out = run(exe, OMPCL_DEVICE="opencl", OMPCL_FAULT=fault, OMPCL_STATS=str(stats))
     assert out.returncode == 0, out.stderr
     compare_outputs(expected, out.stdout, 1e-9)
     warnings = [l for l in out.stderr.splitlines() if l.startswith("ompcl: warning:")]
-    assert 1 <= len(warnings) <= max_warnings, out.stderr
-    assert len(set(warnings)) == len(warnings), "a warning was repeated"
+    assert len(warnings) == 1, out.stderr  # warned once, although every region fell back
     regions = load_stats(stats)["regions"]
     assert regions and all(r["device_runs"] == 0 and r["host_runs"] == r["entries"] for r in regions)
     if opencl_available and fault in ("build", "alloc", "launch"):

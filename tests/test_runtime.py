@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import subprocess
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -162,11 +161,8 @@ def test_fault_falls_back_to_host(fault, run, request):
         region = r.regions[line]
         assert region["device_runs"] == 0 and region["host_runs"] == 2
         assert region["fallback"], region
-    if fault in ("platform", "build"):  # one warning for the process / the program
-        assert len(r.warnings) == 1, r.stderr
-    else:  # one warning per region, however often it runs
-        per_region = Counter(w.split(":")[3] for w in r.warnings)
-        assert per_region == Counter(str(line) for line in DEVICE_LINES), r.stderr
+    # one warning for the process, however many regions fail and however often
+    assert len(r.warnings) == 1, r.stderr
 
 
 def test_build_failure_warns_once_with_log_and_source(device_run, run, tmp_path, base_env):

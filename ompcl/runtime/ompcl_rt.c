@@ -73,6 +73,8 @@ static struct {
   size_t max_wg, max_items[3];
   int zero_copy;        /* device shares host memory: buffers use the host pointer */
   int warned_no_device;
+  const char *warned[16]; /* failure reasons already reported */
+  int nwarned;
   ompcl_region *regions, **regions_tail;
   mapping *maps;
   cl_mem dummy;         /* bound to array parameters whose range is empty */
@@ -486,11 +488,18 @@ static int ensure_program(ompcl_program *prog) {
   return 1;
 }
 
-/* First failure of a region: warn once; the reason stays in the statistics. */
+/* A region's device attempt failed: warn once per kind of failure in the process (the first
+ * region that meets it is named); every region's reason stays in the statistics. */
 static void region_fail(ompcl_region *r, const char *reason, cl_int err) {
-  if (!r->fallback)
-    fprintf(stderr, "ompcl: warning: %s:%d: %s (CL error %d); running this loop with OpenMP\n",
-            r->file, r->line, reason, (int)err);
+  int k;
+  for (k = 0; k < rt.nwarned && strcmp(rt.warned[k], reason); k++) {
+  }
+  if (k == rt.nwarned && rt.nwarned < (int)(sizeof rt.warned / sizeof rt.warned[0])) {
+    rt.warned[rt.nwarned++] = reason;
+    fprintf(stderr, "ompcl: warning: %s:%d: %s (CL error %d); running this loop with OpenMP "
+            "(later failures of this kind: see OMPCL_STATS)\n", r->file, r->line, reason,
+            (int)err);
+  }
   r->fallback = reason;
 }
 
