@@ -136,6 +136,19 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
     _run(debug, work)
 
 
+@main.command("cc", context_settings={"ignore_unknown_options": True,
+                                      "allow_interspersed_args": False})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+def cc_cmd(args, debug):
+    """A drop-in C compiler: translate each .c operand, then run $OMPCL_CC (gcc).
+
+    Use in builds as CC="ompcl cc"; all other arguments go to the compiler unchanged.
+    """
+    from .ccwrap import run_cc
+    sys.exit(_run(debug, lambda: run_cc(list(args))))
+
+
 @main.group("bench")
 def bench_group() -> None:
     """Benchmarks: translation speed, and the NAS Parallel Benchmarks."""
