@@ -7,8 +7,8 @@ those, with the runtime's header on the include path and, when linking, the runt
 from __future__ import annotations
 
 import os
-import sys
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 

@@ -41,7 +41,7 @@ def _run(debug: bool, fn):
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as e:  # noqa: BLE001 - never a traceback without --debug
+    except Exception as e:
         if debug:
             raise
         click.echo(f"ompcl: internal error: {type(e).__name__}: {e} (rerun with --debug)", err=True)
