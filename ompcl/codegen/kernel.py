@@ -2,7 +2,9 @@
 
 Each region becomes ``__kernel void ompcl_k<id>``: the (collapsed) parallel loops form the
 ND-range (innermost loop on dimension 0, so consecutive work-items touch consecutive
-elements), ragged sizes are guarded, reductions combine in local memory per work-group.
+elements); each work-item walks its iterations with a grid stride (ragged sizes need no
+guard, and the runtime may launch fewer work-groups than iterations), and reductions
+combine in local memory per work-group.
 """
 from __future__ import annotations
 
@@ -115,7 +117,6 @@ def kernel_spec(region: Region, env: TypeEnv, functions: set[str]) -> dict:
         "prologue": prologue,
         "reductions": reds,
         "dims": dims,
-        "guard": " && ".join(f"ompcl_g{k} < ompcl_n{k}" for k in range(n)),
         "last_guard": " && ".join(f"ompcl_g{k} == ompcl_n{k} - 1" for k in range(n)),
         "lastprivates": lps,
         "privates": privates,

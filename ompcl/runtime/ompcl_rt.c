@@ -72,6 +72,7 @@ static struct {
   char platform_name[256], device_name[256], device_version[256], driver_version[256];
   size_t max_wg, max_items[3];
   int zero_copy;        /* device shares host memory: buffers use the host pointer */
+  size_t max_groups;    /* work-groups per launch at most (kernels use grid strides) */
   int warned_no_device;
   const char *warned[16]; /* failure reasons already reported */
   int nwarned;
@@ -320,6 +321,18 @@ static int use_zero_copy(void) {
   return unified == CL_TRUE;
 }
 
+/* Work-groups per launch: a few per compute unit on a CPU device, many on a GPU;
+ * OMPCL_MAX_GROUPS overrides. */
+static size_t group_cap(void) {
+  cl_uint units = 1;
+  cl_device_type type = CL_DEVICE_TYPE_GPU;
+  const char *env = getenv("OMPCL_MAX_GROUPS");
+  if (env && atol(env) > 0) return (size_t)atol(env);
+  rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, 0);
+  rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_TYPE, sizeof type, &type, 0);
+  return (size_t)OMPCL_MAX(units, 1u) * ((type & CL_DEVICE_TYPE_CPU) ? 8 : 1024);
+}
+
 static void describe_device(cl_platform_id p) {
   platform_string(p, CL_PLATFORM_NAME, rt.platform_name, sizeof rt.platform_name);
   device_string(CL_DEVICE_NAME, rt.device_name, sizeof rt.device_name);
@@ -331,6 +344,7 @@ static void describe_device(cl_platform_id p) {
   rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof rt.max_items,
                       rt.max_items, 0);
   rt.zero_copy = use_zero_copy();
+  rt.max_groups = group_cap();
 }
 
 /* Find and open the device once per process; 1 when a device is ready. */
@@ -779,6 +793,23 @@ void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group) {
 }
 
 /* Work-group sizes: powers of two, innermost loop first, product <= 128 and device limits. */
+/* Kernels loop over their iterations with a grid stride, so fewer work-groups than
+ * iterations is correct; on a CPU device each work-group costs a lot (its work-items are run
+ * as loops, barriers split them), so the count is capped: outer dimensions shrink first,
+ * keeping dimension 0 wide for contiguous accesses. */
+static void cap_groups(ompcl_launch *L) {
+  size_t groups = 1;
+  for (int d = 0; d < L->ndim; d++) groups *= L->global[d] / L->local[d];
+  for (int d = L->ndim - 1; d >= 0 && groups > rt.max_groups; d--) {
+    size_t mine = L->global[d] / L->local[d], others = groups / mine;
+    size_t keep = OMPCL_MAX((size_t)1, rt.max_groups / others);
+    if (keep < mine) {
+      L->global[d] = keep * L->local[d];
+      groups = others * keep;
+    }
+  }
+}
+
 static void size_launch(ompcl_launch *L, int ndim, const long n[]) {
   size_t kwg = 0, budget = OMPCL_MIN((size_t)128, rt.max_wg);
   rt.cl.GetKernelWorkGroupInfo((cl_kernel)L->r->kernel_handle, rt.device,
@@ -793,8 +824,9 @@ static void size_launch(ompcl_launch *L, int ndim, const long n[]) {
     budget /= l;
     L->local[d] = l;
     L->global[d] = ((size_t)nd + l - 1) / l * l;
-    L->groups *= (long)(L->global[d] / l);
   }
+  cap_groups(L);
+  for (int d = 0; d < ndim; d++) L->groups *= (long)(L->global[d] / L->local[d]);
 }
 
 static void create_results(ompcl_launch *L) {

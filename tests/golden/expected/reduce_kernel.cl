@@ -23,8 +23,8 @@ __kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
   __local double ompcl_l0[OMPCL_WG];
   double s = 0;
   __local double ompcl_l1[OMPCL_WG];
-  const long ompcl_g0 = get_global_id(0);
-  if (ompcl_g0 < ompcl_n0) {
+  for (long ompcl_g0 = get_global_id(0); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(0))
+  {
     int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
     int li;
     do

@@ -11,8 +11,8 @@ __kernel void ompcl_k0(__global float *ompcl_b0, const long ompcl_o0,
 {
   __global float *x = ompcl_b0 + ompcl_o0;
   __global float *y = ompcl_b1 + ompcl_o1;
-  const long ompcl_g0 = get_global_id(0);
-  if (ompcl_g0 < ompcl_n0) {
+  for (long ompcl_g0 = get_global_id(0); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(0))
+  {
     int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
     do
     {

@@ -13,9 +13,9 @@ __kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
 {
   __global double (*u)[64] = (__global double (*)[64])(ompcl_b0 + ompcl_o0);
   __global double (*v)[64] = (__global double (*)[64])(ompcl_b1 + ompcl_o1);
-  const long ompcl_g0 = get_global_id(1);
-  const long ompcl_g1 = get_global_id(0);
-  if (ompcl_g0 < ompcl_n0 && ompcl_g1 < ompcl_n1) {
+  for (long ompcl_g0 = get_global_id(1); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(1))
+  for (long ompcl_g1 = get_global_id(0); ompcl_g1 < ompcl_n1; ompcl_g1 += get_global_size(0))
+  {
     int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
     int j = (int)(ompcl_lb1 + ompcl_g1 * ompcl_st1);
     do
