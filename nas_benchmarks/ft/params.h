@@ -59,7 +59,7 @@
     511.2616233064, 511.3203605551, 511.3735928093, 511.4218460548, \
     511.465613976, 511.5053595966, 511.5415130407, 511.5744692211 }
 #elif defined(CLASS_C)
-/* Class C needs about 5 GiB of static data: link with -mcmodel=medium. */
+/* Class C needs about 5 GiB of static data; the Makefile links it with -mcmodel=medium. */
 #define NX          512
 #define NY          512
 #define NZ          512

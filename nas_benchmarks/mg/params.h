@@ -40,7 +40,7 @@
 #define SMOOTHER_SA    0
 #define VERIFY_VALUE   1.800564401355e-06
 #elif defined(CLASS_C)
-/* Class C needs about 3.6 GiB of static data: link with -mcmodel=medium. */
+/* Class C needs about 3.6 GiB of static data; the Makefile links it with -mcmodel=medium. */
 #define NX_DEFAULT     512
 #define NY_DEFAULT     512
 #define NZ_DEFAULT     512
