@@ -10,9 +10,6 @@ import re
 
 import pytest
 
-from ompcl.diagnostics import Diagnostics
-from ompcl.frontend.program import load_program
-from ompcl.analysis.regions import analyze
 from ompcl.pipeline import translate
 
 from conftest import CORPUS, compare_outputs, gcc_build, load_stats, ompcl_build, run

@@ -177,7 +177,7 @@ class _RegionBuilder:
     def check_bounds(self, loops: list[LoopDim], info: BodyInfo) -> None:
         written = set(info.scalar_writes) | {a.name for a in info.accesses if a.write}
         pvars = [d.var for d in loops]
-        for k, d in enumerate(loops):
+        for d in loops:
             for e in (d.lb, d.ub, d.step):
                 for sub in walk(e):
                     if isinstance(sub, c_ast.ID) and (sub.name in written or sub.name in pvars):
