@@ -14,9 +14,9 @@ from pathlib import Path
 
 from .diagnostics import Diagnostics
 from .frontend.preprocess import CppOptions
-from .pipeline import translate
+from .pipeline import Options, translate
+from .runtime import RUNTIME_DIR
 
-RUNTIME_DIR = Path(__file__).with_name("runtime")
 _NO_LINK = {"-c", "-S", "-E", "-M", "-MM", "-fsyntax-only"}
 _WITH_VALUE = {"-o", "-I", "-D", "-U", "-include", "-iquote", "-isystem", "-x", "-MF", "-MT",
                "-MQ", "-L", "-l"}
@@ -59,8 +59,8 @@ def compile_command(args: list[str], tmp: str, cc: str = "gcc") -> tuple[list[st
             new.append(arg)
             continue
         src = Path(arg)
-        t = translate(str(src), cpp)
-        diags.remarks += t.diags.remarks
+        t = translate(str(src), Options(cpp))
+        diags.remarks += t.remarks
         out = Path(tmp) / src.name  # same base name: gcc -c names objects after it
         out.write_text(t.host_source)
         # the user's quoted includes are found beside the original file
@@ -76,6 +76,6 @@ def run_cc(args: list[str], cc: str | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ompcl-cc-") as tmp:
         cmd, diags = compile_command(args, tmp, cc or os.environ.get("OMPCL_CC", "gcc"))
         for m in diags.remarks:
-            if m.kind != "remark" or "not offloaded" in m.message:
+            if m.kind != "remark" or m.missed:
                 print(m.format(), file=sys.stderr)
         return subprocess.run(cmd).returncode

@@ -34,7 +34,7 @@ def test_translation_verdicts(src):
     device, host, _ = expectations(src)
     t = translate(str(src))
     assert len(t.offloaded) == device, [r.reasons for r in t.regions]
-    not_offloaded = [m for m in t.diags.remarks if "not offloaded" in m.message]
+    not_offloaded = [m for m in t.remarks if "not offloaded" in m.message]
     assert len(not_offloaded) == host, [m.format() for m in not_offloaded]
     for m in not_offloaded:
         assert m.loc.file == str(src) and m.loc.line > 0

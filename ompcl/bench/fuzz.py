@@ -902,9 +902,9 @@ def translated(src: Path, d: Path, camp: Campaign, n_dev: int,
     except Exception as e:  # noqa: BLE001 - any compiler exception is a finding
         return Failure(f"translate-exception:{type(e).__name__}", str(e)[:2000]), d
     if len(t.offloaded) != n_dev:
-        why = [f"line {r.loc.line}: {'; '.join(r.reasons)}" for r in t.regions if not r.offload]
+        why = [f"line {r.loc.line}: {'; '.join(x.message for x in r.reasons)}" for r in t.regions if not r.offload]
         return Failure("verdict", f"{len(t.offloaded)} offloaded, expected {n_dev}: {why}"), d
-    host = [m for m in t.diags.remarks if "not offloaded" in m.message]
+    host = [m for m in t.remarks if m.missed]
     if len(host) != n_host:
         return Failure("verdict-host", f"{len(host)} host remarks, expected {n_host}: "
                                        f"{[m.format() for m in host]}"), d

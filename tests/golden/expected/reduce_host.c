@@ -23,8 +23,11 @@ static const char ompcl_kernel_source[] =
   "\n"
   "\n"
   "/* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) */\n"
-  "__kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,\n"
-  "    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0,\n"
+  "__kernel void ompcl_k0(__global double *ompcl_b0,\n"
+  "    const long ompcl_o0,\n"
+  "    const long ompcl_lb0,\n"
+  "    const long ompcl_st0,\n"
+  "    const long ompcl_n0,\n"
   "    __global double *ompcl_r0,\n"
   "    __global double *ompcl_r1,\n"
   "    __global int *ompcl_lp0)\n"
@@ -59,8 +62,8 @@ static const char ompcl_kernel_source[] =
   "    barrier(CLK_LOCAL_MEM_FENCE);\n"
   "    for (int ompcl_s = ompcl_lsz / 2; ompcl_s > 0; ompcl_s >>= 1) {\n"
   "      if (ompcl_lid < ompcl_s) {\n"
-  "        ompcl_l0[ompcl_lid] = ((ompcl_l0[ompcl_lid]) > (ompcl_l0[ompcl_lid + ompcl_s]) \? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]));\n"
-  "        ompcl_l1[ompcl_lid] = (ompcl_l1[ompcl_lid]) + (ompcl_l1[ompcl_lid + ompcl_s]);\n"
+  "        ompcl_l0[ompcl_lid] = (ompcl_l0[ompcl_lid] > ompcl_l0[ompcl_lid + ompcl_s]) \? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]);\n"
+  "        ompcl_l1[ompcl_lid] = ompcl_l1[ompcl_lid] + ompcl_l1[ompcl_lid + ompcl_s];\n"
   "      }\n"
   "      barrier(CLK_LOCAL_MEM_FENCE);\n"
   "    }\n"
@@ -112,13 +115,13 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
         long ompcl_c, ompcl_k;
         const double *ompcl_p = (const double *)ompcl_rt_result(&ompcl_L, 0, &ompcl_c);
         for (ompcl_k = 0; ompcl_k < ompcl_c; ompcl_k++)
-          m = ((m) > (ompcl_p[ompcl_k]) ? (m) : (ompcl_p[ompcl_k]));
+          m = (m > ompcl_p[ompcl_k]) ? (m) : (ompcl_p[ompcl_k]);
       }
       {
         long ompcl_c, ompcl_k;
         const double *ompcl_p = (const double *)ompcl_rt_result(&ompcl_L, 1, &ompcl_c);
         for (ompcl_k = 0; ompcl_k < ompcl_c; ompcl_k++)
-          s = (s) + (ompcl_p[ompcl_k]);
+          s = s + ompcl_p[ompcl_k];
       }
       {
         long ompcl_c;

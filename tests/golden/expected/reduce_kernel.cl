@@ -12,8 +12,11 @@ double ompcl_f_weight(double x, int k)
 
 
 /* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) */
-__kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
-    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0,
+__kernel void ompcl_k0(__global double *ompcl_b0,
+    const long ompcl_o0,
+    const long ompcl_lb0,
+    const long ompcl_st0,
+    const long ompcl_n0,
     __global double *ompcl_r0,
     __global double *ompcl_r1,
     __global int *ompcl_lp0)
@@ -48,8 +51,8 @@ __kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ompcl_s = ompcl_lsz / 2; ompcl_s > 0; ompcl_s >>= 1) {
       if (ompcl_lid < ompcl_s) {
-        ompcl_l0[ompcl_lid] = ((ompcl_l0[ompcl_lid]) > (ompcl_l0[ompcl_lid + ompcl_s]) ? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]));
-        ompcl_l1[ompcl_lid] = (ompcl_l1[ompcl_lid]) + (ompcl_l1[ompcl_lid + ompcl_s]);
+        ompcl_l0[ompcl_lid] = (ompcl_l0[ompcl_lid] > ompcl_l0[ompcl_lid + ompcl_s]) ? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]);
+        ompcl_l1[ompcl_lid] = ompcl_l1[ompcl_lid] + ompcl_l1[ompcl_lid + ompcl_s];
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -4,10 +4,14 @@
 
 
 /* tests/golden/saxpy.c:6:1: omp parallel for */
-__kernel void ompcl_k0(__global float *ompcl_b0, const long ompcl_o0,
-    __global float *ompcl_b1, const long ompcl_o1,
+__kernel void ompcl_k0(__global float *ompcl_b0,
+    const long ompcl_o0,
+    __global float *ompcl_b1,
+    const long ompcl_o1,
     float a,
-    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0)
+    const long ompcl_lb0,
+    const long ompcl_st0,
+    const long ompcl_n0)
 {
   __global float *x = ompcl_b0 + ompcl_o0;
   __global float *y = ompcl_b1 + ompcl_o1;

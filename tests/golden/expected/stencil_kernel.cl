@@ -5,14 +5,20 @@
 
 
 /* tests/golden/stencil.c:7:1: omp parallel for collapse(2) */
-__kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
-    __global double *ompcl_b1, const long ompcl_o1,
+__kernel void ompcl_k0(__global double *ompcl_b0,
+    const long ompcl_o0,
+    __global double *ompcl_b1,
+    const long ompcl_o1,
     double w,
-    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0,
-    const long ompcl_lb1, const long ompcl_st1, const long ompcl_n1)
+    const long ompcl_lb0,
+    const long ompcl_st0,
+    const long ompcl_n0,
+    const long ompcl_lb1,
+    const long ompcl_st1,
+    const long ompcl_n1)
 {
-  __global double (*u)[64] = (__global double (*)[64])(ompcl_b0 + ompcl_o0);
-  __global double (*v)[64] = (__global double (*)[64])(ompcl_b1 + ompcl_o1);
+  __global double (*u)[64] = (__global double (*)[64]) (ompcl_b0 + ompcl_o0);
+  __global double (*v)[64] = (__global double (*)[64]) (ompcl_b1 + ompcl_o1);
   for (long ompcl_g0 = get_global_id(1); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(1))
   for (long ompcl_g1 = get_global_id(0); ompcl_g1 < ompcl_n1; ompcl_g1 += get_global_size(0))
   {
