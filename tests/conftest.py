@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# every translation in the tests (in process and through the command line) checks the
+# pipeline's unit between passes
+os.environ["OMPCL_CHECK_IR"] = "1"
 CORPUS = ROOT / "tests" / "corpus"
 _NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?(inf|nan)$", re.I)
 
