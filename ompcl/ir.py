@@ -339,6 +339,7 @@ class KernelSpec:
     functions: tuple[str, ...] = ()
     loc: SourceLoc | None = None
     directive_text: str = ""
+    sites: tuple = ()  # transform.boundscheck.Site per checked access, by site number
 
 
 @dataclass(frozen=True)

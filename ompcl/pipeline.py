@@ -22,7 +22,7 @@ from .codegen import names as N
 from .codegen.features import static_features
 from .codegen.host import HostRegion, generate_host
 from .codegen.kernel import generate_kernels
-from .codegen.kernelspec import host_interface, kernel_spec
+from .codegen.kernelspec import checked, host_interface, kernel_spec
 from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, PreprocessError, Remark,
                           SourceLoc, not_offloaded)
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
@@ -117,6 +117,8 @@ def outline(u: Unit) -> Unit:
     kernels = tuple(kernel_spec(r, functions) for r in offload)
     features = {k.region_id: static_features(k, {device_name(a.name) for a in r.arrays})
                 for k, r in zip(kernels, offload)}
+    # wrapped after counting: the checks are not the kernel's work
+    kernels = tuple(checked(k, r) for k, r in zip(kernels, offload))
     return replace(u, kernels=kernels, interfaces=tuple(host_interface(r) for r in offload),
                    features=features)
 
@@ -130,8 +132,8 @@ def print_kernels(u: Unit) -> Unit:
 
 def splice_host(u: Unit) -> Unit:
     """The user's own text with offloaded loops outlined, and the remark for every loop."""
-    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id])
-              for r, i in zip(u.offloaded, u.interfaces)]
+    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites)
+              for r, i, k in zip(u.offloaded, u.interfaces, u.kernels)]
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
                          u.options.kernel_file)
     verdicts = tuple(_verdict(r) for r in u.regions)

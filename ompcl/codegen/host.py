@@ -33,6 +33,7 @@ class HostRegion:
     splice: SpliceRange
     interface: HostInterface
     features: tuple[float, ...]
+    sites: tuple = ()  # the kernel's checked access sites (transform.boundscheck.Site)
 
 
 def _local_decl(p: HostParam, init: str = "") -> str:
@@ -133,7 +134,9 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         "host_prologue.c.j2", file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
         kernel_lines=_c_lines(kernel_source), model="", predict="0",
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),
-                  "features": [repr(float(v)) for v in hr.features]} for hr in regions])
+                  "features": [repr(float(v)) for v in hr.features],
+                  "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
+                            for s in hr.sites]} for hr in regions])
     return prologue + "".join(out)
 
 

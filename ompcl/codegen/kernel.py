@@ -90,9 +90,16 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     kernels = [_kernel_view(s, env) for s in specs]
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
-    return render("kernels.cl.j2", source=Path(source).name,
+    check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
+    return render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
                   enums=_enums_used(ast, printer, used), functions=functions, kernels=kernels)
+
+
+def _buffer_type(spec: KernelSpec, k: int) -> str:
+    """OpenCL element type of buffer parameter ``k`` of a kernel."""
+    decl = next(p for p in spec.params if p.name == N.buffer(k))
+    return decl.type.type.type.names[0]
 
 
 def _enums_used(ast: c_ast.FileAST, printer: OpenCLPrinter, used: set[str]) -> list[str]:

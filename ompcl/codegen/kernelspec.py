@@ -8,11 +8,13 @@ passes arguments in exactly the order of ``KernelSpec.params``.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import SCALARS, walk
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
+from ..transform.boundscheck import bounds_checked
 from ..transform.rename import device_name, renamed
 from . import names as N
 
@@ -57,8 +59,11 @@ def view_decl(name: str, cl: str, rows: tuple[str, ...], k: int) -> c_ast.Decl:
 
 
 def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:
+    """Buffer, view offset, and the mapped range the bounds checker allows."""
     return [pointer_decl(N.buffer(k), cl_type(a.var.ctype.base)),
-            scalar_decl(N.offset(k), "long", ("const",))]
+            scalar_decl(N.offset(k), "long", ("const",)),
+            scalar_decl(N.checked_lo(k), "long", ("const",)),
+            scalar_decl(N.checked_hi(k), "long", ("const",))]
 
 
 def _private_decl(v: Var) -> c_ast.Decl:
@@ -89,6 +94,7 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
     params += [pointer_decl(N.result(j), cl) for j, (_, cl, _) in enumerate(reds)]
     lps = tuple((device_name(v.name), cl_type(v.ctype.base)) for v in region.lastprivates)
     params += [pointer_decl(N.lastprivate(j), cl) for j, (_, cl) in enumerate(lps)]
+    params.append(pointer_decl(N.CHECK_REPORT, "int"))
     body = renamed(region.loops[-1].loop.stmt, functions)
     if not isinstance(body, c_ast.Compound):
         body = c_ast.Compound([body], body.coord)
@@ -97,6 +103,14 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
                       tuple(_private_decl(v) for v in region.privates + region.lastprivates),
                       body, tuple((device_name(x.var), cl_type(x.var_type)) for x in region.loops),
                       reds, lps, tuple(region.functions), d.loc, d.text)
+
+
+def checked(spec: KernelSpec, region: Region) -> KernelSpec:
+    """The spec with every buffer access of its body wrapped for bounds checking."""
+    buffers = {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name)
+               for k, a in enumerate(region.arrays)}
+    body, sites = bounds_checked(spec.body, buffers)
+    return replace(spec, body=body, sites=sites)
 
 
 # -- the outlined host function ---------------------------------------------------------------

@@ -44,6 +44,24 @@ def lastprivate(j: int) -> str:
     return f"ompcl_lp{j}"
 
 
+def checked_lo(k: int) -> str:
+    """Kernel parameter: first element of buffer ``k`` the host mapped (bounds checking)."""
+    return f"ompcl_lo{k}"
+
+
+def checked_hi(k: int) -> str:
+    return f"ompcl_hi{k}"
+
+
+#: kernel parameter of the bounds-check report buffer (always the last one)
+CHECK_REPORT = "ompcl_err"
+
+
+def sites(rid: int) -> str:
+    """Host-side table of a kernel's checked access sites."""
+    return f"ompcl_s{rid}"
+
+
 def outer_ref(name: str) -> str:
     """Parameter of the outlined function pointing to the caller's variable ``name``."""
     return f"ompcl_p_{name}"
