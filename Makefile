@@ -43,7 +43,7 @@ bench-translate: install
 	$(PYTHON) -m ompcl.bench.translate_speed
 
 fuzz: install
-	$(PYTHON) -m ompcl.bench.fuzz --count $(N)
+	$(PYTHON) -m ompcl.fuzz --count $(N)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache ompcl_out demo_out

@@ -1,7 +1,7 @@
 """Differential fuzzing, small: fixed seeds through the fuzz driver (gcc reference vs ompcl on
 the OpenCL device, the OpenMP host and auto), the saved regressions, and the generator itself.
 
-The long campaign is ``python -m ompcl.bench.fuzz --count 2000 --jobs 2 --keep-going``.
+The long campaign is ``python -m ompcl.fuzz --count 2000 --jobs 2 --keep-going``.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from conftest import ROOT, need_gcc
 
-from ompcl.bench import fuzz
+from ompcl.fuzz import compare, generator as gen, oracle, reducer
 
 SEEDS = (3, 17, 42, 101, 256, 777)
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
@@ -19,46 +19,46 @@ REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
 @pytest.fixture(scope="module")
 def camp(tmp_path_factory, opencl_available):
     need_gcc()
-    return fuzz.setup(tmp_path_factory.mktemp("fuzz"), device=opencl_available)
+    return oracle.setup(tmp_path_factory.mktemp("fuzz"), device=opencl_available)
 
 
 def test_generator_is_deterministic():
     for seed in (0, 1, 12345):
-        assert fuzz.generate(seed) == fuzz.generate(seed)
-    assert fuzz.generate(1) != fuzz.generate(2)
+        assert gen.generate(seed) == gen.generate(seed)
+    assert gen.generate(1) != gen.generate(2)
 
 
 def test_metadata_counts_match_pragmas():
     for seed in range(40):
-        text = fuzz.generate(seed)
-        assert fuzz.recount(text) == text, seed
-        assert fuzz.expectations(text)[0] >= 1
+        text = gen.generate(seed)
+        assert reducer.recount(text) == text, seed
+        assert gen.expectations(text)[0] >= 1
 
 
 def test_compare_tolerances():
-    assert fuzz.compare("a 12 1.000000000e+00", "a 12 1.0000000001e+00", 1e-9) is None
-    assert fuzz.compare("a 12", "a 13", 1e-3) is not None
-    assert fuzz.compare("1.0e+00", "1.1e+00", 1e-6) is not None
-    assert fuzz.compare("1 2", "1", 1e-6) is not None
+    assert compare.compare("a 12 1.000000000e+00", "a 12 1.0000000001e+00", 1e-9) is None
+    assert compare.compare("a 12", "a 13", 1e-3) is not None
+    assert compare.compare("1.0e+00", "1.1e+00", 1e-6) is not None
+    assert compare.compare("1 2", "1", 1e-6) is not None
 
 
 def test_minimiser_candidates_compile(tmp_path):
     need_gcc()
-    text = fuzz.generate(42)
-    for n, cand in enumerate(fuzz.candidates(text.split("\n"))):
+    text = gen.generate(42)
+    for n, cand in enumerate(reducer.candidates(text.split("\n"))):
         if n >= 30:
             break
         src = tmp_path / f"c{n}.c"
-        src.write_text(fuzz.recount("\n".join(cand)))
+        src.write_text(reducer.recount("\n".join(cand)))
         p = subprocess.run(["gcc", "-std=gnu99", "-fopenmp", "-fsyntax-only", str(src)],
                            capture_output=True, text=True, check=False)
         assert p.returncode == 0, p.stderr
 
 
 def _check(text: str, camp, opencl_available: bool, what: str) -> None:
-    fail, ran = fuzz.check(text, camp)
+    fail, ran = oracle.check(text, camp)
     assert fail is None, f"{what}: {fail.category}: {fail.detail}"
-    n_dev = fuzz.expectations(text)[0]
+    n_dev = gen.expectations(text)[0]
     if not opencl_available:
         pytest.skip("no OpenCL device here: only the OpenMP-host and auto runs were compared")
     assert ran == n_dev, f"{what}: {ran} regions ran on the device, expected {n_dev}"
@@ -66,8 +66,8 @@ def _check(text: str, camp, opencl_available: bool, what: str) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_fuzz_program(seed, camp, opencl_available):
-    text = fuzz.generate(seed)
-    assert fuzz.expectations(text)[0] >= 1
+    text = gen.generate(seed)
+    assert gen.expectations(text)[0] >= 1
     _check(text, camp, opencl_available, f"seed {seed}")
 
 

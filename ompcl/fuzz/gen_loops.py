@@ -1,0 +1,355 @@
+"""Generator, part 2: OpenMP loops ompcl offloads (element-wise maps, row reductions, loops in
+helper functions with pointer parameters) and loops it keeps on the host (critical, atomic).
+
+Consumes the program's shapes and arrays; produces the lines of each region and counts the loops
+expected on the device and on the host.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from .gen_exprs import FLOAT_TYPES, Arr, Ctx, Exprs, Loop, _paren
+
+
+class Loops(Exprs):
+    """Loop nests and their pragmas (a mixin of the generator)."""
+
+    def make_loop(self, var: str, dim: int, n: int) -> Loop:
+        r = self.r
+        lo = r.choice((0, 0, 0, 1, 2))
+        hi = n - r.choice((0, 0, 0, 1, 2))
+        if hi <= lo:  # zero-trip loops run on the host by design (nothing to launch)
+            lo, hi = 0, n
+        return Loop(var, dim, lo, hi, r.choice((1, 1, 1, 1, 2, 3)), r.random() < 0.3,
+                    r.choice((0, 0, 0, 0, 0, 0, 0, 1, 3, -1, -7)))
+
+    def bound(self, s: int, dim: int, value: int) -> str:
+        dv = self.dimvars.get((s, dim))
+        if dv and self.r.random() < 0.5:
+            diff = self.shapes[s][dim] - value
+            return dv if diff == 0 else (f"{dv} - {diff}" if diff > 0 else f"{dv} + {-diff}")
+        return str(value)
+
+    def header(self, s: int, lp: Loop, decl: bool) -> str:
+        r, v = self.r, lp.var
+        init = ("int " if decl else "") + v
+        lo, hi = lp.lo - lp.shift, lp.hi - lp.shift
+        if not lp.desc:
+            start = f"{init} = {self.bound(s, lp.dim, lo)}"
+            cond = r.choice((f"{v} < {self.bound(s, lp.dim, hi)}",
+                             f"{v} <= {self.bound(s, lp.dim, hi - 1)}"))
+            inc = (r.choice((f"{v}++", f"++{v}", f"{v} += 1")) if lp.step == 1
+                   else f"{v} += {lp.step}")
+        else:
+            start = f"{init} = {self.bound(s, lp.dim, hi - 1)}"
+            cond = r.choice((f"{v} >= {self.bound(s, lp.dim, lo)}",
+                             f"{v} > {self.bound(s, lp.dim, lo - 1)}"))
+            inc = (r.choice((f"{v}--", f"--{v}", f"{v} -= 1")) if lp.step == 1
+                   else f"{v} -= {lp.step}")
+        return f"for ({start}; {cond}; {inc})"
+
+    def read_sub(self, s: int, lp: Loop) -> str:
+        n = self.shapes[s][lp.dim]
+        k = self.r.random()
+        if k < 0.15:
+            return f"{n - 1 - lp.shift} - {lp.var}"
+        if k < 0.2 and 2 * (lp.hi - 1) + 1 < n and lp.shift == 0:
+            return f"2 * {lp.var} + {self.r.randint(0, 1)}"
+        offs = [v for v in self.fp_i if -lp.lo <= self.ivalue[v] <= n - lp.hi]
+        if k < 0.3 and offs and lp.shift == 0:
+            return f"{lp.var} + {self.r.choice(offs)}"
+        if k < 0.6:
+            return lp.sub(self.r.randint(-lp.lo, n - lp.hi))
+        return lp.sub()
+
+    def region_ctx(self, s: int, loops: list[Loop], written: dict[str, list[str]]) -> Ctx:
+        c = Ctx(ivars=[lp.var for lp in loops])
+        shape = self.shapes[s]
+        for a in self.arrays:
+            if a.name in written or a.alias in written:
+                self.add_read(c, a, a.at(written[a.name if a.name in written else a.alias]))
+            elif a.shape == shape:
+                for _ in range(self.r.randint(1, 2)):
+                    self.add_read(c, a, a.at([self.read_sub(s, lp) for lp in loops]))
+            elif len(a.shape) == 1:
+                for lp in loops:
+                    if shape[lp.dim] == a.shape[0] and self.r.random() < 0.5:
+                        self.add_read(c, a, a.at([self.read_sub(s, lp)]))
+        return c
+
+    def region(self, ind: str) -> list[str]:
+        r = self.r
+        s = r.randrange(len(self.shapes))
+        shape = self.shapes[s]
+        k = r.random()
+        if k < 0.08:
+            return self.host_region(s, ind)
+        if k < 0.2:
+            return self.func_region(s, ind)
+        vecs = [a for a in self.arrays if a.shape == (shape[0],)]
+        if len(shape) > 1 and vecs and k < 0.3:
+            return self.rowreduce_region(s, r.choice(vecs), ind)
+        return self.map_region(s, ind)
+
+    def func_region(self, s: int, ind: str) -> list[str]:
+        """A region inside a helper function that gets the arrays as pointer parameters."""
+        r, shape = self.r, self.shapes[s]
+        dims = [f"m{d}" for d in range(len(shape))]
+        params = [f"int {m}" for m in dims]
+        args = [self.dimvars.get((s, d), str(n)) for d, n in enumerate(shape)]
+        views = []
+        for n, a in enumerate(x for x in self.arrays if x.shape == shape):
+            pn = f"q{n}"
+            if a.storage == "heap" or len(shape) == 1:
+                params.append(f"{a.ctype} *{pn}")
+                views.append(Arr(pn, a.ctype, shape, "heap" if a.storage == "heap" else "param",
+                                 tuple(dims[1:])))
+            else:
+                params.append(f"{a.ctype} (*{pn}){''.join(f'[{x}]' for x in shape[1:])}")
+                views.append(Arr(pn, a.ctype, shape, "param"))
+            args.append(a.name)
+        if views and r.random() < 0.3:  # the same array passed twice (written through one)
+            k = r.randrange(len(views))
+            v = views[k]
+            params.append(params[len(dims) + k].replace(f"{v.name}", f"{v.name}a", 1))
+            views.append(Arr(v.name + "a", v.ctype, shape, v.storage, v.strides, alias=v.name))
+            args.append(args[len(dims) + k])
+        saved = (self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars)
+        self.arrays, self.fp_d, self.fp_i, self.in_time, self.scalars = views, [], [], False, []
+        self.dimvars = {(s, d): m for d, m in enumerate(dims)}
+        try:
+            lines = self.map_region(s, "    ")
+            local = self.scalars
+        finally:
+            self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars = saved
+        name = f"kf{len(self.kfuncs)}"
+        self.kfuncs.append(name)
+        self.funcs.append(f"static void {name}({', '.join(params)})\n{{\n    int i, j, k;\n" +
+                          "".join(x + "\n" for x in local) + "    (void)i; (void)j; (void)k;\n" +
+                          "\n".join(lines) + "\n}\n")
+        return [f"{ind}{name}({', '.join(args)});"]
+
+    def nest(self, s: int) -> list[Loop]:
+        return [self.make_loop("ijk"[d], d, n) for d, n in enumerate(self.shapes[s])]
+
+    def map_region(self, s: int, ind: str) -> list[str]:
+        r = self.r
+        shape = self.shapes[s]
+        loops = self.nest(s)
+        same = [a for a in self.arrays if a.shape == shape and not a.alias]
+        targets = r.sample(same, min(len(same), r.choice((1, 1, 2))))
+        # a parameter aliasing another is only read where that one is written: the same range
+        # (read-only aliases at other offsets overlap partially, which the runtime keeps on
+        # the host by design)
+        targets += [o for o in same if o not in targets and
+                    any(a.alias == o.name for a in self.arrays)]
+        written = {}
+        for a in targets:
+            subs = []
+            for lp in loops:
+                o = r.randint(-lp.lo, shape[lp.dim] - lp.hi) if r.random() < 0.3 else 0
+                subs.append(lp.sub(o))
+            written[a.name] = subs
+        c = self.region_ctx(s, loops, written)
+        collapse = 1
+        if len(loops) > 1 and r.random() < 0.5:
+            collapse = r.randint(2, len(loops))
+        decl_inner = r.random() < 0.2
+        decl_all = decl_inner and r.random() < 0.5
+        clauses, body, before, after = [], [], [], []
+        if collapse > 1:
+            clauses.append(f"collapse({collapse})")
+        inner = [lp.var for lp in loops[collapse:]]
+        if inner and not decl_inner:
+            clauses.append(f"private({', '.join(inner)})")
+        if r.random() < 0.3:  # private temporary
+            tmp = self.scalar("double", "0.0", "tp")
+            clauses.append(f"private({tmp})")
+            body.append(f"{tmp} = {self.dexpr(c)};")
+            c.dread.append(tmp)
+        if r.random() < 0.25:  # block-local temporary
+            body.append(f"double bt = {self.dexpr(c)};")
+            c.dread.append("bt")
+        if r.random() < 0.2:  # inner sequential loop over a whole vector
+            vs = [a for a in self.arrays
+                  if len(a.shape) == 1 and a.name not in written and a.alias not in written]
+            if vs:
+                v = r.choice(vs)
+                cq = Ctx(ivars=["q"])
+                self.add_read(cq, v, v.at(["q"]))
+                body.append("double iq = 0.0;")
+                body.append(f"for (int q = 0; q < {v.shape[0]}; q++)")
+                term = (self.dterm(cq) if (cq.dread or r.random() < 0.5)
+                        else f"0.001 * {_paren(cq.iread[0])}")
+                body.append(f"    iq += fabs({term});")
+                c.dread.append(f"iq / {v.shape[0]}.0")
+        for a in targets:
+            ref = a.at(written[a.name])
+            if r.random() < 0.2:
+                cond = (f"{r.choice(c.ivars)} % {r.randint(2, 4)} == {r.randint(0, 1)}"
+                        if c.ivars and r.random() < 0.6
+                        else f"{self.iterm(c)} > {r.randint(-5, 300)}")
+                body.append(f"if ({cond})\n    {ref} = {self.store(a.ctype, c)};\n"
+                            f"else\n    {ref} = {self.store(a.ctype, c)};")
+            else:
+                body.append(f"{ref} = {self.store(a.ctype, c)};")
+        nonempty = all(lp.values() for lp in loops)
+        self.reductions(c, clauses, body, before, after, ind)
+        if nonempty and r.random() < 0.2:
+            if r.random() < 0.5:
+                lp = self.scalar("double", "-1.0", "lp")
+                body.append(f"{lp} = {self.dexpr(c)};")
+                after.append(f'printf("{lp} %.9e\\n", 1.0 + fabs({lp}));')
+            else:
+                lp = self.scalar("long", "-1", "lp")
+                body.append(f"{lp} = {self.iexpr(c)};")
+                after.append(f'printf("{lp} %ld\\n", {lp});')
+            clauses.append(f"lastprivate({lp})")
+        self.n_device += 1
+        return self.emit(s, loops, 0 if decl_all else collapse, clauses, body, before, after,
+                         ind, decl_inner)
+
+    def reductions(self, c: Ctx, clauses: list[str], body: list[str], before: list[str],
+                   after: list[str], ind: str) -> None:
+        r = self.r
+        for _ in range(r.choice((0, 0, 1, 1, 2))):
+            kind = r.choice(("l+", "i+", "i*", "imax", "imin", "u*", "u^", "u|", "d+", "d*",
+                             "dmax", "dmin", "d+", "dmax", "i-", "i&&", "i||", "u&"))
+            ctype, init = {"l": ("long", "0"), "i": ("int", "0"), "u": ("unsigned long", "1UL"),
+                           "d": ("double", "0.0")}[kind[0]]
+            op = kind[1:]
+            if op == "*":
+                init = "1" if ctype == "int" else ("1.0" if ctype == "double" else "1UL")
+            if op == "max":
+                init = "-1000000" if ctype == "int" else "-1e30"
+            if op == "min":
+                init = "1000000" if ctype == "int" else "1e30"
+            if kind == "u|":
+                ctype, init = "unsigned int", "0u"
+            if kind == "u&":
+                ctype, init = "unsigned int", "0xffffffffu"
+            if kind == "i&&":
+                init = "1"
+            if kind == "u^":
+                ctype, init = "unsigned int", "0u"
+            v = self.scalar(ctype, init, "r")
+            if r.random() < 0.7:
+                before.append(f"{v} = {init};")
+            clauses.append(f"reduction({op}:{v})")
+            if ctype == "double":
+                self.floaty = True
+                e = self.dexpr(c)
+                stmt = {"+": r.choice((f"{v} += fabs({e});", f"{v} += ({e}) * ({e});",
+                                       f"{v} = {v} + 1.0 + 0.5 * sin({e});")),
+                        "*": f"{v} *= 1.0 + 1e-6 * ({e});",
+                        "max": r.choice((f"{v} = fmax({v}, {e});",
+                                         f"{v} = {v} > {_paren(e)} ? {v} : {_paren(e)};")),
+                        "min": r.choice((f"{v} = fmin({v}, {e});",
+                                         f"if ({e} < {v})\n    {v} = {e};"))}[op]
+                after.append(f'printf("{v} %.9e\\n", {v});')
+            else:
+                e = self.iterm(c)
+                stmt = {"l+": f"{v} += {self.iexpr(c)};",
+                        "i+": f"{v} += {_paren(e)} % 100;",
+                        "i*": f"{v} *= 1 - 2 * ({_paren(e)} & 1);",
+                        "i-": f"{v} -= {_paren(e)} % 100;",
+                        "i&&": f"{v} = {v} && ({_paren(e)} % 7 != 3);",
+                        "i||": f"{v} = {v} || ({_paren(e)} == {r.randint(0, 40)});",
+                        "u&": f"{v} &= (unsigned int)({e}) | 0xfff0ffffu;",
+                        "imax": r.choice((f"if ({e} > {v})\n    {v} = {e};",
+                                          f"{v} = {e} > {v} ? {e} : {v};")),
+                        "imin": r.choice((f"if ({e} < {v})\n    {v} = {e};",
+                                          f"{v} = {v} < {e} ? {v} : {e};")),
+                        "u*": f"{v} *= (unsigned long)({e}) * 2UL + 1UL;",
+                        "u^": f"{v} ^= (unsigned int)({e}) * 2654435761u;",
+                        "u|": f"{v} |= 1u << ((unsigned int)({e}) & 31u);"}[kind]
+                fmt = {"long": "%ld", "int": "%d", "unsigned long": "%lu",
+                       "unsigned int": "%u"}[ctype]
+                after.append(f'printf("{v} {fmt}\\n", {v});')
+            body.extend(stmt.split("\n"))
+
+    def rowreduce_region(self, s: int, vec: Arr, ind: str) -> list[str]:
+        r = self.r
+        loops = self.nest(s)
+        loops[0] = Loop("i", 0, 0, self.shapes[s][0], 1, r.random() < 0.3)
+        c = self.region_ctx(s, loops, {vec.name: ["i"]})
+        c.iread = [x for x in c.iread if vec.name not in x]
+        c.lread = [x for x in c.lread if vec.name not in x]
+        c.dread = [x for x in c.dread if vec.name not in x]
+        decl_inner = r.random() < 0.3
+        clauses = [] if decl_inner else [f"private({', '.join(lp.var for lp in loops[1:])})"]
+        count = math.prod(len(lp.values()) for lp in loops[1:])
+        if vec.ctype in FLOAT_TYPES:
+            pre = "double acc = 0.0;"
+            inner = f"acc += {self.dexpr(c)};"
+            post = f"{vec.at(['i'])} = acc / {max(count, 1)}.0;"
+        else:
+            pre = "long acc = 0;"
+            inner = f"acc += {self.iexpr(c)};"
+            cast = "(unsigned char)" if vec.ctype == "unsigned char" else ""
+            post = f"{vec.at(['i'])} = {cast}(acc % {1009 if vec.ctype != 'long' else 100003});"
+        self.n_device += 1
+        wrap = r.random() < 0.1
+        i0 = ind + "    " if wrap else ind
+        nest = [i0 + self.header(s, loops[0], False) + " {", i0 + "    " + pre]
+        depth = i0 + "    "
+        for lp in loops[1:]:
+            nest.append(depth + self.header(s, lp, decl_inner))
+            depth += "    "
+        nest += [depth + inner, i0 + "    " + post, i0 + "}"]
+        return self.pragma(clauses, nest, ind, wrap)
+
+    def host_region(self, s: int, ind: str) -> list[str]:
+        r = self.r
+        n = self.shapes[s][0]
+        lp = Loop("i", 0, 0, n, 1, False)
+        c = Ctx(ivars=["i"])
+        for a in self.arrays:
+            if a.shape[0] == n and (a.shape == self.shapes[s] or len(a.shape) == 1):
+                self.add_read(c, a, a.at(["i"] + ["0"] * (len(a.shape) - 1)))
+        hc = self.scalar("long", "0", "hc")
+        self.n_host += 1
+        lines = [f"{ind}{self.header(s, lp, False)} {{", f"{ind}    int hv = {self.iexpr(c)};"]
+        if r.random() < 0.5:
+            lines += ["#pragma omp critical", f"{ind}    {{", f"{ind}        {hc} += hv % 7;",
+                      f"{ind}    }}"]
+        else:
+            lines += ["#pragma omp atomic", f"{ind}    {hc} += hv % 7;"]
+        lines.append(f"{ind}}}")
+        return ["#pragma omp parallel for"] + lines + [f'{ind}printf("{hc} %ld\\n", {hc});']
+
+    def emit(self, s: int, loops: list[Loop], collapse: int, clauses: list[str], body: list[str],
+             before: list[str], after: list[str], ind: str, decl_inner: bool) -> list[str]:
+        wrap = self.r.random() < 0.1
+        depth = ind + "    " if wrap else ind
+        nest = []
+        for d, lp in enumerate(loops):
+            last = d == len(loops) - 1
+            head = self.header(s, lp, decl_inner and d >= collapse)
+            nest.append(depth + head + (" {" if last else ""))
+            depth += "    "
+        nest += [depth + x for b in body for x in b.split("\n")] + [depth[:-4] + "}"]
+        return ([ind + b for b in before] + self.pragma(clauses, nest, ind, wrap) +
+                [ind + a for a in after])
+
+    def pragma(self, clauses: list[str], nest: list[str], ind: str, wrap: bool) -> list[str]:
+        r, text = self.r, "\n".join(nest)
+        clauses = list(clauses)
+        for v in self.fp_d + self.fp_i:
+            if re.search(rf"\b{v}\b", text) and r.random() < 0.5:
+                clauses.append(r.choice((f"firstprivate({v})", f"firstprivate({v})",
+                                         f"shared({v})")))
+        if r.random() < 0.15:
+            clauses.append(r.choice(("schedule(static)", "schedule(static, 7)", "schedule(dynamic)",
+                                     "schedule(dynamic, 3)", "schedule(guided)", "num_threads(2)")))
+        if r.random() < 0.05:
+            clauses.append("default(shared)")
+        r.shuffle(clauses)
+        if wrap:  # shared, default and num_threads belong to the parallel construct
+            par = [c for c in clauses if c.startswith(("shared", "default", "num_threads"))]
+            cl = "".join(" " + c for c in clauses if c not in par)
+            return (["#pragma omp parallel" + "".join(" " + c for c in par), ind + "{",
+                     "#pragma omp for" + cl] + nest + [ind + "}"])
+        return ["#pragma omp parallel for" + "".join(" " + c for c in clauses)] + nest
+
