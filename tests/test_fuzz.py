@@ -35,11 +35,31 @@ def test_metadata_counts_match_pragmas():
         assert gen.expectations(text)[0] >= 1
 
 
-def test_compare_tolerances():
-    assert compare.compare("a 12 1.000000000e+00", "a 12 1.0000000001e+00", 1e-9) is None
-    assert compare.compare("a 12", "a 13", 1e-3) is not None
-    assert compare.compare("1.0e+00", "1.1e+00", 1e-6) is not None
-    assert compare.compare("1 2", "1", 1e-6) is not None
+@pytest.mark.parametrize("expected, actual, rtol, ok", [
+    ("a 12 1.000000000e+00", "a 12 1.0000000001e+00", 1e-9, True),
+    ("a 12", "a 13", 1e-3, False),  # integers are exact whatever the tolerance
+    ("1.0e+00", "1.1e+00", 1e-6, False),
+    ("1.0e+00", "1.1e+00", 0.1, True),
+    ("1 2", "1", 1e-6, False),
+    ("1", "1 2", 1e-6, False),
+    ("x 1.5", "y 1.5", 1e-6, False),
+    ("nan -nan inf", "-nan nan inf", 1e-9, True),
+    ("inf", "-inf", 1.0, False),
+    ("0.0", "1e-320", 1e-9, True),  # below the absolute floor (1e-300)
+    ("0.0", "1e-3", 1e-9, False),
+    ("2", "2.0", 1.0, False),  # an integer is not a floating-point token
+])
+def test_comparator(expected, actual, rtol, ok):
+    res = compare.compare_outputs(expected, actual, rtol)
+    assert res.ok == ok, res.message
+    assert bool(res) == ok and (res.message == "") == ok
+
+
+def test_comparator_reports_worst_error_and_position():
+    res = compare.compare_outputs("a 1.0 b 2.0", "a 1.001 b 2.0000001", 1e-2)
+    assert res.ok and abs(res.worst - 0.001 / 1.001) < 1e-12
+    res = compare.compare_outputs("a 1.0 b 2.0", "a 1.0 b 2.5", 1e-2)
+    assert not res.ok and res.message.startswith("token 3:") and "relative error 0.2" in res.message
 
 
 def test_minimiser_candidates_compile(tmp_path):

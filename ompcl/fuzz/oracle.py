@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .compare import compare
+from .compare import compare_outputs
 from .generator import expectations, generate
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
@@ -133,9 +133,9 @@ def run_mode(exe: Path, d: Path, camp: Campaign, mode: str, ref: str, rtol: floa
         return Failure(f"timeout:{mode}", f"no exit within {RUN_TIMEOUT:g} s"), 0
     if rc != 0:
         return Failure(f"exit:{mode}", f"exit code {rc}: {err[-1500:]}"), 0
-    why = compare(ref, out, rtol)
-    if why:
-        return Failure(f"mismatch:{mode}", why), 0
+    res = compare_outputs(ref, out, rtol)
+    if not res.ok:
+        return Failure(f"mismatch:{mode}", res.message), 0
     try:
         st = json.loads(stats.read_text())
     except (OSError, ValueError) as e:
