@@ -31,7 +31,7 @@ def test_generator_is_deterministic():
 def test_metadata_counts_match_pragmas():
     for seed in range(40):
         text = gen.generate(seed)
-        assert reducer.recount(text) == text, seed
+        assert gen.recount(text) == text, seed
         assert gen.expectations(text)[0] >= 1
 
 
@@ -69,19 +69,17 @@ def test_minimiser_candidates_compile(tmp_path):
         if n >= 30:
             break
         src = tmp_path / f"c{n}.c"
-        src.write_text(reducer.recount("\n".join(cand)))
+        src.write_text(gen.recount("\n".join(cand)))
         p = subprocess.run(["gcc", "-std=gnu99", "-fopenmp", "-fsyntax-only", str(src)],
                            capture_output=True, text=True, check=False)
         assert p.returncode == 0, p.stderr
 
 
 def _check(text: str, camp, opencl_available: bool, what: str) -> None:
-    fail, ran = oracle.check(text, camp)
-    assert fail is None, f"{what}: {fail.category}: {fail.detail}"
-    n_dev = gen.expectations(text)[0]
+    v = oracle.check(text, camp)
+    assert v.ok, f"{what}: " + "; ".join(f"{f.category}: {f.detail[:400]}" for f in v.failures)
     if not opencl_available:
         pytest.skip("no OpenCL device here: only the OpenMP-host and auto runs were compared")
-    assert ran == n_dev, f"{what}: {ran} regions ran on the device, expected {n_dev}"
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -1,15 +1,64 @@
-"""Generator, part 2: OpenMP loops ompcl offloads (element-wise maps, row reductions, loops in
-helper functions with pointer parameters) and loops it keeps on the host (critical, atomic).
+"""Generator, part 2: OpenMP loops ompcl offloads today (element-wise maps with reductions and
+flattened subscripts, row reductions, loops in helper functions with pointer parameters) and
+the critical/atomic loops it keeps on the host.
 
-Consumes the program's shapes and arrays; produces the lines of each region and counts the loops
-expected on the device and on the host.
+Consumes the program's shapes and arrays; produces ``LoopSpec``s (a loop nest, its clauses, the
+host code around it) and places them as ``#pragma omp parallel for``, each loop preceded by a
+marker line naming its families (``/* ompcl-loop: map,reduction */``).
 """
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .gen_exprs import FLOAT_TYPES, Arr, Ctx, Exprs, Loop, _paren
+
+MARKER = "/* ompcl-loop: {} */"
+# reductions: kind -> (type, operator, initial value); every OpenMP 3.1 operator, on the types
+# where the result does not depend on the order of combination (floating-point + and * within
+# the tolerance: the terms are all positive or close to 1)
+REDUCTIONS: dict[str, tuple[str, str, str]] = {
+    "l+": ("long", "+", "0"), "i+": ("int", "+", "0"), "i-": ("int", "-", "0"),
+    "l-": ("long", "-", "0"), "i*": ("int", "*", "1"), "l*": ("long", "*", "1"),
+    "u*": ("unsigned long", "*", "1UL"), "imax": ("int", "max", "-1000000"),
+    "imin": ("int", "min", "1000000"), "lmax": ("long", "max", "-1000000"),
+    "u^": ("unsigned int", "^", "0u"), "u|": ("unsigned int", "|", "0u"),
+    "u&": ("unsigned int", "&", "0xffffffffu"), "i&": ("int", "&", "-1"),
+    "i|": ("int", "|", "0"), "i^": ("int", "^", "0"), "i&&": ("int", "&&", "1"),
+    "i||": ("int", "||", "0"), "s+": ("unsigned short", "+", "0"),
+    "c^": ("unsigned char", "^", "0"), "d+": ("double", "+", "0.0"),
+    "d-": ("double", "-", "0.0"), "d*": ("double", "*", "1.0"),
+    "dmax": ("double", "max", "-1e30"), "dmin": ("double", "min", "1e30"),
+    "fmax": ("float", "max", "-1e30f"), "fmin": ("float", "min", "1e30f"),
+}
+FORMATS = {"long": "%ld", "int": "%d", "unsigned long": "%lu", "unsigned int": "%u",
+           "unsigned short": "%u", "unsigned char": "%u"}
+
+
+@dataclass
+class LoopSpec:
+    """One OpenMP work-sharing loop before it is placed: its nest (lines at an indentation; the
+    headers are drawn when it is placed), the clauses of the loop, the host code around it, the
+    arrays it reads and writes, and its families (keys of generator.OFFLOADED)."""
+
+    s: int
+    families: set[str]
+    nest: Callable[[str], list[str]]
+    clauses: list[str] = field(default_factory=list)
+    before: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+    reads: set[str] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)
+    par_clauses: list[str] = field(default_factory=list)  # only a parallel takes (copyin)
+    # reduction and lastprivate variables: shared where the loop runs inside a region
+    shared_vars: list[str] = field(default_factory=list)
+
+
+def array_names(lines: list[str]) -> set[str]:
+    """Names subscripted in ``lines`` (the arrays a loop body touches)."""
+    return set(re.findall(r"\b([A-Za-z_]\w*)\s*\[", "\n".join(lines)))
 
 
 class Loops(Exprs):
@@ -89,8 +138,8 @@ class Loops(Exprs):
             return self.func_region(s, ind)
         vecs = [a for a in self.arrays if a.shape == (shape[0],)]
         if len(shape) > 1 and vecs and k < 0.3:
-            return self.rowreduce_region(s, r.choice(vecs), ind)
-        return self.map_region(s, ind)
+            return self.place(self.rowreduce_spec(s, r.choice(vecs)), ind)
+        return self.place(self.map_spec(s), ind)
 
     def func_region(self, s: int, ind: str) -> list[str]:
         """A region inside a helper function that gets the arrays as pointer parameters."""
@@ -118,22 +167,54 @@ class Loops(Exprs):
         saved = (self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars)
         self.arrays, self.fp_d, self.fp_i, self.in_time, self.scalars = views, [], [], False, []
         self.dimvars = {(s, d): m for d, m in enumerate(dims)}
+        self.extra_families = {"func"}
         try:
-            lines = self.map_region(s, "    ")
+            lines = self.place(self.map_spec(s), "    ")
             local = self.scalars
         finally:
+            self.extra_families = set()
             self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars = saved
         name = f"kf{len(self.kfuncs)}"
         self.kfuncs.append(name)
         self.funcs.append(f"static void {name}({', '.join(params)})\n{{\n    int i, j, k;\n" +
                           "".join(x + "\n" for x in local) + "    (void)i; (void)j; (void)k;\n" +
+                          "".join(f"    (void){x.split()[-3]};\n" for x in local) +
                           "\n".join(lines) + "\n}\n")
         return [f"{ind}{name}({', '.join(args)});"]
 
     def nest(self, s: int) -> list[Loop]:
         return [self.make_loop("ijk"[d], d, n) for d, n in enumerate(self.shapes[s])]
 
-    def map_region(self, s: int, ind: str) -> list[str]:
+    def loop_nest(self, s: int, loops: list[Loop], hcollapse: int, decl_inner: bool,
+                  body: list[str]) -> Callable[[str], list[str]]:
+        """The nest of ``loops`` around ``body``; the loops from ``hcollapse`` on declare their
+        variable when ``decl_inner``."""
+        def lines(depth: str) -> list[str]:
+            out = []
+            for d, lp in enumerate(loops):
+                last = d == len(loops) - 1
+                head = self.header(s, lp, decl_inner and d >= hcollapse)
+                out.append(depth + head + (" {" if last else ""))
+                depth += "    "
+            return out + [depth + x for b in body for x in b.split("\n")] + [depth[:-4] + "}"]
+        return lines
+
+    def if_cond(self, c: Ctx, loops: list[Loop]) -> str:
+        """A branch condition; thresholds on loop variables stay inside the variable's range
+        (gcc warns about subscripts in branches it proves dead)."""
+        r = self.r
+        if c.ivars and r.random() < 0.6:
+            return f"{r.choice(c.ivars)} % {r.randint(2, 4)} == {r.randint(0, 1)}"
+        term = self.iterm(c)
+        lp = next((x for x in loops if x.var == term and x.values()), None)
+        if lp:
+            return f"{term} > {r.choice(lp.values())}"
+        return f"{term} > {r.randint(-5, 300)}"
+
+    def map_spec(self, s: int) -> LoopSpec:
+        """An element-wise loop nest over shape ``s``: writes one or two arrays at the loop's
+        element (or a fixed offset of it), reads any array of a matching shape, with private and
+        block-local temporaries, an inner sequential loop, reductions and lastprivate."""
         r = self.r
         shape = self.shapes[s]
         loops = self.nest(s)
@@ -152,20 +233,27 @@ class Loops(Exprs):
                 subs.append(lp.sub(o))
             written[a.name] = subs
         c = self.region_ctx(s, loops, written)
+        fams = {"map"} | self.extra_families
+        body: list[str] = []
+        refs = {a.name: a.at(written[a.name]) for a in targets}
+        self.flatten_subscripts(c, targets, written, refs, body, fams)
         collapse = 1
         if len(loops) > 1 and r.random() < 0.5:
             collapse = r.randint(2, len(loops))
         decl_inner = r.random() < 0.2
         decl_all = decl_inner and r.random() < 0.5
-        clauses, body, before, after = [], [], [], []
+        clauses: list[str] = []
+        before: list[str] = []
+        after: list[str] = []
         if collapse > 1:
             clauses.append(f"collapse({collapse})")
         inner = [lp.var for lp in loops[collapse:]]
-        if inner and not decl_inner:
+        if inner and not decl_inner and not self.orphan:
             clauses.append(f"private({', '.join(inner)})")
         if r.random() < 0.3:  # private temporary
             tmp = self.scalar("double", "0.0", "tp")
-            clauses.append(f"private({tmp})")
+            if not self.orphan:  # a callee's locals are already private
+                clauses.append(f"private({tmp})")
             body.append(f"{tmp} = {self.dexpr(c)};")
             c.dread.append(tmp)
         if r.random() < 0.25:  # block-local temporary
@@ -185,18 +273,21 @@ class Loops(Exprs):
                 body.append(f"    iq += fabs({term});")
                 c.dread.append(f"iq / {v.shape[0]}.0")
         for a in targets:
-            ref = a.at(written[a.name])
+            ref = refs[a.name]
             if r.random() < 0.2:
-                cond = (f"{r.choice(c.ivars)} % {r.randint(2, 4)} == {r.randint(0, 1)}"
-                        if c.ivars and r.random() < 0.6
-                        else f"{self.iterm(c)} > {r.randint(-5, 300)}")
+                cond = self.if_cond(c, loops)
                 body.append(f"if ({cond})\n    {ref} = {self.store(a.ctype, c)};\n"
                             f"else\n    {ref} = {self.store(a.ctype, c)};")
             else:
                 body.append(f"{ref} = {self.store(a.ctype, c)};")
         nonempty = all(lp.values() for lp in loops)
-        self.reductions(c, clauses, body, before, after, ind)
-        if nonempty and r.random() < 0.2:
+        shared: list[str] = []
+        if not self.orphan:  # reduction variables must be shared in the enclosing region
+            shared += self.reductions(c, clauses, body, before, after)
+        if shared:
+            fams.add("reduction")
+        # lastprivate with collapse: gcc -Wall warns (maybe-uninitialized .count)
+        if nonempty and r.random() < 0.2 and collapse == 1 and not self.orphan:
             if r.random() < 0.5:
                 lp = self.scalar("double", "-1.0", "lp")
                 body.append(f"{lp} = {self.dexpr(c)};")
@@ -206,70 +297,84 @@ class Loops(Exprs):
                 body.append(f"{lp} = {self.iexpr(c)};")
                 after.append(f'printf("{lp} %ld\\n", {lp});')
             clauses.append(f"lastprivate({lp})")
-        self.n_device += 1
-        return self.emit(s, loops, 0 if decl_all else collapse, clauses, body, before, after,
-                         ind, decl_inner)
+            shared.append(lp)
+        body = drop_unused_locals(body)
+        hcollapse = 0 if decl_all else collapse
+        return LoopSpec(s, fams, self.loop_nest(s, loops, hcollapse, decl_inner, body), clauses,
+                        before, after, array_names(body), set(written), shared_vars=shared)
+
+    def flatten_subscripts(self, c: Ctx, targets: list[Arr], written: dict[str, list[str]],
+                           refs: dict[str, str], body: list[str], fams: set[str]) -> None:
+        """Hook for flattened heap subscripts through body-local scalars (gen_extents)."""
 
     def reductions(self, c: Ctx, clauses: list[str], body: list[str], before: list[str],
-                   after: list[str], ind: str) -> None:
+                   after: list[str]) -> list[str]:
+        """Zero to two reductions into new scalars; returns their names."""
         r = self.r
+        names = []
         for _ in range(r.choice((0, 0, 1, 1, 2))):
-            kind = r.choice(("l+", "i+", "i*", "imax", "imin", "u*", "u^", "u|", "d+", "d*",
-                             "dmax", "dmin", "d+", "dmax", "i-", "i&&", "i||", "u&"))
-            ctype, init = {"l": ("long", "0"), "i": ("int", "0"), "u": ("unsigned long", "1UL"),
-                           "d": ("double", "0.0")}[kind[0]]
-            op = kind[1:]
-            if op == "*":
-                init = "1" if ctype == "int" else ("1.0" if ctype == "double" else "1UL")
-            if op == "max":
-                init = "-1000000" if ctype == "int" else "-1e30"
-            if op == "min":
-                init = "1000000" if ctype == "int" else "1e30"
-            if kind == "u|":
-                ctype, init = "unsigned int", "0u"
-            if kind == "u&":
-                ctype, init = "unsigned int", "0xffffffffu"
-            if kind == "i&&":
-                init = "1"
-            if kind == "u^":
-                ctype, init = "unsigned int", "0u"
+            kind = r.choice(list(REDUCTIONS))
+            ctype, op, init = REDUCTIONS[kind]
             v = self.scalar(ctype, init, "r")
+            names.append(v)
             if r.random() < 0.7:
                 before.append(f"{v} = {init};")
             clauses.append(f"reduction({op}:{v})")
-            if ctype == "double":
+            if ctype in FLOAT_TYPES:
                 self.floaty = True
-                e = self.dexpr(c)
-                stmt = {"+": r.choice((f"{v} += fabs({e});", f"{v} += ({e}) * ({e});",
-                                       f"{v} = {v} + 1.0 + 0.5 * sin({e});")),
-                        "*": f"{v} *= 1.0 + 1e-6 * ({e});",
-                        "max": r.choice((f"{v} = fmax({v}, {e});",
-                                         f"{v} = {v} > {_paren(e)} ? {v} : {_paren(e)};")),
-                        "min": r.choice((f"{v} = fmin({v}, {e});",
-                                         f"if ({e} < {v})\n    {v} = {e};"))}[op]
-                after.append(f'printf("{v} %.9e\\n", {v});')
+                stmt, shown = self.float_reduction(kind, v, c), v
+                after.append(f'printf("{v} %.9e\\n", (double){shown});')
             else:
-                e = self.iterm(c)
-                stmt = {"l+": f"{v} += {self.iexpr(c)};",
-                        "i+": f"{v} += {_paren(e)} % 100;",
-                        "i*": f"{v} *= 1 - 2 * ({_paren(e)} & 1);",
-                        "i-": f"{v} -= {_paren(e)} % 100;",
-                        "i&&": f"{v} = {v} && ({_paren(e)} % 7 != 3);",
-                        "i||": f"{v} = {v} || ({_paren(e)} == {r.randint(0, 40)});",
-                        "u&": f"{v} &= (unsigned int)({e}) | 0xfff0ffffu;",
-                        "imax": r.choice((f"if ({e} > {v})\n    {v} = {e};",
-                                          f"{v} = {e} > {v} ? {e} : {v};")),
-                        "imin": r.choice((f"if ({e} < {v})\n    {v} = {e};",
-                                          f"{v} = {v} < {e} ? {v} : {e};")),
-                        "u*": f"{v} *= (unsigned long)({e}) * 2UL + 1UL;",
-                        "u^": f"{v} ^= (unsigned int)({e}) * 2654435761u;",
-                        "u|": f"{v} |= 1u << ((unsigned int)({e}) & 31u);"}[kind]
-                fmt = {"long": "%ld", "int": "%d", "unsigned long": "%lu",
-                       "unsigned int": "%u"}[ctype]
-                after.append(f'printf("{v} {fmt}\\n", {v});')
+                stmt = self.int_reduction(kind, v, c)
+                after.append(f'printf("{v} {FORMATS[ctype]}\\n", {v});')
             body.extend(stmt.split("\n"))
+        return names
 
-    def rowreduce_region(self, s: int, vec: Arr, ind: str) -> list[str]:
+    def float_reduction(self, kind: str, v: str, c: Ctx) -> str:
+        r = self.r
+        e = self.dexpr(c)
+        if kind == "fmax":
+            return f"if ((float)({e}) > {v})\n    {v} = (float)({e});"
+        if kind == "fmin":
+            return f"{v} = {v} < (float)({e}) ? {v} : (float)({e});"
+        return {"d+": r.choice((f"{v} += fabs({e});", f"{v} += ({e}) * ({e});",
+                                f"{v} = {v} + 1.0 + 0.5 * sin({e});")),
+                "d-": f"{v} -= fabs({e});",
+                "d*": f"{v} *= 1.0 + 1e-6 * ({e});",
+                "dmax": r.choice((f"{v} = fmax({v}, {e});",
+                                  f"{v} = {v} > {_paren(e)} ? {v} : {_paren(e)};")),
+                "dmin": r.choice((f"{v} = fmin({v}, {e});",
+                                  f"if ({e} < {v})\n    {v} = {e};"))}[kind]
+
+    def int_reduction(self, kind: str, v: str, c: Ctx) -> str:
+        r = self.r
+        e = self.iterm(c)
+        pe = _paren(e)
+        return {"l+": f"{v} += {self.iexpr(c)};",
+                "i+": f"{v} += {pe} % 100;",
+                "i*": f"{v} *= 1 - 2 * ({pe} & 1);",
+                "l*": f"{v} *= 1 - 2 * ({pe} & 1);",
+                "i-": f"{v} -= {pe} % 100;",
+                "l-": f"{v} -= (long){pe} % 1000;",
+                "i&&": f"{v} = {v} && ({pe} % 7 != 3);",
+                "i||": f"{v} = {v} || ({pe} == {r.randint(0, 40)});",
+                "u&": f"{v} &= (unsigned int)({e}) | 0xfff0ffffu;",
+                "i&": f"{v} &= ~(1 << ({pe} & 15));",
+                "i|": f"{v} |= 1 << ({pe} & 15);",
+                "i^": f"{v} ^= {pe} & 1023;",
+                "imax": r.choice((f"if ({e} > {v})\n    {v} = {e};",
+                                  f"{v} = {e} > {v} ? {e} : {v};")),
+                "imin": r.choice((f"if ({e} < {v})\n    {v} = {e};",
+                                  f"{v} = {v} < {e} ? {v} : {e};")),
+                "lmax": f"if ((long){pe} * 7 > {v})\n    {v} = (long){pe} * 7;",
+                "u*": f"{v} *= (unsigned long)({e}) * 2UL + 1UL;",
+                "u^": f"{v} ^= (unsigned int)({e}) * 2654435761u;",
+                "u|": f"{v} |= 1u << ((unsigned int)({e}) & 31u);",
+                "s+": f"{v} += (unsigned short)({pe} & 255);",
+                "c^": f"{v} ^= (unsigned char)({e});"}[kind]
+
+    def rowreduce_spec(self, s: int, vec: Arr) -> LoopSpec:
+        """Each row of shape ``s`` reduced by a private accumulator into ``vec[i]``."""
         r = self.r
         loops = self.nest(s)
         loops[0] = Loop("i", 0, 0, self.shapes[s][0], 1, r.random() < 0.3)
@@ -278,7 +383,8 @@ class Loops(Exprs):
         c.lread = [x for x in c.lread if vec.name not in x]
         c.dread = [x for x in c.dread if vec.name not in x]
         decl_inner = r.random() < 0.3
-        clauses = [] if decl_inner else [f"private({', '.join(lp.var for lp in loops[1:])})"]
+        clauses = ([] if decl_inner or self.orphan
+                   else [f"private({', '.join(lp.var for lp in loops[1:])})"])
         count = math.prod(len(lp.values()) for lp in loops[1:])
         if vec.ctype in FLOAT_TYPES:
             pre = "double acc = 0.0;"
@@ -289,18 +395,20 @@ class Loops(Exprs):
             inner = f"acc += {self.iexpr(c)};"
             cast = "(unsigned char)" if vec.ctype == "unsigned char" else ""
             post = f"{vec.at(['i'])} = {cast}(acc % {1009 if vec.ctype != 'long' else 100003});"
-        self.n_device += 1
-        wrap = r.random() < 0.1
-        i0 = ind + "    " if wrap else ind
-        nest = [i0 + self.header(s, loops[0], False) + " {", i0 + "    " + pre]
-        depth = i0 + "    "
-        for lp in loops[1:]:
-            nest.append(depth + self.header(s, lp, decl_inner))
-            depth += "    "
-        nest += [depth + inner, i0 + "    " + post, i0 + "}"]
-        return self.pragma(clauses, nest, ind, wrap)
+
+        def lines(i0: str) -> list[str]:
+            nest = [i0 + self.header(s, loops[0], False) + " {", i0 + "    " + pre]
+            depth = i0 + "    "
+            for lp in loops[1:]:
+                nest.append(depth + self.header(s, lp, decl_inner))
+                depth += "    "
+            return nest + [depth + inner, i0 + "    " + post, i0 + "}"]
+        text = [pre, inner, post]
+        return LoopSpec(s, {"rowreduce"} | self.extra_families, lines, clauses,
+                        reads=array_names(text), writes={vec.name})
 
     def host_region(self, s: int, ind: str) -> list[str]:
+        """A loop ompcl keeps on the host: a sum under critical or atomic."""
         r = self.r
         n = self.shapes[s][0]
         lp = Loop("i", 0, 0, n, 1, False)
@@ -309,33 +417,29 @@ class Loops(Exprs):
             if a.shape[0] == n and (a.shape == self.shapes[s] or len(a.shape) == 1):
                 self.add_read(c, a, a.at(["i"] + ["0"] * (len(a.shape) - 1)))
         hc = self.scalar("long", "0", "hc")
-        self.n_host += 1
         lines = [f"{ind}{self.header(s, lp, False)} {{", f"{ind}    int hv = {self.iexpr(c)};"]
         if r.random() < 0.5:
+            fam = "critical"
             lines += ["#pragma omp critical", f"{ind}    {{", f"{ind}        {hc} += hv % 7;",
                       f"{ind}    }}"]
         else:
+            fam = "atomic"
             lines += ["#pragma omp atomic", f"{ind}    {hc} += hv % 7;"]
         lines.append(f"{ind}}}")
-        return ["#pragma omp parallel for"] + lines + [f'{ind}printf("{hc} %ld\\n", {hc});']
+        return ([self.marker({fam}), "#pragma omp parallel for"] + lines +
+                [f'{ind}printf("{hc} %ld\\n", {hc});'])
 
-    def emit(self, s: int, loops: list[Loop], collapse: int, clauses: list[str], body: list[str],
-             before: list[str], after: list[str], ind: str, decl_inner: bool) -> list[str]:
+    def place(self, spec: LoopSpec, ind: str) -> list[str]:
+        """``spec`` as a ``parallel for`` (one time in ten as a parallel region holding only
+        its ``for``), with the host code around it."""
         wrap = self.r.random() < 0.1
-        depth = ind + "    " if wrap else ind
-        nest = []
-        for d, lp in enumerate(loops):
-            last = d == len(loops) - 1
-            head = self.header(s, lp, decl_inner and d >= collapse)
-            nest.append(depth + head + (" {" if last else ""))
-            depth += "    "
-        nest += [depth + x for b in body for x in b.split("\n")] + [depth[:-4] + "}"]
-        return ([ind + b for b in before] + self.pragma(clauses, nest, ind, wrap) +
-                [ind + a for a in after])
+        nest = spec.nest(ind + "    " if wrap else ind)
+        return ([ind + b for b in spec.before] + self.pragma(spec, nest, ind, wrap) +
+                [ind + a for a in spec.after])
 
-    def pragma(self, clauses: list[str], nest: list[str], ind: str, wrap: bool) -> list[str]:
+    def pragma(self, spec: LoopSpec, nest: list[str], ind: str, wrap: bool) -> list[str]:
         r, text = self.r, "\n".join(nest)
-        clauses = list(clauses)
+        clauses = list(spec.clauses)
         for v in self.fp_d + self.fp_i:
             if re.search(rf"\b{v}\b", text) and r.random() < 0.5:
                 clauses.append(r.choice((f"firstprivate({v})", f"firstprivate({v})",
@@ -345,11 +449,37 @@ class Loops(Exprs):
                                      "schedule(dynamic, 3)", "schedule(guided)", "num_threads(2)")))
         if r.random() < 0.05:
             clauses.append("default(shared)")
+        clauses += spec.par_clauses
         r.shuffle(clauses)
-        if wrap:  # shared, default and num_threads belong to the parallel construct
-            par = [c for c in clauses if c.startswith(("shared", "default", "num_threads"))]
+        mark = self.marker(spec.families)
+        if wrap:  # shared, default, num_threads and copyin belong to the parallel construct
+            par = [c for c in clauses if c.startswith(("shared", "default", "num_threads",
+                                                       "copyin"))]
             cl = "".join(" " + c for c in clauses if c not in par)
-            return (["#pragma omp parallel" + "".join(" " + c for c in par), ind + "{",
+            return ([mark, "#pragma omp parallel" + "".join(" " + c for c in par), ind + "{",
                      "#pragma omp for" + cl] + nest + [ind + "}"])
-        return ["#pragma omp parallel for" + "".join(" " + c for c in clauses)] + nest
+        return [mark, "#pragma omp parallel for" + "".join(" " + c for c in clauses)] + nest
 
+    def marker(self, fams: set[str]) -> str:
+        """The marker line of one loop; counts it as expected on the device or the host."""
+        if self.expect_device(fams):
+            self.n_device += 1
+        else:
+            self.n_host += 1
+        return MARKER.format(",".join(sorted(fams)))
+
+    def expect_device(self, fams: set[str]) -> bool:
+        raise NotImplementedError  # the feature table lives in generator.py
+
+
+def drop_unused_locals(body: list[str]) -> list[str]:
+    """Remove the block-local temporary and the inner-loop sum when nothing reads them (gcc
+    -Wall warns about unused variables)."""
+    def used(name: str, skip: tuple[str, ...]) -> bool:
+        return any(re.search(rf"\b{name}\b", b) for b in body if not b.startswith(skip))
+    if not used("bt", ("double bt = ",)):
+        body = [b for b in body if not b.startswith("double bt = ")]
+    if not used("iq", ("double iq = ", "    iq += ")):
+        body = [b for b in body if not b.startswith(("double iq = ", "for (int q = 0; q < ",
+                                                      "    iq += "))]
+    return body

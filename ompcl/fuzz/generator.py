@@ -1,29 +1,86 @@
 """Generator: random, valid, deterministic OpenMP C programs (stage 1 of the fuzzer).
 
-Consumes a seed; produces the program's text, whose first line says how many loops ompcl is
-expected to offload and keep on the host and the output tolerance
-(``/* ompcl-expect: device=N host=M tolerance=T */``).
+Consumes a seed (and the loop families to draw from); produces the program's text. Its first
+line says how many loops ompcl is expected to offload and to keep on the host, and the output
+tolerance (``/* ompcl-expect: device=N host=M tolerance=T */``); each OpenMP loop is preceded by
+a marker naming its families (``/* ompcl-loop: guarded,map */``). Whether a loop is expected on
+the device follows from ``OFFLOADED``: all of its families must be offloaded.
+
+Every program is valid C99 with OpenMP 3.1, warning-free under gcc -Wall, free of data races and
+gives the same output with any number of OpenMP threads (within the tolerance), by construction.
+The parts: ``gen_exprs`` (data, expressions), ``gen_loops`` (the loops offloaded today),
+``gen_extents`` (issue 15: extents from loop-body variables), ``gen_regions`` (issue 9:
+parallel regions, orphaned loops, threadprivate, atomic, structs).
 """
 from __future__ import annotations
 
 import math
 import random
 import re
+from collections.abc import Iterable
 
 from .gen_exprs import FLOAT_TYPES, PRIMES, Arr, Ctx, _num
-from .gen_loops import Loops
+from .gen_loops import MARKER
+from .gen_regions import Regions
 
+# THE feature table: whether ompcl is expected to offload a loop of each family. A loop belongs
+# to several families (e.g. a guarded loop inside a parallel region); it is expected on the
+# device when all of them are offloaded. Flip an entry when support lands.
+OFFLOADED: dict[str, bool] = {
+    # offloaded today
+    "map": True,  # element-wise loop nests (gen_loops)
+    "reduction": True,  # ... with reduction clauses
+    "rowreduce": True,  # a private accumulator per row
+    "func": True,  # in a helper function, arrays as pointer parameters
+    # issue 15: extents from loop-body variables (offloaded once the fix lands)
+    "body_local": True,  # p[k] with k = i * M + j a body-local or private scalar
+    "shadowing": True,  # { int j = 3; a[i * 4 + j] } with an unrelated outer j
+    "pointer_offset": True,  # q = p + off before the loop, q[i] in it
+    "guarded": True,  # if (i > 0) ... a[i - 1], ternaries, && guards
+    # issue 9: parallel-region coverage (kept on the host today, with a remark)
+    "parallel_region": False,  # omp for loops in a parallel region with other statements
+    "region_reduction": False,  # reduction on an omp for inside such a region
+    "orphaned": False,  # omp for in a callee called from a parallel region
+    "threadprivate": False,  # threadprivate scratch arrays, copyin
+    "atomic": False,  # omp atomic updates (histograms)
+    "struct": False,  # arrays of structs
+    # kept on the host by design
+    "critical": False,
+}
+# the families a generator may choose a region for (the others come with them)
+NEW_FAMILIES = ("body_local", "shadowing", "pointer_offset", "guarded", "parallel_region",
+                "region_reduction", "orphaned", "threadprivate", "atomic", "struct")
 BODY_MARK = "/* -- body -- */"
 END_MARK = "/* -- checksums -- */"
 META = re.compile(r"ompcl-expect:\s*device=(\d+)\s+host=(\d+)(?:\s+tolerance=(\S+))?")
+LOOP_MARK = re.compile(r"^/\* ompcl-loop: ([\w,]+) \*/$", re.M)
 
 
-class Generator(Loops):
-    """Builds one program from a seed; ``render()`` returns its text."""
+def expected_on_device(fams: Iterable[str]) -> bool:
+    """Whether a loop of these families is expected on the device (per OFFLOADED)."""
+    return all(OFFLOADED[f] for f in fams)
 
-    def __init__(self, seed: int):
+
+class Generator(Regions):
+    """Builds one program from a seed; ``render()`` returns its text. ``families``: the new
+    families (NEW_FAMILIES) it may choose regions for; none gives the shapes of the old fuzzer
+    (in a different random stream)."""
+
+    def __init__(self, seed: int, families: Iterable[str] = NEW_FAMILIES):
         self.r = random.Random(seed)
         self.seed = seed
+        self.enabled = frozenset(families)
+        unknown = self.enabled - set(NEW_FAMILIES)
+        if unknown:
+            raise ValueError(f"unknown families: {sorted(unknown)}")
+        self.extra_families: set[str] = set()  # added to every loop made (e.g. func)
+        self.orphan = False  # loops made now are orphaned in a callee: no private clauses
+        self.decl_global: list[str] = []  # more file-scope declarations (types, threadprivate)
+        self.decl_local: list[str] = []  # more declarations in main
+        self.init_extra: list[str] = []  # more initialisation in main
+        self.check_extra: list[str] = []  # more checksum lines
+        self.frees_extra: list[str] = []
+        self.nnames = 0
         self.arrays: list[Arr] = []
         self.shapes: list[tuple[int, ...]] = []
         self.dimvars: dict[tuple[int, int], str] = {}
@@ -40,6 +97,14 @@ class Generator(Loops):
         self.floaty = False
         self.nscalar = 0
         self.in_time = False
+
+    def expect_device(self, fams: set[str]) -> bool:
+        return expected_on_device(fams)
+
+    def fresh(self, prefix: str) -> str:
+        """A new identifier."""
+        self.nnames += 1
+        return f"{prefix}{self.nnames - 1}"
 
     # -- declarations ---------------------------------------------------------------------
     def scalar(self, ctype: str, init: str, prefix: str = "v") -> str:
@@ -222,7 +287,7 @@ class Generator(Loops):
         if self.n_device == 0 or r.random() < 0.3:
             body += self.items("    ", 1)
         if self.n_device == 0:
-            body += self.map_region(0, "    ")
+            body += self.place(self.map_spec(0), "    ")
         glob, loc, heap, frees = [], [], [], []
         for a in self.arrays:
             dims = "".join(f"[{n}]" for n in a.shape)
@@ -246,22 +311,30 @@ class Generator(Loops):
                 frees.append(f"    free({a.name});")
         tol = "1e-6" if self.floaty else "1e-9"
         lines = [f"/* ompcl-expect: device={self.n_device} host={self.n_host} tolerance={tol} */",
-                 f"/* generated by ompcl.bench.fuzz, seed {self.seed} */",
+                 f"/* generated by ompcl.fuzz, seed {self.seed} */",
                  "#include <stdio.h>", "#include <stdlib.h>", "#include <math.h>", ""]
-        lines += glob + [""] + self.funcs
+        lines += self.decl_global + glob + [""] + self.funcs
         lines += ["int main(void)", "{", "    int i, j, k, t, h0, h1, h2;",
-                  "    double cd, hs = 0.0;", "    unsigned long cu;", "    long hl = 0;"]
-        lines += self.scalars + loc + heap
-        lines += ["    (void)i; (void)j; (void)k; (void)t; (void)h1; (void)h2;"]
-        lines += self.init_lines() + ["    " + BODY_MARK] + body + ["    " + END_MARK]
-        lines += self.checksum_lines()
-        lines += ['    printf("hs %.9e hl %ld\\n", hs, hl);'] + frees + ["    return 0;", "}", ""]
+                  "    double cd = 0.0, hs = 0.0;", "    unsigned long cu = 0UL;",
+                  "    long hl = 0;"]
+        lines += self.scalars + loc + heap + self.decl_local
+        # every scalar and helper may go unused in a given program (gcc -Wall)
+        used = ["i", "j", "k", "t", "h0", "h1", "h2", "cd", "cu"]
+        used += [x.split(" = ")[0].split()[-1] for x in self.scalars]
+        used += self.dfuncs + self.ifuncs
+        lines += [f"    {' '.join(f'(void){u};' for u in used[n:n + 8])}"
+                  for n in range(0, len(used), 8)]
+        lines += (self.init_lines() + self.init_extra + ["    " + BODY_MARK] + body +
+                  ["    " + END_MARK])
+        lines += self.checksum_lines() + self.check_extra
+        lines += ['    printf("hs %.9e hl %ld\\n", hs, hl);'] + frees + self.frees_extra
+        lines += ["    return 0;", "}", ""]
         return "\n".join(lines)
 
 
-def generate(seed: int) -> str:
+def generate(seed: int, families: Iterable[str] = NEW_FAMILIES) -> str:
     """The program for ``seed`` (deterministic)."""
-    return Generator(seed).render()
+    return Generator(seed, families).render()
 
 
 def expectations(text: str) -> tuple[int, int, float]:
@@ -270,3 +343,26 @@ def expectations(text: str) -> tuple[int, int, float]:
     if not m:
         raise ValueError("missing ompcl-expect line")
     return int(m[1]), int(m[2]), float(m[3]) if m[3] else 1e-9
+
+
+def families(text: str) -> list[str]:
+    """The family of every loop of a program, from its markers (one entry per loop and family)."""
+    return [f for m in LOOP_MARK.finditer(text) for f in m[1].split(",")]
+
+
+def recount(text: str) -> str:
+    """The program with its metadata line recomputed from its loop markers (after the reducer
+    deleted some loops)."""
+    dev = host = 0
+    for m in LOOP_MARK.finditer(text):
+        if expected_on_device(m[1].split(",")):
+            dev += 1
+        else:
+            host += 1
+    first, _, rest = text.partition("\n")
+    first = re.sub(r"device=\d+ host=\d+", f"device={dev} host={host}", first)
+    return first + "\n" + rest
+
+
+__all__ = ["OFFLOADED", "NEW_FAMILIES", "MARKER", "Generator", "generate", "expectations",
+           "families", "recount", "expected_on_device"]
