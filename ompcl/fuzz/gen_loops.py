@@ -52,6 +52,7 @@ class LoopSpec:
     reads: set[str] = field(default_factory=set)
     writes: set[str] = field(default_factory=set)
     par_clauses: list[str] = field(default_factory=list)  # only a parallel takes (copyin)
+    nowait: bool = False  # placed with nowait inside a region
     # reduction and lastprivate variables: shared where the loop runs inside a region
     shared_vars: list[str] = field(default_factory=list)
 
@@ -63,6 +64,8 @@ def array_names(lines: list[str]) -> set[str]:
 
 class Loops(Exprs):
     """Loop nests and their pragmas (a mixin of the generator)."""
+
+    force_reduction = False  # the next map loop gets at least one reduction
 
     def make_loop(self, var: str, dim: int, n: int) -> Loop:
         r = self.r
@@ -129,6 +132,10 @@ class Loops(Exprs):
 
     def region(self, ind: str) -> list[str]:
         r = self.r
+        if self.enabled and r.random() < 0.55:
+            lines = self.family_region(r.choice(sorted(self.enabled)), ind)
+            if lines:
+                return lines
         s = r.randrange(len(self.shapes))
         shape = self.shapes[s]
         k = r.random()
@@ -143,6 +150,13 @@ class Loops(Exprs):
 
     def func_region(self, s: int, ind: str) -> list[str]:
         """A region inside a helper function that gets the arrays as pointer parameters."""
+        call = self.helper(s, "kf", {"func"}, lambda: self.place(self.map_spec(s), "    "))
+        return [f"{ind}{call};"]
+
+    def helper(self, s: int, prefix: str, fams: set[str], make: Callable[[], list[str]],
+               orphan: bool = False) -> str:
+        """A helper function whose body ``make`` builds with the arrays of shape ``s`` seen as
+        pointer parameters (one sometimes passed twice); returns the call's text."""
         r, shape = self.r, self.shapes[s]
         dims = [f"m{d}" for d in range(len(shape))]
         params = [f"int {m}" for m in dims]
@@ -158,29 +172,34 @@ class Loops(Exprs):
                 params.append(f"{a.ctype} (*{pn}){''.join(f'[{x}]' for x in shape[1:])}")
                 views.append(Arr(pn, a.ctype, shape, "param"))
             args.append(a.name)
-        if views and r.random() < 0.3:  # the same array passed twice (written through one)
+        if views and r.random() < 0.3 and not orphan:  # the same array passed twice
             k = r.randrange(len(views))
             v = views[k]
             params.append(params[len(dims) + k].replace(f"{v.name}", f"{v.name}a", 1))
             views.append(Arr(v.name + "a", v.ctype, shape, v.storage, v.strides, alias=v.name))
             args.append(args[len(dims) + k])
-        saved = (self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars)
+        saved = (self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars,
+                 self.extra_families, self.orphan)
         self.arrays, self.fp_d, self.fp_i, self.in_time, self.scalars = views, [], [], False, []
         self.dimvars = {(s, d): m for d, m in enumerate(dims)}
-        self.extra_families = {"func"}
+        self.extra_families, self.orphan = set(fams), orphan
         try:
-            lines = self.place(self.map_spec(s), "    ")
+            lines = make()
             local = self.scalars
         finally:
-            self.extra_families = set()
-            self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars = saved
-        name = f"kf{len(self.kfuncs)}"
+            (self.arrays, self.dimvars, self.fp_d, self.fp_i, self.in_time, self.scalars,
+             self.extra_families, self.orphan) = saved
+        name = f"{prefix}{len(self.kfuncs)}"
         self.kfuncs.append(name)
         self.funcs.append(f"static void {name}({', '.join(params)})\n{{\n    int i, j, k;\n" +
                           "".join(x + "\n" for x in local) + "    (void)i; (void)j; (void)k;\n" +
                           "".join(f"    (void){x.split()[-3]};\n" for x in local) +
                           "\n".join(lines) + "\n}\n")
-        return [f"{ind}{name}({', '.join(args)});"]
+        return f"{name}({', '.join(args)})"
+
+    def family_region(self, fam: str, ind: str) -> list[str]:
+        """A region made for one of the new families (gen_extents, gen_regions)."""
+        raise NotImplementedError
 
     def nest(self, s: int) -> list[Loop]:
         return [self.make_loop("ijk"[d], d, n) for d, n in enumerate(self.shapes[s])]
@@ -196,7 +215,9 @@ class Loops(Exprs):
                 head = self.header(s, lp, decl_inner and d >= hcollapse)
                 out.append(depth + head + (" {" if last else ""))
                 depth += "    "
-            return out + [depth + x for b in body for x in b.split("\n")] + [depth[:-4] + "}"]
+            inner = [x if x.startswith("#pragma") else depth + x
+                     for b in body for x in b.split("\n")]
+            return out + inner + [depth[:-4] + "}"]
         return lines
 
     def if_cond(self, c: Ctx, loops: list[Loop]) -> str:
@@ -206,9 +227,10 @@ class Loops(Exprs):
         if c.ivars and r.random() < 0.6:
             return f"{r.choice(c.ivars)} % {r.randint(2, 4)} == {r.randint(0, 1)}"
         term = self.iterm(c)
-        lp = next((x for x in loops if x.var == term and x.values()), None)
-        if lp:
-            return f"{term} > {r.choice(lp.values())}"
+        lp = next((x for x in loops if x.var == term), None)
+        if lp:  # a threshold below the largest value: neither branch is dead
+            vals = sorted(lp.values())[:-1]
+            return f"{term} > {r.choice(vals)}" if vals else f"{term} % 2 == 0"
         return f"{term} > {r.randint(-5, 300)}"
 
     def map_spec(self, s: int) -> LoopSpec:
@@ -236,13 +258,13 @@ class Loops(Exprs):
         fams = {"map"} | self.extra_families
         body: list[str] = []
         refs = {a.name: a.at(written[a.name]) for a in targets}
-        self.flatten_subscripts(c, targets, written, refs, body, fams)
+        flat_clauses = self.flatten_subscripts(c, targets, written, refs, body, fams)
         collapse = 1
         if len(loops) > 1 and r.random() < 0.5:
             collapse = r.randint(2, len(loops))
         decl_inner = r.random() < 0.2
         decl_all = decl_inner and r.random() < 0.5
-        clauses: list[str] = []
+        clauses: list[str] = list(flat_clauses)
         before: list[str] = []
         after: list[str] = []
         if collapse > 1:
@@ -304,15 +326,17 @@ class Loops(Exprs):
                         before, after, array_names(body), set(written), shared_vars=shared)
 
     def flatten_subscripts(self, c: Ctx, targets: list[Arr], written: dict[str, list[str]],
-                           refs: dict[str, str], body: list[str], fams: set[str]) -> None:
+                           refs: dict[str, str], body: list[str], fams: set[str]) -> list[str]:
         """Hook for flattened heap subscripts through body-local scalars (gen_extents)."""
+        return []
 
     def reductions(self, c: Ctx, clauses: list[str], body: list[str], before: list[str],
                    after: list[str]) -> list[str]:
         """Zero to two reductions into new scalars; returns their names."""
         r = self.r
         names = []
-        for _ in range(r.choice((0, 0, 1, 1, 2))):
+        count = r.choice((1, 2)) if self.force_reduction else r.choice((0, 0, 1, 1, 2))
+        for _ in range(count):
             kind = r.choice(list(REDUCTIONS))
             ctype, op, init = REDUCTIONS[kind]
             v = self.scalar(ctype, init, "r")

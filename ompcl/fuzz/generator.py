@@ -80,6 +80,7 @@ class Generator(Regions):
         self.init_extra: list[str] = []  # more initialisation in main
         self.check_extra: list[str] = []  # more checksum lines
         self.frees_extra: list[str] = []
+        self.misc_names: list[str] = []  # main-scope variables besides arrays and scalars
         self.nnames = 0
         self.arrays: list[Arr] = []
         self.shapes: list[tuple[int, ...]] = []
@@ -146,13 +147,13 @@ class Generator(Regions):
             for _ in range(r.randint(1, 3) if len(shape) > 1 or s == 0 else r.randint(1, 2)):
                 self.new_array(s)
 
-    def new_array(self, s: int) -> Arr:
+    def new_array(self, s: int, storage: str = "") -> Arr:
         r = self.r
         shape = self.shapes[s]
         ctype = r.choice(("int", "long", "float", "double", "double", "unsigned char",
                           "unsigned int", "int", "short", "signed char"))
-        storage = r.choice(("global", "local", "static", "heap", "heap") +
-                           (("rowptr",) if len(shape) > 1 else ()))
+        storage = storage or r.choice(("global", "local", "static", "heap", "heap") +
+                                      (("rowptr",) if len(shape) > 1 else ()))
         name = {"global": "g", "local": "l", "static": "s", "heap": "p",
                 "rowptr": "w"}[storage] + str(len(self.arrays))
         strides = tuple(self.dimvars.get((s, d), str(shape[d])) if r.random() < 0.7
@@ -321,7 +322,7 @@ class Generator(Regions):
         # every scalar and helper may go unused in a given program (gcc -Wall)
         used = ["i", "j", "k", "t", "h0", "h1", "h2", "cd", "cu"]
         used += [x.split(" = ")[0].split()[-1] for x in self.scalars]
-        used += self.dfuncs + self.ifuncs
+        used += self.dfuncs + self.ifuncs + list(self.tp_names or ())
         lines += [f"    {' '.join(f'(void){u};' for u in used[n:n + 8])}"
                   for n in range(0, len(used), 8)]
         lines += (self.init_lines() + self.init_extra + ["    " + BODY_MARK] + body +
