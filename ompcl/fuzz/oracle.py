@@ -273,6 +273,8 @@ def _sanitizer_summary(err: str) -> str:
 def check_placement(mode: str, stats_file: Path, n_dev: int) -> tuple[Failure | None, int]:
     """Where the loops ran, from the run's statistics: nothing on the device under openmp,
     every offloaded loop on it (without fallback) in the OpenCL modes."""
+    if n_dev == 0 and not stats_file.exists():
+        return None, 0  # nothing offloaded: the runtime has no region to report
     try:
         st = json.loads(stats_file.read_text())
     except (OSError, ValueError) as e:
