@@ -232,9 +232,11 @@ class Bound:
     """A host-side bound: the minimum, maximum or sum of its parts, or a coefficient times a
     part. Leaves are ``Affine`` forms over invariant and 'first'/'last' symbols."""
 
-    op: str  # 'min' | 'max' | 'sum' | 'scale'
+    op: str  # 'min' | 'max' | 'sum' | 'scale' | 'skip_lo' | 'skip_hi'
     parts: tuple["Bound | Affine", ...]
     coef: Affine | None = None  # for 'scale'
+    # skip_lo (b, c): b + 1 where b == c, else b (a range's low end that a guard 'v != c'
+    # excludes); skip_hi (b, c): b - 1 where b == c, else b
 
 
 BoundExpr = Affine | Bound
@@ -242,7 +244,8 @@ BoundExpr = Affine | Bound
 
 @dataclass(frozen=True)
 class Constraint:
-    """A fact a guard establishes: ``form OP 0`` with OP one of '>=', '>', '<=', '<', '=='."""
+    """A fact a guard establishes: ``form OP 0`` with OP one of '>=', '>', '<=', '<', '==',
+    '!='."""
 
     form: Affine
     op: str

@@ -341,8 +341,8 @@ def test_pointer_extents(tmp_path):
     assert (arrays["a"].mode, arrays["b"].mode) == ("w", "r")
     lo, hi = names.extent(arrays["a"].extent, ())
     # a[2*i+1]: lower bound 2*min(i)+1, upper bound 2*max(i)+1
-    assert lo.startswith("(long)(2)*(OMPCL_MIN(ompcl_lb[0]") and lo.endswith("+ (long)(1)")
-    assert hi.startswith("(long)(2)*(OMPCL_MAX(ompcl_lb[0]") and hi.endswith("+ (long)(1)")
+    assert lo.startswith("(long)(2)*(ompcl_lmin(ompcl_lb[0]") and lo.endswith("+ (long)(1)")
+    assert hi.startswith("(long)(2)*(ompcl_lmax(ompcl_lb[0]") and hi.endswith("+ (long)(1)")
     assert names.extent(arrays["b"].extent, ())[0].endswith("+ (long)(-1)")
 
 

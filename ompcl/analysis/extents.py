@@ -61,14 +61,18 @@ def bounds(f: Affine, ranges: dict[Sym, Range]) -> Range | None:
     return _sum(lo), _sum(hi)
 
 
-def narrowed(ranges: dict[Sym, Range], facts: tuple[Constraint, ...]) -> dict[Sym, Range]:
-    """The ranges with each guard ``±v + r OP 0`` (``r`` invariant) applied to ``v``."""
+def narrowed(ranges: dict[Sym, Range], facts: tuple[Constraint, ...],
+             kinds: tuple[str, ...] = ("dim", "inner")) -> dict[Sym, Range]:
+    """The ranges with each guard ``±v + r OP 0`` (``r`` invariant) applied to ``v``, for the
+    symbols of the given kinds."""
     out = dict(ranges)
-    for fact in facts:
+    for fact in dict.fromkeys(facts):
         loops = fact.form.loop_syms()
         if len(loops) != 1:
             continue
         (v,) = loops
+        if v.kind not in kinds:
+            continue
         coef = fact.form.coef(v)
         rest = fact.form.without(loops)
         if v not in out or coef.const not in (1, -1) or not coef.is_const:
@@ -77,11 +81,13 @@ def narrowed(ranges: dict[Sym, Range], facts: tuple[Constraint, ...]) -> dict[Sy
         # coef*v + rest OP 0  ->  v OP' -rest/coef
         value = -rest if coef.const == 1 else rest
         op = fact.op if coef.const == 1 else {">=": "<=", ">": "<", "<=": ">=", "<": ">",
-                                               "==": "=="}[fact.op]
+                                               "==": "==", "!=": "!="}[fact.op]
         if op in (">=", ">", "=="):
             lo = Bound("max", (lo, value + Affine.constant(1 if op == ">" else 0)))
         if op in ("<=", "<", "=="):
             hi = Bound("min", (hi, value - Affine.constant(1 if op == "<" else 0)))
+        if op == "!=":  # excludes a value: it narrows the range only at an end
+            lo, hi = Bound("skip_lo", (lo, value)), Bound("skip_hi", (hi, value))
         out[v] = (lo, hi)
     return out
 
@@ -122,8 +128,9 @@ def array_extent(v: Var, accs: list[RawAccess], dims: dict[Sym, Range],
             return Reason("array-extent", f"cannot derive the extent of '{v.name}': subscript "
                           f"'{c_text(a.subscripts[0])}' is not affine in the loop variables",
                           a.loc)
-        ranges = inner_ranges(inner, narrowed(dims, a.guards))
-        rng = bounds(f, narrowed(ranges, a.guards))
+        # guards on the dimensions narrow the inner loops' bounds too
+        ranges = inner_ranges(inner, narrowed(dims, a.guards, ("dim",)))
+        rng = bounds(f, narrowed(ranges, a.guards, ("inner",)))
         if rng is None:
             return Reason("array-extent", f"cannot derive the extent of '{v.name}': an index "
                           f"variable in '{c_text(a.subscripts[0])}' has unknown bounds", a.loc)

@@ -117,7 +117,7 @@ def constraints(cond: c_ast.Node | None, positive: bool, resolve: Resolver,
         if cond.op in _FLIP:
             a, b = form(cond.left, resolve, invariant), form(cond.right, resolve, invariant)
             op = cond.op if positive else _NEGATE[cond.op]
-            if a is None or b is None or op == "!=":
+            if a is None or b is None:
                 return []
             return [Constraint(a - b, op)]
     return []

@@ -23,7 +23,7 @@ from .accesses import BodyInfo, IndexScope, scan_body
 from .builtins import is_math
 from .calls import analyze_calls
 from .candidates import Candidate, find_candidates
-from .ctypes_ import FLOATING, TypeEnv, c_text, visible_vars, walk
+from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
 from .sharing import classify_sharing, dim_syms, is_constant_text
 
@@ -111,7 +111,7 @@ def local_type_reasons(info: BodyInfo, env: TypeEnv) -> list[Reason]:
 
 def outlined_locals(cand: Candidate, scope: dict[str, Var]) -> tuple[list[Var], list[Reason]]:
     """Function-local variables the outlined host function needs (named in the construct)."""
-    names = {n.name for n in walk(cand.bound.stmt) if isinstance(n, c_ast.ID)}
+    names = free_names(cand.bound.stmt)
     for c in cand.directive.clauses:
         for a in c.args:
             names.update(_IDENT.findall(a))

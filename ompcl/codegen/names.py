@@ -12,7 +12,8 @@ from ..analysis.ctypes_ import c_text
 
 # -- names shared by Python and the templates ------------------------------------------------
 LB, STEP, TRIPS = "ompcl_lb", "ompcl_st", "ompcl_n"  # host arrays / kernel parameters
-MIN, MAX = "OMPCL_MIN", "OMPCL_MAX"  # runtime header macros
+MIN, MAX = "ompcl_lmin", "ompcl_lmax"  # runtime header functions on long
+SKIP = {"skip_lo": "ompcl_skip_lo", "skip_hi": "ompcl_skip_hi"}
 
 
 def kernel(rid: int) -> str:
@@ -129,6 +130,8 @@ def bound(b: BoundExpr) -> str:
         return acc
     if b.op == "scale":
         return f"(long)({affine(b.coef)})*({bound(b.parts[0])})"
+    if b.op in SKIP:
+        return f"{SKIP[b.op]}({bound(b.parts[0])}, {bound(b.parts[1])})"
     return " + ".join(bound(p) for p in b.parts)
 
 

@@ -26,6 +26,13 @@ extern "C" {
 #define OMPCL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define OMPCL_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* Bounds of mapped ranges in generated code: functions, so nested bounds stay linear in size
+ * after preprocessing. skip_lo / skip_hi: a range end that a guard 'v != value' excludes. */
+static inline long ompcl_lmin(long a, long b) { return a < b ? a : b; }
+static inline long ompcl_lmax(long a, long b) { return a > b ? a : b; }
+static inline long ompcl_skip_lo(long end, long value) { return end == value ? end + 1 : end; }
+static inline long ompcl_skip_hi(long end, long value) { return end == value ? end - 1 : end; }
+
 /* One OpenCL program: all kernels generated from one source file. */
 typedef struct ompcl_program {
   const char *source;      /* OpenCL C source, or "" to read kernel_path */

@@ -130,7 +130,7 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
   ompcl_st[0] = (long)(-2);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(0), ompcl_st[0], 3);
   if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
-    ompcl_rt_arg_array(&ompcl_L, (void *)(a), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(double), OMPCL_READ);
+    ompcl_rt_arg_array(&ompcl_L, (void *)(a), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(double), OMPCL_READ);
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_n[0], sizeof(long));

@@ -91,8 +91,8 @@ static void ompcl_region_0(float a, int *ompcl_p_i, int n, const float *x, float
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(n), ompcl_st[0], 0);
   if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
-    ompcl_rt_arg_array(&ompcl_L, (void *)(x), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READ);
-    ompcl_rt_arg_array(&ompcl_L, (void *)(y), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READWRITE);
+    ompcl_rt_arg_array(&ompcl_L, (void *)(x), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READ);
+    ompcl_rt_arg_array(&ompcl_L, (void *)(y), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READWRITE);
     { float ompcl_v = (float)(a); ompcl_rt_arg_scalar(&ompcl_L, &ompcl_v, sizeof ompcl_v); }
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));
