@@ -22,8 +22,8 @@ from .compare import compare_outputs
 from .generator import NEW_FAMILIES, expectations, families, generate
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
-RUN_TIMEOUT = 10.0
-ASAN_TIMEOUT = 40.0
+RUN_TIMEOUT = 60.0  # a cold OpenCL build of a large program on a loaded 2-core machine
+ASAN_TIMEOUT = 120.0
 # How each run of the translated program is made. Copying buffers behave like a discrete GPU;
 # zero-copy buffers (the default on a CPU device) hide extent bugs.
 MODE_ENV: dict[str, dict[str, str]] = {
