@@ -79,6 +79,13 @@ REASONS: dict[str, str] = {
     "array-passed": "a whole array is passed to a function in a way ompcl cannot map",
     "array-extent": "the range of an array the loop touches cannot be derived",
     "threadprivate": "the loop uses threadprivate data",
+    # parallel regions run as a team of one
+    "thread-private": "a variable private to each thread carries a value between iterations "
+                      "or out of the loop",
+    "thread-dependent": "a value the loop uses depends on the thread number or team size",
+    "team": "the loop's parallel region runs on the host",
+    "team-construct": "the parallel region uses a construct a team of one cannot run",
+    "team-loop": "a work-sharing loop of the parallel region stays on the host",
 }
 
 #: Ids of the remarks and warnings that are not host reasons.

@@ -295,6 +295,31 @@ class Region:
     reasons: tuple[Reason, ...] = ()  # why it stays on the host (empty = offloadable)
     directive: Directive | None = None  # clauses merged for 'parallel' + 'for'
     scope: dict[str, Var] = field(default_factory=dict, compare=False, repr=False)
+    context: str = "parallel-for"  # 'parallel-for' | 'region' (an omp for of team) | 'orphaned'
+    team: int | None = None
+
+    @property
+    def offload(self) -> bool:
+        return not self.reasons
+
+    @property
+    def loc(self) -> SourceLoc:
+        return self.bound.directive.loc
+
+
+@dataclass(frozen=True)
+class Team:
+    """A ``parallel`` region whose device version runs it with a team of one thread (always a
+    legal execution): its code once, each of its ``omp for`` loops (``loops``: region ids) a
+    kernel launch. The host version is the original region."""
+
+    id: int
+    bound: BoundDirective
+    loops: tuple[int, ...] = ()
+    privates: tuple[Var, ...] = ()  # the region's private and firstprivate variables
+    firstprivates: tuple[Var, ...] = ()
+    reductions: tuple[Reduction, ...] = ()
+    reasons: tuple[Reason, ...] = ()
 
     @property
     def offload(self) -> bool:
@@ -350,9 +375,9 @@ class HostParam:
     """One parameter of a region's outlined host function: the caller's variable, how it is
     passed (role) and the parameter's declaration.
 
-    Roles: 'private' (address passed so the variable stays used; a fresh local copy), 'lastprivate'
-    and 'reduction' (address passed, the result written back), 'array' (as a pointer to rows),
-    'value' (read-only scalar or pointer, by value under its own name).
+    Roles: 'lastprivate' and 'reduction' (address passed, the result written back when the
+    device ran the loop), 'array' (as a pointer to rows), 'value' (read-only scalar or pointer,
+    by value under its own name).
     """
 
     var: Var
@@ -361,7 +386,7 @@ class HostParam:
 
     @property
     def by_address(self) -> bool:
-        return self.role in ("private", "lastprivate", "reduction")
+        return self.role in ("lastprivate", "reduction")
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,14 @@ from .analysis.regions import analyze
 from .analysis.residency import plan_residency
 from .codegen import names as N
 from .codegen.features import static_features
-from .codegen.host import HostRegion, generate_host
+from .codegen.host import HostRegion, HostTeam, generate_host
 from .codegen.kernel import generate_kernels
 from .codegen.kernelspec import checked, host_interface, kernel_spec
 from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, PreprocessError, Remark,
                           SourceLoc, not_offloaded)
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
-from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange
+from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
 from .transform.rename import device_name
 
 
@@ -50,7 +50,9 @@ class Unit:
     options: Options = field(default_factory=Options)
     program: Program | None = None
     regions: tuple[Region, ...] = ()
+    teams: tuple[Team, ...] = ()
     splices: dict[int, SpliceRange] = field(default_factory=dict)
+    team_splices: dict[int, SpliceRange] = field(default_factory=dict)
     residency: ResidencyPlan = field(default_factory=lambda: ResidencyPlan({}))
     kernels: tuple[KernelSpec, ...] = ()
     interfaces: tuple[HostInterface, ...] = ()
@@ -94,14 +96,16 @@ def parse(u: Unit) -> Unit:
 def analyze_regions(u: Unit) -> Unit:
     """Loops, accesses, calls, data sharing and extents: a verdict per region."""
     result = analyze(u.program)
-    return replace(u, regions=result.regions, remarks=u.remarks + result.remarks)
+    return replace(u, regions=result.regions, teams=result.teams,
+                   remarks=u.remarks + result.remarks)
 
 
 def place_regions(u: Unit) -> Unit:
     """Find each offloadable loop's text in the user's file; a loop whose text is a macro
     expansion stays on the host. Ordering: the last pass that may change a verdict."""
-    placement = place(u.program, u.regions)
-    return replace(u, regions=placement.regions, splices=placement.ranges)
+    placement = place(u.program, u.regions, u.teams)
+    return replace(u, regions=placement.regions, splices=placement.ranges,
+                   teams=placement.teams, team_splices=placement.team_ranges)
 
 
 def plan(u: Unit) -> Unit:
@@ -134,11 +138,23 @@ def splice_host(u: Unit) -> Unit:
     """The user's own text with offloaded loops outlined, and the remark for every loop."""
     hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites)
               for r, i, k in zip(u.offloaded, u.interfaces, u.kernels)]
+    teams = tuple(HostTeam(t, u.team_splices[t.id], tuple(h for h in hosted
+                                                           if h.region.team == t.id))
+                  for t in u.teams if t.offload)
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
-                         u.options.kernel_file)
-    verdicts = tuple(_verdict(r) for r in u.regions)
+                         u.options.kernel_file, teams)
+    verdicts = tuple(_verdict(r) for r in u.regions) + tuple(
+        _team_verdict(t) for t in u.teams)
     remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))
     return replace(u, host_source=host, remarks=remarks)
+
+
+def _team_verdict(t: Team) -> Remark:
+    if t.offload:
+        return Remark(t.loc, f"parallel region runs as a team of one on the device path "
+                      f"({len(t.loops)} work-sharing loops offloaded)", "remark", "offloaded")
+    return Remark(t.loc, "parallel region not run on the device: " + "; ".join(
+        x.message for x in t.reasons), "remark", "")
 
 
 def _verdict(r: Region) -> Remark:
@@ -216,6 +232,11 @@ def check_unit(prev: Unit, u: Unit, after: str) -> None:
     if "place" in done:
         _expect(set(u.splices) == {r.id for r in u.offloaded}, after,
                 "offloaded regions and splice ranges differ")
+        _expect(set(u.team_splices) == {t.id for t in u.teams if t.offload}, after,
+                "offloaded teams and splice ranges differ")
+        for r in u.offloaded:
+            _expect(r.context != "region" or u.teams[r.team].offload, after,
+                    f"loop {r.id} is offloaded but its team is not")
     if "outline" in done:
         _expect([k.region_id for k in u.kernels] == [r.id for r in u.offloaded], after,
                 "kernels and offloaded regions differ")

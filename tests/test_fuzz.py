@@ -49,6 +49,15 @@ def camp_asan(tmp_path_factory, opencl_available):
                         asan=True)
 
 
+def test_a_team_goes_to_the_device_only_with_all_its_loops(monkeypatch):
+    text = ("/* ompcl-loop: map,parallel_region,team1 */\n/* ompcl-loop: atomic,parallel_region,"
+            "team1 */\n/* ompcl-loop: map */\n")
+    monkeypatch.setitem(gen.OFFLOADED, "atomic", False)
+    assert gen.count(text) == (1, 2)
+    monkeypatch.setitem(gen.OFFLOADED, "atomic", True)
+    assert gen.count(text) == (3, 0)
+
+
 def test_generator_is_deterministic():
     for seed in (0, 1, 12345):
         assert gen.generate(seed) == gen.generate(seed)
@@ -61,7 +70,9 @@ def test_metadata_counts_follow_the_table(monkeypatch):
         assert gen.recount(text) == text, seed
         n_dev, n_host, _ = gen.expectations(text)
         marks = [m[1].split(",") for m in gen.LOOP_MARK.finditer(text)]
-        assert n_dev == sum(gen.expected_on_device(f) for f in marks) >= 1
+        assert (n_dev, n_host) == gen.count(text) and n_dev >= 1
+        # a team's loops count on the device only together
+        assert n_dev <= sum(gen.expected_on_device(f) for f in marks)
         assert n_host == len(marks) - n_dev
         assert len(marks) == len(re.findall(r"#pragma omp (?:parallel )?for\b", text)), seed
     text = next(t for t in map(gen.generate, range(100)) if "atomic" in gen.families(t))

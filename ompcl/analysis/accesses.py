@@ -70,6 +70,8 @@ class BodyInfo:
     problems: tuple[Reason, ...]
     local_decls: tuple[c_ast.Decl, ...] = field(default=())
     inner: tuple[InnerLoop, ...] = ()
+    live_in: frozenset[str] = frozenset()  # outer names read before surely assigned
+    assigned: frozenset[str] = frozenset()  # outer names surely assigned by the end
 
 
 def names_written(node: c_ast.Node | None) -> set[str]:
@@ -110,6 +112,8 @@ class _Scanner:
         self.problems: list[Reason] = []
         self.decls: list[c_ast.Decl] = []
         self.declared: set[str] = set(known_locals)
+        self.assigned: set[str] = set()  # outer names surely assigned so far in the iteration
+        self.live_in: set[str] = set()
 
     def problem(self, node: c_ast.Node, id: str, msg: str) -> None:
         loc = SourceLoc.of(node)
@@ -244,11 +248,12 @@ class _Scanner:
         with self.nested(writes_in=n):
             self.stmt(n.init, depth + 1)
             sym = self.inner_loop(n)
-            if sym is not None:
-                self.env[sym.name] = ("loop", sym)
+            if sym is not None:  # an outer variable stays one for data sharing
+                self.env[sym.name] = ("loop", sym, not self.is_local(sym.name))
             self.expr(n.cond)
-            self.expr(n.next)
-            self.stmt(n.stmt, depth + 1)
+            with self.maybe():
+                self.stmt(n.stmt, depth + 1)
+                self.expr(n.next)
 
     def inner_loop(self, n: c_ast.For) -> Sym | None:
         """The loop's index symbol, when it is canonical and its variable is not written in
@@ -268,7 +273,7 @@ class _Scanner:
     def s_While(self, n, depth):
         with self.nested(writes_in=n):
             self.expr(n.cond)
-            with self.guarded(self.facts(n.cond, True)):
+            with self.guarded(self.facts(n.cond, True)), self.maybe():
                 self.stmt(n.stmt, depth + 1)
 
     def s_DoWhile(self, n, depth):
@@ -278,14 +283,18 @@ class _Scanner:
 
     def s_If(self, n, depth):
         self.expr(n.cond)
+        before, after = set(self.assigned), None
         for branch, positive in ((n.iftrue, True), (n.iffalse, False)):
+            self.assigned = set(before)
             with self.nested(), self.guarded(self.facts(n.cond, positive)):
                 self.stmt(branch, depth)
+            after = set(self.assigned) if after is None else after & self.assigned
+        self.assigned = after  # surely assigned only if both branches assign
 
     def s_Switch(self, n, depth):
         self.expr(n.cond)
         self.no_defs += 1
-        with self.nested(writes_in=n):
+        with self.nested(writes_in=n), self.maybe():
             self.stmt(n.stmt, depth + 1)
         self.no_defs -= 1
 
@@ -338,12 +347,26 @@ class _Scanner:
     def e_ID(self, n, write, read):
         if write:
             self.note_write(n.name)
-        if self.is_local(n.name) or self.env.get(n.name, ("",))[0] == "loop":
+        b = self.env.get(n.name, ("",))
+        if self.is_local(n.name) or b[0] == "loop" and not (len(b) > 2 and b[2]):
             return
+        if read and n.name not in self.assigned:
+            self.live_in.add(n.name)
         if write:
             self.writes.add(n.name)
+            if not read:
+                self.assigned.add(n.name)
         if read:
             self.reads.add(n.name)
+
+    @contextmanager
+    def maybe(self):
+        """Code that may not run: what it assigns is not surely assigned after it."""
+        saved = set(self.assigned)
+        try:
+            yield
+        finally:
+            self.assigned = saved
 
     def e_Constant(self, n, write, read):
         if n.type == "string":
@@ -407,16 +430,16 @@ class _Scanner:
     def e_BinaryOp(self, n, write, read):
         self.expr(n.left)
         if n.op in ("&&", "||"):  # the right operand runs only where the left one decides
-            with self.guarded(self.facts(n.left, n.op == "&&")):
+            with self.guarded(self.facts(n.left, n.op == "&&")), self.maybe():
                 self.expr(n.right)
             return
         self.expr(n.right)
 
     def e_TernaryOp(self, n, write, read):
         self.expr(n.cond)
-        with self.guarded(self.facts(n.cond, True)):
+        with self.guarded(self.facts(n.cond, True)), self.maybe():
             self.expr(n.iftrue)
-        with self.guarded(self.facts(n.cond, False)):
+        with self.guarded(self.facts(n.cond, False)), self.maybe():
             self.expr(n.iffalse)
 
     def e_Cast(self, n, write, read):
@@ -482,4 +505,5 @@ def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset(),
     s.stmt(body)
     return BodyInfo(tuple(s.acc), frozenset(s.reads), frozenset(s.writes),
                     frozenset(s.ptr_uses), frozenset(s.declared), tuple(s.calls), tuple(s.loops),
-                    tuple(s.problems), tuple(s.decls), tuple(s.inner))
+                    tuple(s.problems), tuple(s.decls), tuple(s.inner), frozenset(s.live_in),
+                    frozenset(s.assigned))

@@ -1,6 +1,11 @@
 """Candidate search: a ``Program`` 's bound OpenMP constructs -> the work-sharing loops ompcl
-may offload (``Candidate`` s, clauses of ``parallel`` + ``for`` merged), and a ``Reason`` for
-each ``omp for`` loop that is not one.
+may offload (``Candidate`` s) and the ``parallel`` regions that may run as a team of one
+(``TeamCandidate`` s), and a ``Reason`` for each ``omp for`` loop that is neither.
+
+A loop's context decides its data sharing: a ``parallel for`` (or a ``parallel`` region whose
+only statement is one ``omp for``: clauses merged) shares what it does not privatise; an
+``omp for`` in a larger region ('region') or orphaned in a function ('orphaned') sees the
+variables of its thread as private.
 """
 from __future__ import annotations
 
@@ -13,23 +18,38 @@ from ..frontend.program import Program
 from ..ir import BoundDirective, Directive
 
 _PARALLEL_FOR = ("parallel for", "parallel for simd")
+_FOR = ("for", "for simd")
 _LOOP_CONSTRUCTS = {"for", "parallel for", "for simd", "parallel for simd", "simd"}
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A construct that may become a kernel: its directive (clauses merged) and loop."""
+    """A loop that may become a kernel: its directive (clauses merged) and loop.
+
+    ``context``: 'parallel-for', 'region' (an ``omp for`` of team ``team``) or 'orphaned'.
+    """
 
     bound: BoundDirective
     directive: Directive
     loop: c_ast.For
+    context: str = "parallel-for"
+    team: int | None = None
+
+
+@dataclass(frozen=True)
+class TeamCandidate:
+    """A top-level ``parallel`` region (not a lone ``omp for``) and its work-sharing loops."""
+
+    bound: BoundDirective
+    loops: tuple[int, ...]  # indexes into CandidateScan.candidates
 
 
 @dataclass(frozen=True)
 class CandidateScan:
-    """The candidates in source order, and the work-sharing loops that are not candidates."""
+    """Loops and teams in source order, and the work-sharing loops that are not candidates."""
 
     candidates: tuple[Candidate, ...]
+    teams: tuple[TeamCandidate, ...]
     skipped: tuple[tuple[SourceLoc, Reason], ...]
 
 
@@ -43,7 +63,7 @@ def _single_for(b: BoundDirective, constructs: list[BoundDirective]) -> BoundDir
     if not isinstance(body, c_ast.Compound) or len(body.block_items or []) != 2:
         return None
     for c in constructs:
-        if c.directive.kind in ("for", "for simd") and c.pragma is body.block_items[0]:
+        if c.directive.kind in _FOR and c.pragma is body.block_items[0]:
             return c
     return None
 
@@ -63,9 +83,10 @@ def _merged(par: BoundDirective, inner: BoundDirective) -> Directive:
 
 
 def find_candidates(prog: Program) -> CandidateScan:
-    """Work-sharing loops ompcl may offload, and why other ``omp for`` loops are not."""
+    """Work-sharing loops and teams ompcl may offload, and why other loops are not."""
     check_loop_constructs(prog)
     out: list[Candidate] = []
+    teams: list[tuple[BoundDirective, list[int]]] = []
     skipped: list[tuple[SourceLoc, Reason]] = []
     consumed: set[int] = set()
     parallels = [b for b in prog.constructs if b.directive.kind.startswith("parallel")]
@@ -78,20 +99,23 @@ def find_candidates(prog: Program) -> CandidateScan:
                     skipped.append((loc, Reason("nested-parallel", "nested inside another "
                                                 "parallel region", loc)))
                 continue
-            if kind == "parallel":
-                inner = _single_for(b, prog.constructs)
-                if inner is not None:
-                    consumed.add(id(inner))
-                    out.append(Candidate(b, _merged(b, inner), inner.stmt))
+            inner = _single_for(b, prog.constructs) if kind == "parallel" else None
+            if inner is not None:
+                consumed.add(id(inner))
+                out.append(Candidate(b, _merged(b, inner), inner.stmt))
+            elif kind == "parallel":
+                teams.append((b, []))
             else:
                 out.append(Candidate(b, b.directive, b.stmt))
-        elif kind in ("for", "for simd") and id(b) not in consumed:
-            if any(p.directive.kind == "parallel" for p in nested):
-                why = Reason("for-in-region", "'#pragma omp for' is inside a parallel region "
-                             "with other statements (only 'parallel for' and single-loop parallel "
-                             "regions are offloaded)", loc)
+        elif kind in _FOR and id(b) not in consumed:
+            if len(nested) > 1 or any(p.directive.kind != "parallel" for p in nested):
+                skipped.append((loc, Reason("nested-parallel", "nested inside another "
+                                            "parallel region", loc)))
+            elif nested:
+                team = next(k for k, (t, _) in enumerate(teams) if t is nested[0])
+                teams[team][1].append(len(out))
+                out.append(Candidate(b, b.directive, b.stmt, "region", team))
             else:
-                why = Reason("orphaned-for", "orphaned '#pragma omp for' (its parallel region "
-                             "is in a caller)", loc)
-            skipped.append((loc, why))
-    return CandidateScan(tuple(out), tuple(skipped))
+                out.append(Candidate(b, b.directive, b.stmt, "orphaned"))
+    return CandidateScan(tuple(out), tuple(TeamCandidate(t, tuple(ls)) for t, ls in teams),
+                         tuple(skipped))

@@ -7,27 +7,30 @@ original text, and the outlined code goes before the start of the enclosing decl
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner, ScanError
-from ..ir import Region, SpliceRange
+from ..ir import Region, SpliceRange, Team
 from .ctypes_ import walk
 
 
 @dataclass(frozen=True)
 class Placement:
-    """The regions with their final verdicts, and the splice range of each offloaded one."""
+    """The regions and teams with their final verdicts, and the splice range of each
+    offloaded one (a team's loops are spliced inside the team's device version)."""
 
     regions: tuple[Region, ...]
     ranges: dict[int, SpliceRange]
+    teams: tuple[Team, ...] = ()
+    team_ranges: dict[int, SpliceRange] = field(default_factory=dict)
 
 
-def splice_range(prog: Program, region: Region, scan: Scanner) -> SpliceRange | Reason:
-    """The text range of a region, or the reason it cannot be spliced."""
+def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceRange | Reason:
+    """The text range of a region or team, or the reason it cannot be spliced."""
     b = region.bound
     ploc, sloc = SourceLoc.of(b.pragma), SourceLoc.of(b.stmt)
     loc = region.loc
@@ -54,7 +57,10 @@ def splice_range(prog: Program, region: Region, scan: Scanner) -> SpliceRange | 
 
 
 def _stmt_offset(prog: Program, scan: Scanner, loc: SourceLoc, stmt: c_ast.Node) -> int:
-    want = "{" if isinstance(stmt, c_ast.Compound) else "for"
+    want = "{" if isinstance(stmt, c_ast.Compound) else "for" if isinstance(
+        stmt, c_ast.For) else None
+    if want is None:  # another statement: trust the coordinates
+        return scan.offset(loc.line, loc.col)
     off = scan.offset(loc.line, loc.col)
     if prog.source.startswith(want, off):
         return off
@@ -76,11 +82,13 @@ def function_line(prog: Program, func: c_ast.FuncDef | None) -> int | None:
     return min(lines) if lines else None
 
 
-def place(prog: Program, regions: tuple[Region, ...]) -> Placement:
-    """Find every offloadable loop's text; a loop whose text cannot be found stays on the host
-    (this is the last step that may change a verdict)."""
+def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = ()
+          ) -> Placement:
+    """Find every offloadable loop's and team's text; what cannot be found stays on the host,
+    and so do a team whose loops do not all run on the device and the loops of a team that
+    runs on the host (this is the last step that may change a verdict)."""
     scan = Scanner(prog.source)
-    out, ranges = [], {}
+    out, ranges = {}, {}
     for r in regions:
         if r.offload:
             rg = splice_range(prog, r, scan)
@@ -88,8 +96,25 @@ def place(prog: Program, regions: tuple[Region, ...]) -> Placement:
                 r = replace(r, reasons=(rg,))
             else:
                 ranges[r.id] = rg
-        out.append(r)
-    return Placement(tuple(out), ranges)
+        out[r.id] = r
+    placed, team_ranges = [], {}
+    for t in teams:
+        rg = splice_range(prog, t, scan) if t.offload else None
+        why = list(t.reasons) + ([rg] if isinstance(rg, Reason) else []) + [
+            Reason("team-loop", f"its loop at line {out[k].loc.line} stays on the host "
+                   f"({out[k].reasons[0].message})", t.loc) for k in t.loops if not out[k].offload]
+        if why:
+            t = replace(t, reasons=tuple(dict.fromkeys(why)))
+            for k in t.loops:
+                if out[k].offload:
+                    out[k] = replace(out[k], reasons=(Reason(
+                        "team", f"its parallel region at line {t.loc.line} runs on the host "
+                        f"({t.reasons[0].message})", out[k].loc),))
+                    ranges.pop(k, None)
+        else:
+            team_ranges[t.id] = rg
+        placed.append(t)
+    return Placement(tuple(out.values()), ranges, tuple(placed), team_ranges)
 
 
 def loop_text(prog: Program, scan: Scanner, loop: c_ast.Node) -> tuple[int, int] | None:

@@ -18,14 +18,15 @@ from pycparser import c_ast
 from ..diagnostics import ClauseError, Reason, Remark, not_offloaded
 from ..frontend.pragma import DATA_CLAUSES
 from ..frontend.program import Program
-from ..ir import Directive, LoopDim, Region, Var
+from ..ir import Directive, LoopDim, Region, Team, Var
 from .accesses import BodyInfo, IndexScope, scan_body
 from .builtins import is_math
 from .calls import analyze_calls
-from .candidates import Candidate, find_candidates
+from .candidates import Candidate, TeamCandidate, find_candidates
 from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
 from .sharing import classify_sharing, dim_syms, is_constant_text
+from .teams import ThreadView, live_after, privatised, team_of, thread_view
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -36,6 +37,7 @@ class RegionAnalysis:
 
     regions: tuple[Region, ...]
     remarks: tuple[Remark, ...]
+    teams: tuple[Team, ...] = ()
 
 
 def check_clause_names(d: Directive, scope: dict[str, Var]) -> None:
@@ -133,19 +135,61 @@ def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
     return tuple(seen.values())
 
 
+def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
+                   info: BodyInfo, scope: dict[str, Var]) -> tuple[set[str], list[Reason]]:
+    """For a loop of a region or an orphaned loop: the thread's own variables the loop can
+    privatise per iteration, and why others keep it on the host."""
+    d = cand.directive
+    explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
+        d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
+    explicit |= {x.var for x in loops}
+    extra, reasons = set(), []
+    for name in sorted((view.private & info.scalar_writes) - explicit):
+        v = scope.get(name)
+        if v is None:
+            continue
+        if name in info.live_in:
+            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
+                                  "carries a value between iterations"))
+        elif live_after(name, cand.loop, cand.bound.path, view):
+            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
+                                  "its value after the loop is used"))
+        else:
+            extra.add(name)
+    for name in sorted({a.name for a in info.accesses if a.write} & view.private - explicit):
+        v = scope.get(name)
+        if v is not None and not v.ctype.pointer:
+            reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
+                                  "and written in the loop"))
+    bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
+              if isinstance(n, c_ast.ID)}
+    used = info.scalar_reads | {a.name for a in info.accesses} | bounds
+    for name in sorted(used & view.dependent):
+        reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
+                              "team size"))
+    return extra, reasons
+
+
 def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
-                 declared: set[str], cand: Candidate, rid: int) -> Region:
+                 declared: set[str], cand: Candidate, rid: int,
+                 teams: tuple[TeamCandidate, ...] = ()) -> Region:
     """Everything known about offloading one candidate loop."""
     b, d = cand.bound, cand.directive
     scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env)
     check_clause_names(d, scope)
+    context = {"context": cand.context, "team": cand.team}
     loops = nest_of(d, cand.loop, scope, env)
     if isinstance(loops, Reason):
-        return Region(rid, b, reasons=(loops,), directive=d, scope=scope)
+        return Region(rid, b, reasons=(loops,), directive=d, scope=scope, **context)
     body = loops[-1].loop.stmt
     info = scan_body(body, set(), IndexScope(dim_syms(loops), scope,
                                              frozenset(env.enumerators)))
     reasons = list(info.problems) + bound_reasons(loops, info) + local_type_reasons(info, env)
+    view = thread_view(cand, scope, teams)
+    if view is not None:
+        extra, why = thread_reasons(view, cand, loops, info, scope)
+        d = privatised(d, extra)
+        reasons += why
     calls = analyze_calls(info.calls, funcs, env, scope, declared)
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
     used, local_reasons = outlined_locals(cand, scope)
@@ -155,16 +199,22 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         reasons.append(Reason("threadprivate", "uses a threadprivate variable"))
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
-                  _unique(reasons, d), d, scope)
+                  _unique(reasons, d), d, scope, **context)
 
 
 def analyze(prog: Program) -> RegionAnalysis:
-    """Analyse every OpenMP work-sharing loop of a program."""
+    """Analyse every OpenMP work-sharing loop and parallel region of a program."""
     env = TypeEnv(prog.ast)
     funcs = {e.decl.name: e for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
     declared = {e.name for e in prog.ast.ext if isinstance(e, c_ast.Decl)}
     scan = find_candidates(prog)
-    regions = tuple(build_region(prog, env, funcs, declared, cand, rid)
+    regions = tuple(build_region(prog, env, funcs, declared, cand, rid, scan.teams)
                     for rid, cand in enumerate(scan.candidates))
+    teams = []
+    for tid, tc in enumerate(scan.teams):
+        b = tc.bound
+        scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env)
+        check_clause_names(b.directive, scope)
+        teams.append(team_of(tid, tc, [regions[k] for k in tc.loops], scope, prog))
     remarks = tuple(not_offloaded(loc, (why,)) for loc, why in scan.skipped)
-    return RegionAnalysis(regions, remarks)
+    return RegionAnalysis(regions, remarks, tuple(teams))

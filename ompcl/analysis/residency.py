@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from ..frontend.pragma import is_omp_pragma
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner
 from ..ir import Region, ResidencyPlan
@@ -41,6 +42,8 @@ def scalar_only(node: c_ast.Node | None) -> bool:
     if node is None:
         return True
     for sub in walk(node):
+        if isinstance(sub, c_ast.Pragma) and is_omp_pragma(sub.string):
+            continue  # a directive line touches no memory; the statement it binds to is seen
         if isinstance(sub, (c_ast.ArrayRef, c_ast.StructRef, c_ast.Pragma, c_ast.Goto,
                             c_ast.Return, c_ast.Label)):
             return False

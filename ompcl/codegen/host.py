@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import copy
+import re
+
 from pycparser import c_ast, c_generator
 
+from ..analysis.ctypes_ import walk
+from ..diagnostics import SourceLoc
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner
-from ..ir import HostInterface, HostParam, Region, ResidencyPlan, SpliceRange
+from ..ir import HostInterface, HostParam, Region, ResidencyPlan, SpliceRange, Team
+from ..transform.reductions import combine
 from . import names as N
 from .kernel import combine_text
 from .templates import render
@@ -23,6 +29,15 @@ from .templates import render
 _GEN = c_generator.CGenerator()
 _OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3}
 _MODES = {"r": "OMPCL_READ", "w": "OMPCL_WRITE", "rw": "OMPCL_READWRITE"}
+
+
+@dataclass(frozen=True)
+class HostTeam:
+    """A team run as a team of one on the device path, with its offloaded loops."""
+
+    team: Team
+    splice: SpliceRange
+    loops: tuple["HostRegion", ...]
 
 
 @dataclass(frozen=True)
@@ -53,9 +68,7 @@ def copies_and_writebacks(iface: HostInterface) -> tuple[list[str], list[str]]:
     copies, writebacks = [], []
     for p in iface.params:
         ref = N.outer_ref(p.var.name)
-        if p.role == "private":  # passed although unused, so the variable stays used
-            copies += [f"(void){ref};", _local_decl(p)]
-        elif p.role in ("lastprivate", "reduction"):
+        if p.role in ("lastprivate", "reduction"):
             copies.append(_local_decl(p, f"*{ref}" if p.role == "reduction" else ""))
             writebacks.append(f"*{ref} = {p.var.name};")
     return copies, writebacks
@@ -70,7 +83,7 @@ def _array_args(region: Region) -> list[dict]:
     return out
 
 
-def region_function(prog: Program, hr: HostRegion, original: str, keep: bool, line: int) -> str:
+def region_function(hr: HostRegion, keep: bool) -> str:
     region = hr.region
     copies, writebacks = copies_and_writebacks(hr.interface)
     lastp = set(region.directive.names_in("lastprivate"))
@@ -88,8 +101,7 @@ def region_function(prog: Program, hr: HostRegion, original: str, keep: bool, li
         scalars=[{"name": v.name, "ctype": v.ctype.base} for v in region.scalars],
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
-        line=line, file=_c_string(prog.path), original=original.rstrip(), keep=int(keep),
-        writebacks=writebacks)
+        keep=int(keep), writebacks=writebacks)
 
 
 def _comment(text: str) -> str:
@@ -100,43 +112,175 @@ def _c_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+_OMP_FOR = re.compile(r"\bomp\s+for\b")
+_NOWAIT = re.compile(r"\bnowait\b")
+
+
+def team_fallback(hr: HostRegion, text: str) -> str:
+    """A team's loop as its own parallel loop: the host path inside the team of one's device
+    version (outside any parallel region, where 'omp for' would run on one thread). The
+    thread's variables the loop privatised stay private."""
+    r = hr.region
+    given = set(r.bound.directive.names_in("private"))
+    extra = [x for x in r.directive.names_in("private") if x not in given]
+    first, nl, rest = text.partition("\n")
+    first = _NOWAIT.sub("", _OMP_FOR.sub("omp parallel for", first, count=1))
+    if extra:
+        first = first.rstrip().rstrip("\\").rstrip() + f" private({', '.join(extra)})"
+    return first + nl + rest
+
+
+def _call(prog: Program, hr: HostRegion, text: str, scan: Scanner, host: str = "") -> str:
+    """The device attempt replacing a loop, with the original loop (directive and all, or
+    ``host``) as the host path in place; the lines after it keep their numbers."""
+    args = ", ".join(call_arg(p) for p in hr.interface.params)
+    rg, path, ind = hr.splice, _c_string(prog.path), _indent_of(text)
+    return (f"{ind}if (!{N.region_function(hr.region.id)}({args})) {{  /* else the OpenCL "
+            f"device ran it */\n#line {scan.line_of(rg.start)} \"{path}\"\n{host or text}\n"
+            f"{ind}ompcl_rt_end(&{N.descriptor(hr.region.id)}, 0); }}\n"
+            f"#line {scan.line_of(rg.end)} \"{path}\"\n")
+
+
+def _apply(src: str, edits: list[tuple[int, int, str]], base: int = 0) -> str:
+    """``src`` with each edit (start, end, text), offsets relative to ``base``, applied."""
+    out, pos = [], 0
+    for s, e, t in sorted(edits, key=lambda x: (x[0], x[1])):
+        out.append(src[pos:s - base])
+        out.append(t)
+        pos = e - base
+    out.append(src[pos:])
+    return "".join(out)
+
+
+#: constructs whose directive line a team of one drops (the statement runs as plain code)
+_DROPPED = {"single", "master", "masked", "barrier", "flush", "critical", "atomic", "sections",
+            "section", "taskwait", "taskyield"}
+
+
+def _dropped_pragmas(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[int, int, str]]:
+    """Edits commenting out the team-of-one directives inside a team (lines kept)."""
+    inside = {id(n) for n in walk(ht.team.bound.stmt)}
+    pragmas = [(b.directive, b.pragma) for b in prog.constructs] + [
+        (d, p) for d, p, _ in prog.standalone]
+    out = []
+    for d, p in pragmas:
+        loc = SourceLoc.of(p)
+        if id(p) not in inside or d.kind not in _DROPPED or loc.file != prog.path:
+            continue
+        start = scan.offset(loc.line, 1)
+        end = scan.line_end(start)
+        text = prog.source[start:end]
+        if not text.lstrip().startswith("#"):
+            continue  # from a macro (_Pragma): harmless in a team of one
+        out.append((start, end, f"/* omp {d.kind}: a team of one runs it as plain code */"
+                    + "\n" * text.count("\n")))
+    return out
+
+
+def _decl(v, name: str, init: str = "") -> str:
+    decl = v.decl
+    t = copy.deepcopy(decl.type)
+    for sub in walk(t):
+        if isinstance(sub, c_ast.TypeDecl):
+            sub.declname = name
+    text = _GEN.visit(c_ast.Decl(name, list(decl.quals or []), [], [], [], t, None, None))
+    return text + (f" = {init}" if init else "") + ";"
+
+
+_IDEMPOTENT = {"max", "min", "&", "|", "&&", "||"}
+
+
+def _team_wrappers(team: Team) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(outer, inner, inner-exit, outer-exit) lines giving the team of one its own copies of
+    the region's private, firstprivate and reduction variables."""
+    outer, inner, inner_exit, outer_exit = [], [], [], []
+    for v in team.privates:
+        inner += [_decl(v, v.name), f"(void){v.name};"]
+    for v in team.firstprivates:
+        copy_ = f"ompcl_fp_{v.name}"
+        if v.ctype.is_array_like and not v.ctype.pointer:  # arrays are copied bytewise
+            outer.append(f"{_decl(v, copy_)} __builtin_memcpy(&{copy_}, &{v.name}, "
+                         f"sizeof {copy_});")
+            inner.append(f"{_decl(v, v.name)} __builtin_memcpy(&{v.name}, &{copy_}, "
+                         f"sizeof {copy_});")
+        else:
+            outer.append(_decl(v, copy_, v.name))
+            inner.append(_decl(v, v.name, copy_))
+    for r in team.reductions:
+        saved = f"ompcl_red_{r.name}"
+        # the private copy starts at the identity; for idempotent operators the original
+        # value is one
+        start = saved if r.op in _IDEMPOTENT else ("1" if r.op == "*" else "0")
+        outer.append(f"{r.ctype} {saved} = {r.name};")
+        inner.append(f"{r.ctype} {r.name} = {start};")
+        merged = _GEN.visit(combine(r.op, c_ast.ID(saved), c_ast.ID(r.name)))
+        inner_exit.append(f"{saved} = {merged};")
+        outer_exit.append(f"{r.name} = {saved};")
+    return outer, inner, inner_exit, outer_exit
+
+
+def team_text(prog: Program, ht: HostTeam, scan: Scanner,
+              syncs: list[tuple[int, int]]) -> str:
+    """A team's replacement: its device version (the region's statement with its loops as
+    calls and team-of-one directives dropped) and, for the host, the original region."""
+    src, rg, tid = prog.source, ht.splice, ht.team.id
+    original = src[rg.start:rg.end]
+    stmt = scan.skip(scan.line_end(rg.start))
+    edits = [(hr.splice.start, hr.splice.end, _call(
+        prog, hr, src[hr.splice.start:hr.splice.end], scan,
+        team_fallback(hr, src[hr.splice.start:hr.splice.end]))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
+        e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))]
+    device = _apply(src[stmt:rg.end], edits, stmt)
+    outer, inner, inner_exit, outer_exit = _team_wrappers(ht.team)
+    path, desc = _c_string(prog.path), f"&{N.team(tid)}"
+    lines = [f"{{ const int ompcl_team = !OMPCL_IN_PARALLEL() && ompcl_rt_team_begin({desc});",
+             "if (ompcl_team) {  /* the parallel region run by a team of one thread */",
+             "{ " + " ".join(outer), "{ " + " ".join(inner),
+             f'#line {scan.line_of(stmt)} "{path}"', device, " ".join(inner_exit) + " }",
+             " ".join(outer_exit) + " }", f"ompcl_rt_team_end({desc});", "} else {",
+             f'#line {scan.line_of(rg.start)} "{path}"', original, "} }",
+             f'#line {scan.line_of(rg.end)} "{path}"']
+    return "\n".join(lines)
+
+
 def generate_host(prog: Program, regions: list[HostRegion], residency: ResidencyPlan,
-                  kernel_source: str, embed: bool = True, kernel_file: str = "") -> str:
-    """The spliced host source for the offloaded ``regions`` (original text if none)."""
-    if not regions:
+                  kernel_source: str, embed: bool = True, kernel_file: str = "",
+                  teams: tuple[HostTeam, ...] = ()) -> str:
+    """The spliced host source for the offloaded ``regions`` and ``teams`` (original text if
+    none)."""
+    if not regions and not teams:
         return prog.source
     src, scan = prog.source, Scanner(prog.source)
-    replace = [e for s, t in residency.syncs
+
+    def within(s: int, t: HostTeam) -> bool:
+        return t.splice.start <= s < t.splice.end
+
+    # a sync after a loop inside a team belongs to its device version
+    replace = [e for s, t in residency.syncs if not any(within(s, ht) for ht in teams)
                for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))]
+    replace += [(ht.splice.start, ht.splice.end, team_text(
+        prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)])) for ht in teams]
     inserts: dict[int, list[str]] = {}
     func_lines: dict[int, int] = {}
     for hr in regions:
         rg = hr.splice
         text = src[rg.start:rg.end]
-        args = ", ".join(call_arg(p) for p in hr.interface.params)
-        call = f"{_indent_of(text)}{N.region_function(hr.region.id)}({args});" + \
-            "\n" * text.count("\n")
-        replace.append((rg.start, rg.end, call))
-        fn = region_function(prog, hr, text, residency.keep[hr.region.id],
-                             scan.line_of(rg.start))
+        if hr.region.context != "region":  # a team's loops are called from its device version
+            replace.append((rg.start, rg.end, _call(prog, hr, text, scan)))
+        fn = region_function(hr, residency.keep[hr.region.id])
         inserts.setdefault(rg.func_start, []).append(fn)
         func_lines[rg.func_start] = rg.func_line
-    edits = sorted(replace + [(p, p, "\n".join(fns) + f'#line {func_lines[p]} '
-                               f'"{_c_string(prog.path)}"\n') for p, fns in inserts.items()],
-                   key=lambda x: (x[0], x[1]))
-    out, pos = [], 0
-    for s, e, t in edits:
-        out.append(src[pos:s])
-        out.append(t)
-        pos = e
-    out.append(src[pos:])
+    out = [_apply(src, replace + [(p, p, "\n".join(fns) + f'#line {func_lines[p]} '
+                                   f'"{_c_string(prog.path)}"\n')
+                                  for p, fns in inserts.items()])]
     prologue = render(
         "host_prologue.c.j2", file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
         kernel_lines=_c_lines(kernel_source), model="", predict="0",
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),
                   "features": [repr(float(v)) for v in hr.features],
                   "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
-                            for s in hr.sites]} for hr in regions])
+                            for s in hr.sites]} for hr in regions],
+        teams=[{"id": ht.team.id, "line": ht.team.loc.line} for ht in teams])
     return prologue + "".join(out)
 
 

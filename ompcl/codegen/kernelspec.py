@@ -128,7 +128,8 @@ def _param(decl: c_ast.Decl, name: str, t: c_ast.Node) -> c_ast.Decl:
 
 
 def host_interface(region: Region) -> HostInterface:
-    """How each local variable the region names reaches its outlined host function."""
+    """How each local variable the region's kernel needs reaches its outlined host function
+    (privates stay with the original loop, which runs in place)."""
     d = region.directive
     lastp = set(d.names_in("lastprivate"))
     # loop variables are private to the loop too (their value before it is never read)
@@ -139,7 +140,7 @@ def host_interface(region: Region) -> HostInterface:
         decl = v.decl
         scalar = v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like
         if v.name in private:
-            role, t = "private", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
+            continue
         elif scalar and v.name in lastp:
             role, t = "lastprivate", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
         elif scalar and v.name in reds:
@@ -149,6 +150,6 @@ def host_interface(region: Region) -> HostInterface:
             role, t = "array", c_ast.PtrDecl([], t.type)
         else:  # read-only scalars and pointers: by value, under their own names
             role, t = "value", _renamed_type(decl, v.name)
-        name = N.outer_ref(v.name) if role in ("private", "lastprivate", "reduction") else v.name
+        name = N.outer_ref(v.name) if role in ("lastprivate", "reduction") else v.name
         params.append(HostParam(v, role, _param(decl, name, t)))
     return HostInterface(region.id, tuple(params))

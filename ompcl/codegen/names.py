@@ -29,6 +29,11 @@ def descriptor(rid: int) -> str:
     return f"ompcl_r{rid}"
 
 
+def team(tid: int) -> str:
+    """The host-side descriptor of a parallel region run as a team of one."""
+    return f"ompcl_t{tid}"
+
+
 def buffer(k: int) -> str:
     return f"ompcl_b{k}"
 

@@ -253,10 +253,11 @@ class Regions(Extents):
         body = list(pre)
         before: list[str] = []
         after: list[str] = []
+        self.teams = getattr(self, "teams", 0) + 1
         try:
             for n in range(nloops):
                 spec = self.region_spec(reduction and n == 0)
-                spec.families.add("parallel_region")
+                spec.families |= {"parallel_region", f"team{self.teams}"}
                 if n:
                     between.append(self.between(inner, privs, after))
                 specs.append(spec)

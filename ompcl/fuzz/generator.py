@@ -37,10 +37,11 @@ OFFLOADED: dict[str, bool] = {
     "shadowing": True,  # { int j = 3; a[i * 4 + j] } with an unrelated outer j
     "pointer_offset": True,  # q = p + off before the loop, q[i] in it
     "guarded": True,  # if (i > 0) ... a[i - 1], ternaries, && guards
-    # issue 9: parallel-region coverage (kept on the host today, with a remark)
-    "parallel_region": False,  # omp for loops in a parallel region with other statements
-    "region_reduction": False,  # reduction on an omp for inside such a region
-    "orphaned": False,  # omp for in a callee called from a parallel region
+    # issue 9: parallel-region coverage; a region's loops run on the device only together
+    # (the region runs as a team of one), so one host loop keeps its whole team on the host
+    "parallel_region": True,  # omp for loops in a parallel region with other statements
+    "region_reduction": True,  # reduction on an omp for inside such a region
+    "orphaned": True,  # omp for in a callee called from a parallel region
     "threadprivate": False,  # threadprivate scratch arrays, copyin
     "atomic": False,  # omp atomic updates (histograms)
     "struct": False,  # arrays of structs
@@ -56,9 +57,26 @@ META = re.compile(r"ompcl-expect:\s*device=(\d+)\s+host=(\d+)(?:\s+tolerance=(\S
 LOOP_MARK = re.compile(r"^/\* ompcl-loop: ([\w,]+) \*/$", re.M)
 
 
+TEAM_TAG = re.compile(r"^team\d+$")  # the loops of one parallel region share a tag
+
+
 def expected_on_device(fams: Iterable[str]) -> bool:
-    """Whether a loop of these families is expected on the device (per OFFLOADED)."""
-    return all(OFFLOADED[f] for f in fams)
+    """Whether a loop of these families is expected on the device (per OFFLOADED), its team
+    aside."""
+    return all(OFFLOADED[f] for f in fams if not TEAM_TAG.match(f))
+
+
+def count(text: str) -> tuple[int, int]:
+    """(loops expected on the device, on the host) from the loop markers: a loop of a team
+    goes to the device only if every loop of its team can."""
+    marks = [m[1].split(",") for m in LOOP_MARK.finditer(text)]
+    team_ok: dict[str, bool] = {}
+    for fams in marks:
+        for tag in filter(TEAM_TAG.match, fams):
+            team_ok[tag] = team_ok.get(tag, True) and expected_on_device(fams)
+    dev = sum(1 for fams in marks if expected_on_device(fams)
+              and all(team_ok[t] for t in filter(TEAM_TAG.match, fams)))
+    return dev, len(marks) - dev
 
 
 class Generator(Regions):
@@ -287,7 +305,7 @@ class Generator(Regions):
             body += [f"    for (t = 0; t < {steps}; t++) {{"] + inner + ["    }"]
         if self.n_device == 0 or r.random() < 0.3:
             body += self.items("    ", 1)
-        if self.n_device == 0:
+        if self.n_device == 0 or count("\n".join(body))[0] == 0:
             body += self.place(self.map_spec(0), "    ")
         glob, loc, heap, frees = [], [], [], []
         for a in self.arrays:
@@ -330,7 +348,7 @@ class Generator(Regions):
         lines += self.checksum_lines() + self.check_extra
         lines += ['    printf("hs %.9e hl %ld\\n", hs, hl);'] + frees + self.frees_extra
         lines += ["    return 0;", "}", ""]
-        return "\n".join(lines)
+        return recount("\n".join(lines))
 
 
 def generate(seed: int, families: Iterable[str] = NEW_FAMILIES) -> str:
@@ -348,18 +366,14 @@ def expectations(text: str) -> tuple[int, int, float]:
 
 def families(text: str) -> list[str]:
     """The family of every loop of a program, from its markers (one entry per loop and family)."""
-    return [f for m in LOOP_MARK.finditer(text) for f in m[1].split(",")]
+    return [f for m in LOOP_MARK.finditer(text) for f in m[1].split(",")
+            if not TEAM_TAG.match(f)]
 
 
 def recount(text: str) -> str:
     """The program with its metadata line recomputed from its loop markers (after the reducer
     deleted some loops)."""
-    dev = host = 0
-    for m in LOOP_MARK.finditer(text):
-        if expected_on_device(m[1].split(",")):
-            dev += 1
-        else:
-            host += 1
+    dev, host = count(text)
     first, _, rest = text.partition("\n")
     first = re.sub(r"device=\d+ host=\d+", f"device={dev} host={host}", first)
     return first + "\n" + rest

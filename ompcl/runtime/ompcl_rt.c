@@ -70,6 +70,7 @@ static struct {
   cl_mem err;           /* bounds-check report buffer: flag, site, index (low, high word) */
   char cache_dir[1024]; /* "" = no binary cache */
   int cl_state;         /* 0 = not tried, 1 = device ready, -1 = no device */
+  int team_depth;       /* device versions of parallel regions running (their loops: device) */
   void *lib;
   cl_api cl;
   cl_device_id device;
@@ -728,7 +729,8 @@ static int choose_device(ompcl_region *r, long iters) {
     r->fallback = "no OpenCL device available";
     return 0;
   }
-  if (rt.mode == MODE_AUTO && r->predict && !r->predict(r->features, r->nfeatures)) {
+  if (rt.mode == MODE_AUTO && !rt.team_depth && r->predict &&
+      !r->predict(r->features, r->nfeatures)) {
     log_line("%s:%d: host for %ld iterations (model)", r->file, r->line, iters);
     return 0;
   }
@@ -1011,7 +1013,57 @@ void ompcl_rt_sync_host(void) {
   pthread_mutex_unlock(&rt.lock);
 }
 
+/* The device/host decision for a parallel region: the device version needs a device. */
+static int team_begin(ompcl_region *t) {
+  int dev;
+  start();
+  register_region(t);
+  t->t_start = now();
+  t->last_iters = 0;
+  if (rt.mode == MODE_OPENMP) {
+    dev = 0;
+  } else if (!init_opencl()) {
+    if (rt.mode == MODE_OPENCL && !rt.warned_no_device++)
+      fprintf(stderr, "ompcl: warning: no OpenCL device available; running loops with OpenMP\n");
+    t->fallback = "no OpenCL device available";
+    dev = 0;
+  } else {
+    dev = rt.mode == MODE_OPENCL || !t->predict || t->predict(t->features, t->nfeatures);
+  }
+  t->last_decision = dev;
+  t->entries++;
+  if (dev) {
+    rt.team_depth++;
+    t->device_runs++;
+  } else {
+    t->host_runs++;
+  }
+  log_line("%s:%d: parallel region: %s", t->file, t->line,
+           dev ? "device (a team of one)" : "host");
+  return dev;
+}
+
+static void team_end(ompcl_region *t) {
+  if (rt.team_depth > 0) rt.team_depth--;
+  release_unused(0);
+  t->seconds_device += now() - t->t_start;
+}
+
 /* ---- locked entry points ------------------------------------------------------------ */
+
+int ompcl_rt_team_begin(ompcl_region *t) {
+  int ok;
+  pthread_mutex_lock(&rt.lock);
+  ok = team_begin(t);
+  pthread_mutex_unlock(&rt.lock);
+  return ok;
+}
+
+void ompcl_rt_team_end(ompcl_region *t) {
+  pthread_mutex_lock(&rt.lock);
+  team_end(t);
+  pthread_mutex_unlock(&rt.lock);
+}
 
 int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
   int ok;
@@ -1081,6 +1133,19 @@ static void json_region(FILE *f, const ompcl_region *r) {
   fputc('}', f);
 }
 
+/* Loop regions (with a kernel) or parallel regions run as teams of one. */
+static void json_regions(FILE *f, const char *key, int loops) {
+  int first = 1;
+  fprintf(f, ", \"%s\": [", key);
+  for (ompcl_region *r = rt.regions; r; r = r->next) {
+    if ((r->kernel != 0) != loops) continue;
+    fputs(first ? "\n  " : ",\n  ", f);
+    first = 0;
+    json_region(f, r);
+  }
+  fputs("]", f);
+}
+
 static void write_stats(void) {
   FILE *f;
   if (!rt.stats || !*rt.stats) return;
@@ -1095,12 +1160,10 @@ static void write_stats(void) {
   json_string(f, rt.platform_name);
   fputs(", \"name\": ", f);
   json_string(f, rt.device_name);
-  fprintf(f, ", \"zero_copy\": %s}, \"regions\": [", rt.zero_copy ? "true" : "false");
-  for (ompcl_region *r = rt.regions; r; r = r->next) {
-    fputs(r == rt.regions ? "\n  " : ",\n  ", f);
-    json_region(f, r);
-  }
-  fputs("]}\n", f);
+  fprintf(f, ", \"zero_copy\": %s}", rt.zero_copy ? "true" : "false");
+  json_regions(f, "regions", 1);
+  json_regions(f, "teams", 0);
+  fputs("}\n", f);
   if (f != stderr) fclose(f);
 }
 

@@ -147,6 +147,15 @@ void ompcl_rt_end(ompcl_region *r, int keep_resident);
 /* Make every host copy valid and every device copy stale. */
 void ompcl_rt_sync_host(void);
 
+/* A parallel region's entry, outside any parallel region: 1 when its device version (the
+ * region run by a team of one thread, each work-sharing loop a kernel launch) should run;
+ * then every offloadable loop until ompcl_rt_team_end goes to the device.  `t` describes the
+ * region (kernel 0). */
+int ompcl_rt_team_begin(ompcl_region *t);
+
+/* End of a device version begun by ompcl_rt_team_begin: host copies made valid, timers. */
+void ompcl_rt_team_end(ompcl_region *t);
+
 #ifdef __cplusplus
 }
 #endif

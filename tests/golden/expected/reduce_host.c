@@ -114,22 +114,23 @@ static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/redu
 
 static double weight(double x, int k) { return exp(-x * k) + 1.0; }
 
-/* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) -- offloaded by ompcl (kernel ompcl_k0) */
-static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, double *ompcl_p_m, int n, double *ompcl_p_s)
+/* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) -- offloaded by ompcl (kernel ompcl_k0).
+ * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
+ * region, the device declined or failed): then the caller runs the original loop. */
+static int ompcl_region_0(const double *a, int *ompcl_p_li, double *ompcl_p_m, int n, double *ompcl_p_s)
 {
-  (void)ompcl_p_i;
-  int i;
+  long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
+  int ompcl_done = 0;
+  ompcl_launch ompcl_L;
+  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+    return 0;
   int li;
   double m = *ompcl_p_m;
   double s = *ompcl_p_s;
-  long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
-  int ompcl_done = 0;
-  const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
-  ompcl_launch ompcl_L;
   ompcl_lb[0] = (long)(n - 1);
   ompcl_st[0] = (long)(-2);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(0), ompcl_st[0], 3);
-  if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
+  if (ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)(a), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(double), OMPCL_READ);
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));
@@ -154,13 +155,25 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
         long ompcl_c;
         li = *(const int *)ompcl_rt_result(&ompcl_L, 2, &ompcl_c);
       }
+      *ompcl_p_li = li;
+      *ompcl_p_m = m;
+      *ompcl_p_s = s;
       ompcl_done = 1;
     }
     ompcl_rt_launch_release(&ompcl_L);
   }
-  if (!ompcl_done) {
-    if (ompcl_top)
-      ompcl_rt_host(&ompcl_r0);
+  if (ompcl_done)
+    ompcl_rt_end(&ompcl_r0, 0);
+  else
+    ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
+  return ompcl_done;
+}
+#line 5 "tests/golden/reduce.c"
+double norm(int n, const double *a, int *last)
+{
+    int i, li = -1;
+    double s = 0.0, m = 0.0;
+    if (!ompcl_region_0(a, &li, &m, n, &s)) {  /* else the OpenCL device ran it */
 #line 9 "tests/golden/reduce.c"
 #pragma omp parallel for reduction(+:s) reduction(max:m) lastprivate(li)
     for (i = n - 1; i >= 0; i -= 2) {
@@ -169,24 +182,8 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
         m = fmax(m, fabs(t));
         li = i;
     }
-  }
-  if (ompcl_top)
-    ompcl_rt_end(&ompcl_r0, 0);
-  *ompcl_p_li = li;
-  *ompcl_p_m = m;
-  *ompcl_p_s = s;
-}
-#line 5 "tests/golden/reduce.c"
-double norm(int n, const double *a, int *last)
-{
-    int i, li = -1;
-    double s = 0.0, m = 0.0;
-    ompcl_region_0(a, &i, &li, &m, n, &s);
-
-
-
-
-
+    ompcl_rt_end(&ompcl_r0, 0); }
+#line 15 "tests/golden/reduce.c"
 
     *last = li;
     return sqrt(s) + m;

@@ -78,19 +78,20 @@ static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxp
 #line 1 "tests/golden/saxpy.c"
 #include <stdlib.h>
 
-/* tests/golden/saxpy.c:6:1: omp parallel for -- offloaded by ompcl (kernel ompcl_k0) */
-static void ompcl_region_0(float a, int *ompcl_p_i, int n, const float *x, float * restrict y)
+/* tests/golden/saxpy.c:6:1: omp parallel for -- offloaded by ompcl (kernel ompcl_k0).
+ * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
+ * region, the device declined or failed): then the caller runs the original loop. */
+static int ompcl_region_0(float a, int n, const float *x, float * restrict y)
 {
-  (void)ompcl_p_i;
-  int i;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
-  const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
   ompcl_launch ompcl_L;
+  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+    return 0;
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(n), ompcl_st[0], 0);
-  if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
+  if (ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)(x), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READ);
     ompcl_rt_arg_array(&ompcl_L, (void *)(y), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READWRITE);
     { float ompcl_v = (float)(a); ompcl_rt_arg_scalar(&ompcl_L, &ompcl_v, sizeof ompcl_v); }
@@ -102,22 +103,22 @@ static void ompcl_region_0(float a, int *ompcl_p_i, int n, const float *x, float
     }
     ompcl_rt_launch_release(&ompcl_L);
   }
-  if (!ompcl_done) {
-    if (ompcl_top)
-      ompcl_rt_host(&ompcl_r0);
-#line 6 "tests/golden/saxpy.c"
-#pragma omp parallel for
-    for (i = 0; i < n; i++)
-        y[i] = a * x[i] + y[i];
-  }
-  if (ompcl_top)
+  if (ompcl_done)
     ompcl_rt_end(&ompcl_r0, 0);
+  else
+    ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
+  return ompcl_done;
 }
 #line 3 "tests/golden/saxpy.c"
 void saxpy(int n, float a, const float *x, float *restrict y)
 {
     int i;
-    ompcl_region_0(a, &i, n, x, y);
-
+    if (!ompcl_region_0(a, n, x, y)) {  /* else the OpenCL device ran it */
+#line 6 "tests/golden/saxpy.c"
+#pragma omp parallel for
+    for (i = 0; i < n; i++)
+        y[i] = a * x[i] + y[i];
+    ompcl_rt_end(&ompcl_r0, 0); }
+#line 8 "tests/golden/saxpy.c"
 
 }

@@ -87,24 +87,23 @@ static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/sten
 #define N 64
 double u[N][N], v[N][N];
 
-/* tests/golden/stencil.c:7:1: omp parallel for collapse(2) -- offloaded by ompcl (kernel ompcl_k0) */
-static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double w)
+/* tests/golden/stencil.c:7:1: omp parallel for collapse(2) -- offloaded by ompcl (kernel ompcl_k0).
+ * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
+ * region, the device declined or failed): then the caller runs the original loop. */
+static int ompcl_region_0(double w)
 {
-  (void)ompcl_p_i;
-  int i;
-  (void)ompcl_p_j;
-  int j;
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
-  const int ompcl_top = !OMPCL_IN_PARALLEL();  /* called inside a parallel region: plain OpenMP */
   ompcl_launch ompcl_L;
+  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+    return 0;
   ompcl_lb[0] = (long)(1);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(64 - 1), ompcl_st[0], 0);
   ompcl_lb[1] = (long)(1);
   ompcl_st[1] = (long)(1);
   ompcl_n[1] = ompcl_trip(ompcl_lb[1], (long)(64 - 1), ompcl_st[1], 0);
-  if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
+  if (ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)(u), 0, (long)((64)*(64)) - 1, sizeof(double), OMPCL_READ);
     ompcl_rt_arg_array(&ompcl_L, (void *)(v), 0, (long)((64)*(64)) - 1, sizeof(double), OMPCL_WRITE);
     { double ompcl_v = (double)(w); ompcl_rt_arg_scalar(&ompcl_L, &ompcl_v, sizeof ompcl_v); }
@@ -119,24 +118,23 @@ static void ompcl_region_0(int *ompcl_p_i, int *ompcl_p_j, double w)
     }
     ompcl_rt_launch_release(&ompcl_L);
   }
-  if (!ompcl_done) {
-    if (ompcl_top)
-      ompcl_rt_host(&ompcl_r0);
-#line 7 "tests/golden/stencil.c"
-#pragma omp parallel for collapse(2)
-    for (i = 1; i < N - 1; i++)
-        for (j = 1; j < N - 1; j++)
-            v[i][j] = w * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1]);
-  }
-  if (ompcl_top)
+  if (ompcl_done)
     ompcl_rt_end(&ompcl_r0, 0);
+  else
+    ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
+  return ompcl_done;
 }
 #line 4 "tests/golden/stencil.c"
 void sweep(double w)
 {
     int i, j;
-    ompcl_region_0(&i, &j, w);
-
-
+    if (!ompcl_region_0(w)) {  /* else the OpenCL device ran it */
+#line 7 "tests/golden/stencil.c"
+#pragma omp parallel for collapse(2)
+    for (i = 1; i < N - 1; i++)
+        for (j = 1; j < N - 1; j++)
+            v[i][j] = w * (u[i - 1][j] + u[i + 1][j] + u[i][j - 1] + u[i][j + 1]);
+    ompcl_rt_end(&ompcl_r0, 0); }
+#line 10 "tests/golden/stencil.c"
 
 }

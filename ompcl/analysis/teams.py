@@ -1,0 +1,178 @@
+"""Team analysis: ``parallel`` regions and the threads' view of data.
+
+Consumes the candidates and the program; produces, per region or orphaned loop, the
+``ThreadView`` (which variables are private to each thread, which depend on the thread number,
+where the thread's other code is), and per ``parallel`` region its ``Team``: whether its
+device version, the region run by a team of one thread, is possible.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ..diagnostics import Reason
+from ..frontend.program import Program
+from ..ir import Clause, Directive, Reduction, Region, Team, Var
+from .accesses import scan_body
+from .candidates import Candidate, TeamCandidate
+from .ctypes_ import FLOATING, walk
+
+_THREAD_CALLS = {"omp_get_thread_num", "omp_get_num_threads"}
+#: constructs a team of one runs as plain code (the directive line is dropped)
+TEAM_OF_ONE = {"for", "for simd", "simd", "single", "master", "masked", "barrier", "flush",
+               "critical", "atomic", "sections", "section", "taskwait", "taskyield",
+               "parallel", "parallel for", "parallel for simd", "parallel sections"}
+
+
+@dataclass(frozen=True)
+class ThreadView:
+    """The code of one thread around a work-sharing loop (a region body or a function)."""
+
+    private: frozenset[str]  # variables each thread has its own copy of
+    dependent: frozenset[str]  # variables whose value depends on the thread
+    container: c_ast.Node  # the region statement or the function body
+
+
+def thread_dependent(container: c_ast.Node) -> frozenset[str]:
+    """Names assigned, anywhere in ``container``, from the thread number or team size (or
+    from names that are)."""
+    assigns = [(n.lvalue.name, n.rvalue) for n in walk(container)
+               if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID)]
+    assigns += [(n.name, n.init) for n in walk(container)
+                if isinstance(n, c_ast.Decl) and n.name and n.init is not None]
+    dep: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, value in assigns:
+            if name in dep:
+                continue
+            for sub in walk(value):
+                if isinstance(sub, c_ast.FuncCall) and getattr(sub.name, "name", "") in \
+                        _THREAD_CALLS or isinstance(sub, c_ast.ID) and sub.name in dep:
+                    dep.add(name)
+                    changed = True
+                    break
+    return frozenset(dep)
+
+
+def _first_use(name: str, items: list[c_ast.Node]) -> str | None:
+    """'read' if ``name`` may be read before it is surely assigned in ``items``, 'write' if
+    it is surely assigned first, None if neither."""
+    for item in items:
+        info = scan_body(item)
+        if name in info.live_in:
+            return "read"
+        if name in info.assigned:
+            return "write"
+    return None
+
+
+def live_after(name: str, loop: c_ast.Node, path: tuple[c_ast.Node, ...],
+               view: ThreadView) -> bool:
+    """True when the thread's code may read the value ``name`` has after ``loop`` (before
+    assigning it again); the thread's variables die at the end of its container."""
+    chain = list(path) + [loop]
+    try:
+        top = next(k for k, n in enumerate(chain) if n is view.container)
+    except StopIteration:
+        return True
+    for k in range(len(chain) - 2, top - 1, -1):
+        node, child = chain[k], chain[k + 1]
+        if isinstance(node, c_ast.Compound):
+            items = node.block_items or []
+            use = _first_use(name, items[next(i for i, it in enumerate(items) if it is child) + 1:])
+            if use is not None:
+                return use == "read"
+        elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)) and child is node.stmt:
+            # the next iteration runs the loop body again from its start
+            use = _first_use(name, [node.stmt] + ([node.next] if isinstance(node, c_ast.For)
+                                                  and node.next is not None else []))
+            if use == "read":
+                return True
+    return False
+
+
+def _declared_in(node: c_ast.Node, scope: dict[str, Var]) -> set[str]:
+    inside = {id(n) for n in walk(node)}
+    return {name for name, v in scope.items() if v.decl is not None and id(v.decl) in inside}
+
+
+def thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandidate, ...]
+                ) -> ThreadView | None:
+    """The thread's view for a region or orphaned loop (None for a ``parallel for``)."""
+    if cand.context == "region":
+        team = teams[cand.team]
+        stmt = team.bound.stmt
+        d = team.bound.directive
+        private = _declared_in(stmt, scope) | set(d.names_in("private")) | set(
+            d.names_in("firstprivate")) | {a for c in d.clause("reduction") for a in c.args}
+        return ThreadView(frozenset(private), thread_dependent(stmt), stmt)
+    if cand.context == "orphaned" and cand.bound.func is not None:
+        body = cand.bound.func.body
+        private = {name for name, v in scope.items() if v.storage in ("local", "param")}
+        return ThreadView(frozenset(private), thread_dependent(body), body)
+    return None
+
+
+def privatised(d: Directive, names: set[str]) -> Directive:
+    """The directive with ``private(names)`` added (for the kernel's data sharing)."""
+    if not names:
+        return d
+    return Directive(d.kind, d.clauses + (Clause("private", tuple(sorted(names)), loc=d.loc),),
+                     d.loc, d.text)
+
+
+def _directives(prog: Program) -> dict[int, Directive]:
+    out = {id(b.pragma): b.directive for b in prog.constructs}
+    out.update((id(p), d) for d, p, _ in prog.standalone)
+    return out
+
+
+def team_reasons(tc: TeamCandidate, loops: list[Region], prog: Program) -> list[Reason]:
+    """Why a region cannot run as a team of one, with its loops on the device."""
+    loc = tc.bound.directive.loc
+    out = []
+    kinds = _directives(prog)
+    for node in walk(tc.bound.stmt):
+        if isinstance(node, c_ast.Pragma) and id(node) in kinds:
+            kind = kinds[id(node)].kind
+            if kind not in TEAM_OF_ONE:
+                out.append(Reason("team-construct", f"the parallel region uses '#pragma omp "
+                                  f"{kind}'", loc))
+    for r in loops:
+        if not r.offload:
+            out.append(Reason("team-loop", f"its loop at line {r.loc.line} stays on the host "
+                              f"({r.reasons[0].message})", loc))
+    if not loops and not any(isinstance(n, c_ast.FuncCall) for n in walk(tc.bound.stmt)):
+        out.append(Reason("team-loop", "the parallel region has no work-sharing loop and calls "
+                          "no function", loc))
+    return out
+
+
+def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, Var],
+            prog: Program) -> Team:
+    """The team-of-one view of a ``parallel`` region."""
+    d = tc.bound.directive
+    reasons = team_reasons(tc, loops, prog)
+    privates, firsts, reds = [], [], []
+    for clause, bucket in (("private", privates), ("firstprivate", firsts)):
+        for name in d.names_in(clause):
+            v = scope.get(name)
+            if v is None or v.decl is None:
+                reasons.append(Reason("clause-type", f"{clause} '{name}' has no declaration "
+                                      "ompcl can copy", d.loc))
+            else:
+                bucket.append(v)
+    for c in d.clause("reduction"):
+        for name in c.args:
+            v = scope.get(name)
+            if v is None or not v.ctype.is_scalar or v.ctype.base == "?" or (
+                    c.op in ("&", "|", "^") and v.ctype.base in FLOATING):
+                reasons.append(Reason("clause-type", f"reduction variable '{name}' of the "
+                                      "parallel region has an unsupported type", d.loc))
+            else:
+                reds.append(Reduction(name, "+" if c.op == "-" else c.op, v.ctype.base))
+    return Team(tid, tc.bound, tuple(r.id for r in loops), tuple(privates), tuple(firsts),
+                tuple(reds), tuple(dict.fromkeys(reasons)))
