@@ -18,7 +18,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <math.h>
 #include "applu.h"
 
 /* ------------------------------------------------------------------ */
