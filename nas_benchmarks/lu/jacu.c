@@ -8,8 +8,11 @@
  * They are the lower blocks of jacld evaluated at the forward neighbour,
  * with the sign of the convective (central difference) part reversed.
  * A point helper called inside the hyperplane loops of ssor(); it only
- * reads u, rho_i, qs and the coefficients.  Blocks are row-major:
- * X[m][n] = d(equation m) / d(variable n).
+ * reads u and the coefficients.  1/rho and |momentum|^2/(2 rho) are
+ * recomputed from u (as in NPB 3.2; they equal rhs()'s rho_i and qs bit
+ * for bit): reading the rho_i and qs arrays instead adds two cache lines
+ * per point, which costs more than the divisions in the hyperplane order.
+ * Blocks are row-major: X[m][n] = d(equation m) / d(variable n).
  */
 #include "applu.h"
 
@@ -22,7 +25,7 @@ void jacu(int i, int j, int k, double a[5][5], double b[5][5],
     double tmp1, tmp2, tmp3, v1, v2, v3, v4, qq;
 
     /* ---------------- block diagonal ---------------- */
-    tmp1 = rho_i[k][j][i];
+    tmp1 = 1.0 / u[k][j][i][0];
     tmp2 = tmp1 * tmp1;
     tmp3 = tmp1 * tmp2;
     v1 = u[k][j][i][1];
@@ -73,14 +76,14 @@ void jacu(int i, int j, int k, double a[5][5], double b[5][5],
                   + dt * 2.0 * (tx1 * dx5 + ty1 * dy5 + tz1 * dz5);
 
     /* ---------------- xi direction: (i+1, j, k) ---------------- */
-    tmp1 = rho_i[k][j][i + 1];
+    tmp1 = 1.0 / u[k][j][i + 1][0];
     tmp2 = tmp1 * tmp1;
     tmp3 = tmp1 * tmp2;
     v1 = u[k][j][i + 1][1];
     v2 = u[k][j][i + 1][2];
     v3 = u[k][j][i + 1][3];
     v4 = u[k][j][i + 1][4];
-    qq = qs[k][j][i + 1];
+    qq = 0.50 * (v1 * v1 + v2 * v2 + v3 * v3) * tmp1;
 
     a[0][0] = - dt * tx1 * dx1;
     a[0][1] = dt * tx2;
@@ -131,14 +134,14 @@ void jacu(int i, int j, int k, double a[5][5], double b[5][5],
               - dt * tx1 * dx5;
 
     /* ---------------- eta direction: (i, j+1, k) ---------------- */
-    tmp1 = rho_i[k][j + 1][i];
+    tmp1 = 1.0 / u[k][j + 1][i][0];
     tmp2 = tmp1 * tmp1;
     tmp3 = tmp1 * tmp2;
     v1 = u[k][j + 1][i][1];
     v2 = u[k][j + 1][i][2];
     v3 = u[k][j + 1][i][3];
     v4 = u[k][j + 1][i][4];
-    qq = qs[k][j + 1][i];
+    qq = 0.50 * (v1 * v1 + v2 * v2 + v3 * v3) * tmp1;
 
     b[0][0] = - dt * ty1 * dy1;
     b[0][1] = 0.0;
@@ -189,14 +192,14 @@ void jacu(int i, int j, int k, double a[5][5], double b[5][5],
               - dt * ty1 * dy5;
 
     /* ---------------- zeta direction: (i, j, k+1) ---------------- */
-    tmp1 = rho_i[k + 1][j][i];
+    tmp1 = 1.0 / u[k + 1][j][i][0];
     tmp2 = tmp1 * tmp1;
     tmp3 = tmp1 * tmp2;
     v1 = u[k + 1][j][i][1];
     v2 = u[k + 1][j][i][2];
     v3 = u[k + 1][j][i][3];
     v4 = u[k + 1][j][i][4];
-    qq = qs[k + 1][j][i];
+    qq = 0.50 * (v1 * v1 + v2 * v2 + v3 * v3) * tmp1;
 
     c[0][0] = - dt * tz1 * dz1;
     c[0][1] = 0.0;
