@@ -29,8 +29,10 @@
  * The sequential build (no OpenMP) visits the points in lexicographic
  * order instead, like the NPB serial code: any order that respects the
  * dependences computes every point from the same inputs, so the values
- * are identical bit for bit, and the lexicographic order has far better
- * locality (at class A the hyperplane order is ~1.6x slower on one core).
+ * are identical bit for bit, and the lexicographic order has better
+ * locality (each hyperplane touches rows all over the grid: on one core
+ * the hyperplane order is ~2% slower at class W, ~7% at class A, and
+ * suffers more when other jobs share the caches).
  *
  * The Jacobian blocks of a point are private 5x5 arrays of the loop
  * body, computed by jacld/jacu just before blts/buts use them.
