@@ -50,7 +50,7 @@ REASONS: dict[str, str] = {
     "not-canonical": "the loop is not in OpenMP canonical form",
     "loop-var-type": "the loop variable is not of integer type",
     "bound-variant": "a loop bound or step changes inside the loop",
-    "bound-memory": "a loop bound reads memory or calls a function",
+    "bound-memory": "a loop bound calls a function or has a side effect",
     # the loop body
     "control-flow": "'break', 'goto' or a label leaves or jumps in the loop",
     "return": "the loop body returns from its function",
@@ -91,6 +91,8 @@ REASONS: dict[str, str] = {
 #: Ids of the remarks and warnings that are not host reasons.
 REMARK_IDS: dict[str, str] = {
     "offloaded": "the loop runs on the OpenCL device as the named kernel",
+    "team-of-one": "the parallel region's device version runs it with a team of one thread",
+    "team-host": "the parallel region has no device version (its loops stay on the host)",
     "parse-fallback": "valid C ompcl cannot parse: the file is passed through unchanged",
 }
 

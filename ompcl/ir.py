@@ -297,6 +297,7 @@ class Region:
     scope: dict[str, Var] = field(default_factory=dict, compare=False, repr=False)
     context: str = "parallel-for"  # 'parallel-for' | 'region' (an omp for of team) | 'orphaned'
     team: int | None = None
+    calls: object = field(default=None, compare=False, repr=False)  # analysis.calls.CallInfo
 
     @property
     def offload(self) -> bool:

@@ -25,6 +25,7 @@ from .codegen.kernel import generate_kernels
 from .codegen.kernelspec import checked, host_interface, kernel_spec
 from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, PreprocessError, Remark,
                           SourceLoc, not_offloaded)
+from .frontend.library import SourceLibrary
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
@@ -95,7 +96,7 @@ def parse(u: Unit) -> Unit:
 
 def analyze_regions(u: Unit) -> Unit:
     """Loops, accesses, calls, data sharing and extents: a verdict per region."""
-    result = analyze(u.program)
+    result = analyze(u.program, SourceLibrary(u.path, u.options.cpp))
     return replace(u, regions=result.regions, teams=result.teams,
                    remarks=u.remarks + result.remarks)
 
@@ -152,9 +153,9 @@ def splice_host(u: Unit) -> Unit:
 def _team_verdict(t: Team) -> Remark:
     if t.offload:
         return Remark(t.loc, f"parallel region runs as a team of one on the device path "
-                      f"({len(t.loops)} work-sharing loops offloaded)", "remark", "offloaded")
+                      f"({len(t.loops)} work-sharing loops offloaded)", "remark", "team-of-one")
     return Remark(t.loc, "parallel region not run on the device: " + "; ".join(
-        x.message for x in t.reasons), "remark", "")
+        x.message for x in t.reasons), "remark", "team-host")
 
 
 def _verdict(r: Region) -> Remark:

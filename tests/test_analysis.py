@@ -252,7 +252,11 @@ REGIONS = [
     ("function_uses_global", "double a[100]; double scale;\n"
      "double g(double x){ double r; r = x*scale; return r; }\nvoid f(int n){ int i;\n"
      "#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = g(a[i]);\n}\n",
-     False, "function 'g' uses global variable 'scale'"),
+     True, None),
+    ("function_writes_global", "double a[100]; double scale;\n"
+     "double g(double x){ scale = x; return x; }\nvoid f(int n){ int i;\n"
+     "#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = g(a[i]);\n}\n",
+     False, "function 'g' writes global variable 'scale'"),
     ("parallel_with_single_for", "double a[100];\nvoid f(int n){ int i;\n#pragma omp parallel\n{\n"
      "#pragma omp for\nfor(i=0;i<n;i++) a[i]=0;\n}\n}\n",
      True, None),
@@ -282,7 +286,7 @@ REASON_IDS = {
     'threadprivate': 'threadprivate',
     'bitwise_reduction_on_double': 'clause-type',
     'recursive_function': 'recursion',
-    'function_uses_global': 'callee-global',
+    'function_writes_global': 'callee-global',
     'loop_from_macro': 'macro-expansion'}
 
 
@@ -378,9 +382,9 @@ RETURN_ONLY = [
     ("recursive_in_return", "double a[100];\nint fib(int k){ return k < 2 ? k : fib(k-1) + fib(k-2); }\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = fib(i);\n}\n",
      "function 'fib' is recursive"),
-    ("global_in_return", "double a[100]; double scale;\ndouble g(double x){ return x*scale; }\n"
+    ("global_in_return", "double a[100]; double *scale;\ndouble g(double x){ return x*scale[0]; }\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = g(a[i]);\n}\n",
-     "function 'g' uses global variable 'scale'"),
+     "function 'g' global pointer 'scale'"),
     ("printf_in_return", "double a[100];\nint g(double x){ return printf(\"%f\", x); }\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = g(a[i]);\n}\n",
      "function 'g'"),

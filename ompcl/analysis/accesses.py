@@ -74,6 +74,19 @@ class BodyInfo:
     assigned: frozenset[str] = frozenset()  # outer names surely assigned by the end
 
 
+def arrays_written(node: c_ast.Node | None) -> set[str]:
+    """Base names of the arrays (or pointers) whose elements ``node`` writes."""
+    out: set[str] = set()
+    for sub in walk(node) if node is not None else ():
+        target = sub.lvalue if isinstance(sub, c_ast.Assignment) else sub.expr if isinstance(
+            sub, c_ast.UnaryOp) and sub.op in ("++", "--", "p++", "p--") else None
+        while isinstance(target, c_ast.ArrayRef):
+            target = target.name
+        if isinstance(target, c_ast.ID):
+            out.add(target.name)
+    return out
+
+
 def names_written(node: c_ast.Node | None) -> set[str]:
     """Names assigned, incremented or address-taken anywhere in ``node`` (by name)."""
     out: set[str] = set()
@@ -157,8 +170,21 @@ class _Scanner:
             return False
         return name in self.index.scope or name in self.index.enumerators
 
+    def invariant_memory(self, name: str) -> bool:
+        """A statically sized array the body does not write, in a body that writes through
+        no pointer (which could alias it): its elements are loop-invariant."""
+        v = self.index.scope.get(name) if self.index is not None else None
+        if v is None or v.ctype.pointer or not v.ctype.dims or name in self.env:
+            return False
+        if name in self.body_arrays_written:
+            return False
+        return not any(self.index.scope[a].ctype.pointer for a in self.body_arrays_written
+                       if a in self.index.scope)
+
     def invariant(self, e: c_ast.Node) -> Sym | None:
-        return expr_symbol(e, self.invariant_name) if self.index is not None else None
+        if self.index is None:
+            return None
+        return expr_symbol(e, self.invariant_name, self.invariant_memory)
 
     def form(self, e: c_ast.Node) -> Affine | None:
         return form(e, self.resolve, self.invariant) if self.index is not None else None
@@ -500,6 +526,7 @@ def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset(),
     With an ``index`` scope, subscripts and guards also get their index forms."""
     s = _Scanner(set(known_locals), index)
     s.body_writes = names_written(body)
+    s.body_arrays_written = arrays_written(body)
     for name, sym in (index.dims.items() if index is not None else ()):
         s.env[name] = ("loop", sym)
     s.stmt(body)

@@ -1,9 +1,12 @@
 """Call analysis: the calls of a loop body -> ``CallInfo`` (user functions to print as device
-functions, the arrays passed to their pointer parameters with the access mode, and the
-reasons a call keeps the loop on the host).
+functions and where each was found, the arrays they reach through pointer parameters or as
+globals, with the access mode, and the reasons a call keeps the loop on the host).
 
-Callees are followed transitively; each must be defined in the file, not recursive, free of
-globals and of constructs the device cannot run, and take scalars or one-dimensional arrays.
+Callees are followed transitively, in this file or, through the ``SourceLibrary``, in another
+source file of the program. Each must not be recursive, must be free of constructs the device
+cannot run, and take scalars or one-dimensional arrays. Globals a callee uses become extra
+parameters of its device version: statically sized arrays (passed whole) and scalars it only
+reads.
 """
 from __future__ import annotations
 
@@ -12,10 +15,11 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from ..diagnostics import Reason, SourceLoc
+from ..frontend.library import ExternalFunction, SourceLibrary
 from ..ir import Var
 from .accesses import scan_body
 from .builtins import host_only_reason, is_host_only, is_math
-from .ctypes_ import TypeEnv, c_text
+from .ctypes_ import TypeEnv, c_text, visible_vars
 
 
 @dataclass(frozen=True)
@@ -24,29 +28,66 @@ class CallInfo:
 
     functions: tuple[str, ...] = ()  # callees, each after the functions it calls
     pointer_args: dict[str, str] = field(default_factory=dict)  # array -> 'r' | 'rw'
+    globals: dict[str, str] = field(default_factory=dict)  # global used by callees -> mode
+    function_globals: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    external: dict[str, ExternalFunction] = field(default_factory=dict)
     reasons: tuple[Reason, ...] = ()
+
+    def through_calls(self) -> dict[str, str]:
+        """Every variable the callees reach (as arguments or as globals), with its mode."""
+        out = dict(self.pointer_args)
+        for name, mode in self.globals.items():
+            out[name] = "".join(sorted(set(out.get(name, "") + mode), key="rw".index))
+        return out
+
+
+def _merge(a: str, b: str) -> str:
+    return "".join(sorted(set(a + b), key="rw".index))
 
 
 class _CallWalk:
     def __init__(self, funcs: dict[str, c_ast.FuncDef], env: TypeEnv, scope: dict[str, Var],
-                 declared: set[str]):
+                 declared: set[str], library: SourceLibrary | None,
+                 file_scope: dict[str, Var]):
         self.funcs, self.env, self.scope, self.declared = funcs, env, scope, declared
+        self.library, self.file_scope = library, file_scope
         self.found: list[str] = []
         self.pointer_args: dict[str, str] = {}
+        self.globals: dict[str, str] = {}
+        self.fglobals: dict[str, tuple[str, ...]] = {}
+        self.external: dict[str, ExternalFunction] = {}
+        self.envs: dict[int, TypeEnv] = {}
         self.reasons: list[Reason] = []
 
     def fail(self, id: str, msg: str, node: c_ast.Node | None = None) -> None:
         if all(r.message != msg for r in self.reasons):
             self.reasons.append(Reason(id, msg, SourceLoc.of(node) if node else None))
 
-    def pointer_params(self, fdef: c_ast.FuncDef) -> dict[int, bool] | None:
+    def env_of(self, name: str) -> TypeEnv:
+        ext = self.external.get(name)
+        if ext is None:
+            return self.env
+        return self.envs.setdefault(id(ext.ast), TypeEnv(ext.ast))
+
+    def definition(self, name: str) -> c_ast.FuncDef | None:
+        if name in self.funcs:
+            return self.funcs[name]
+        if name in self.external:
+            return self.external[name].fdef
+        ext = self.library.find(name) if self.library is not None else None
+        if ext is not None:
+            self.external[name] = ext
+            return ext.fdef
+        return None
+
+    def pointer_params(self, fdef: c_ast.FuncDef, env: TypeEnv) -> dict[int, bool] | None:
         """Index -> is-const of each pointer parameter; None if a parameter is unsupported."""
         params = fdef.decl.type.args.params if fdef.decl.type.args else []
         out: dict[int, bool] = {}
         for k, p in enumerate(params):
             if isinstance(p, c_ast.Typename):
                 continue
-            ct = self.env.ctype(p.type)
+            ct = env.ctype(p.type)
             if ct is None:
                 self.fail("callee-interface", f"function '{fdef.decl.name}' has parameter "
                           f"'{p.name}' of unsupported type", fdef)
@@ -65,10 +106,12 @@ class _CallWalk:
             return
         if name in stack:
             return self.fail("recursion", f"function '{name}' is recursive", call)
-        fdef = self.funcs.get(name)
+        if name in self.scope or is_host_only(name):
+            return self.unknown(name, call, caller)
+        fdef = self.definition(name)
         if fdef is None:
             return self.unknown(name, call, caller)
-        ptrs = self.pointer_params(fdef)
+        ptrs = self.pointer_params(fdef, self.env_of(name))
         if ptrs is None or not self.pointer_arguments(name, call, ptrs, caller_ptrs):
             return
         if name not in self.found:
@@ -80,7 +123,7 @@ class _CallWalk:
             kind = "omp-runtime-call" if name.startswith("omp_") else "host-only-call"
             return self.fail(kind, within + host_only_reason(name), call)
         self.fail("undefined-callee", f"{within}calls '{name}', which is not defined in this "
-                  "file", call)
+                  "file or another source file of the program", call)
 
     def pointer_arguments(self, name: str, call: c_ast.FuncCall, ptrs: dict[int, bool],
                           caller_ptrs: set[str] | None) -> bool:
@@ -92,13 +135,37 @@ class _CallWalk:
                           f"pointer parameter of '{name}' (only array names are supported)", call)
                 return False
             if caller_ptrs is None:
-                mode = self.pointer_args.get(arg.name, "") + ("r" if const else "rw")
-                self.pointer_args[arg.name] = "".join(sorted(set(mode), key="rw".index))
+                self.pointer_args[arg.name] = _merge(self.pointer_args.get(arg.name, ""),
+                                                     "r" if const else "rw")
             elif arg.name not in caller_ptrs:
                 self.fail("callee-pointer-arg", f"function passes '{arg.name}' to pointer "
                           f"parameter of '{name}'", call)
                 return False
         return True
+
+    def own_globals(self, name: str, fdef: c_ast.FuncDef, body, pnames: set[str]
+                    ) -> list[str] | None:
+        """The globals a callee uses (its file's variables), recorded with their modes; None
+        when one cannot be a parameter of its device version."""
+        env = self.env_of(name)
+        used = (body.scalar_reads | body.scalar_writes | {a.name for a in body.accesses}) - pnames
+        used -= env.enumerators | {c for c, _ in body.calls}
+        file_vars = visible_vars(self.external[name].ast, None, (), fdef, env) \
+            if name in self.external else self.file_scope
+        out = []
+        for g in sorted(used):
+            v = file_vars.get(g)
+            written = g in body.scalar_writes or any(a.write for a in body.accesses
+                                                     if a.name == g)
+            if v is None or v.ctype.base == "?":
+                return self.fail("callee-global", f"function '{name}' uses '{g}', which ompcl "
+                                 "cannot place on the device", fdef)
+            if v.ctype.pointer or v.ctype.is_scalar and written:
+                what = "global pointer" if v.ctype.pointer else "writes global variable"
+                return self.fail("callee-global", f"function '{name}' {what} '{g}'", fdef)
+            self.globals[g] = _merge(self.globals.get(g, ""), "rw" if written else "r")
+            out.append(g)
+        return out
 
     def callee(self, name: str, fdef: c_ast.FuncDef, ptrs: dict[int, bool],
                stack: frozenset[str]) -> None:
@@ -111,22 +178,31 @@ class _CallWalk:
             if why.id == "return":
                 continue  # a function body may return; its value was scanned
             return self.fail("callee-body", f"function '{name}' {why.message}", fdef)
-        outer = (body.scalar_reads | body.scalar_writes | {a.name for a in body.accesses}) - pnames
-        outer -= self.env.enumerators
-        outer -= {c for c, _ in body.calls}
-        if outer:
-            return self.fail("callee-global",
-                             f"function '{name}' uses global variable '{sorted(outer)[0]}'", fdef)
+        own = self.own_globals(name, fdef, body, pnames)
+        if own is None:
+            return
         ptr_names = {params[k].name for k in ptrs}
         for sub, subcall in body.calls:
             self.call(sub, subcall, stack | {name}, ptr_names, name)
-        self.found.append(name)
+        needed = list(own)
+        for sub, _ in body.calls:
+            needed += [g for g in self.fglobals.get(sub, ()) if g not in needed]
+        self.fglobals[name] = tuple(needed)
+        if name not in self.found:
+            self.found.append(name)
 
 
 def analyze_calls(calls: tuple[tuple[str, c_ast.FuncCall], ...], funcs: dict[str, c_ast.FuncDef],
-                  env: TypeEnv, scope: dict[str, Var], declared: set[str]) -> CallInfo:
-    """Follow the calls of a loop body; ``declared`` are the names declared at file scope."""
-    walk = _CallWalk(funcs, env, scope, declared)
+                  env: TypeEnv, scope: dict[str, Var], declared: set[str],
+                  library: SourceLibrary | None = None,
+                  file_scope: dict[str, Var] | None = None) -> CallInfo:
+    """Follow the calls of a loop body; ``declared`` are the names declared at file scope,
+    ``file_scope`` the file's global variables."""
+    walk = _CallWalk(funcs, env, scope, declared, library, file_scope or {})
     for name, call in calls:
         walk.call(name, call, frozenset(), None)
-    return CallInfo(tuple(walk.found), dict(walk.pointer_args), tuple(walk.reasons))
+    found = tuple(walk.found)
+    return CallInfo(found, dict(walk.pointer_args), dict(walk.globals),
+                    {f: walk.fglobals.get(f, ()) for f in found},
+                    {f: walk.external[f] for f in found if f in walk.external},
+                    tuple(walk.reasons))

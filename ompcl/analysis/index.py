@@ -85,13 +85,20 @@ def _opaque(e: c_ast.Node, invariant: Callable[[c_ast.Node], Sym | None]) -> Aff
     return Affine.of(sym) if sym is not None else None
 
 
-def expr_symbol(e: c_ast.Node, is_invariant_name: Callable[[str], bool]) -> Sym | None:
-    """An 'expr' symbol for an integer expression whose every name is loop-invariant and that
-    neither reads memory nor has side effects; None otherwise."""
+def expr_symbol(e: c_ast.Node, is_invariant_name: Callable[[str], bool],
+                invariant_memory: Callable[[str], bool] = lambda name: False) -> Sym | None:
+    """An 'expr' symbol for an integer expression whose every name is loop-invariant, free of
+    side effects, that reads memory only of arrays ``invariant_memory`` accepts; else None."""
     for sub in walk(e):
         if isinstance(sub, c_ast.ID) and not is_invariant_name(sub.name):
             return None
-        if isinstance(sub, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.StructRef, c_ast.Assignment)):
+        if isinstance(sub, c_ast.ArrayRef):
+            base = sub
+            while isinstance(base, c_ast.ArrayRef):
+                base = base.name
+            if not (isinstance(base, c_ast.ID) and invariant_memory(base.name)):
+                return None
+        if isinstance(sub, (c_ast.FuncCall, c_ast.StructRef, c_ast.Assignment)):
             return None
         if isinstance(sub, c_ast.UnaryOp) and sub.op in ("++", "--", "p++", "p--", "*", "&"):
             return None

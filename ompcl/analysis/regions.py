@@ -17,6 +17,7 @@ from pycparser import c_ast
 
 from ..diagnostics import ClauseError, Reason, Remark, not_offloaded
 from ..frontend.pragma import DATA_CLAUSES
+from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
 from ..ir import Directive, LoopDim, Region, Team, Var
 from .accesses import BodyInfo, IndexScope, scan_body
@@ -81,7 +82,8 @@ def nest_of(d: Directive, loop: c_ast.For, scope: dict[str, Var], env: TypeEnv
 
 
 def bound_reasons(loops: tuple[LoopDim, ...], info: BodyInfo) -> list[Reason]:
-    """Loop bounds and steps must be invariant and must not read memory."""
+    """Loop bounds and steps must be invariant and free of side effects. They may read memory:
+    OpenMP evaluates them once, before the loop, and so does the host at region entry."""
     written = set(info.scalar_writes) | {a.name for a in info.accesses if a.write}
     pvars = [d.var for d in loops]
     out = []
@@ -91,10 +93,11 @@ def bound_reasons(loops: tuple[LoopDim, ...], info: BodyInfo) -> list[Reason]:
                 if isinstance(sub, c_ast.ID) and (sub.name in written or sub.name in pvars):
                     out.append(Reason("bound-variant", f"bound '{c_text(e)}' of loop "
                                       f"'{d.var}' is not loop-invariant"))
-                if isinstance(sub, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.StructRef)):
-                    if not (isinstance(sub, c_ast.FuncCall) and is_math(c_text(sub.name))):
-                        out.append(Reason("bound-memory", f"bound '{c_text(e)}' of loop "
-                                          f"'{d.var}' reads memory or calls a function"))
+                if isinstance(sub, c_ast.FuncCall) and not is_math(c_text(sub.name)) or \
+                        isinstance(sub, (c_ast.Assignment, c_ast.UnaryOp)) and getattr(
+                            sub, "op", "") in ("=", "++", "--", "p++", "p--"):
+                    out.append(Reason("bound-memory", f"bound '{c_text(e)}' of loop "
+                                      f"'{d.var}' calls a function or has a side effect"))
     return out
 
 
@@ -172,7 +175,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
 
 def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                  declared: set[str], cand: Candidate, rid: int,
-                 teams: tuple[TeamCandidate, ...] = ()) -> Region:
+                 teams: tuple[TeamCandidate, ...] = (), library: SourceLibrary | None = None,
+                 file_scope: dict[str, Var] | None = None) -> Region:
     """Everything known about offloading one candidate loop."""
     b, d = cand.bound, cand.directive
     scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env)
@@ -190,7 +194,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         extra, why = thread_reasons(view, cand, loops, info, scope)
         d = privatised(d, extra)
         reasons += why
-    calls = analyze_calls(info.calls, funcs, env, scope, declared)
+    calls = analyze_calls(info.calls, funcs, env, scope, declared, library, file_scope)
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
     used, local_reasons = outlined_locals(cand, scope)
     touched = info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses}
@@ -199,17 +203,19 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         reasons.append(Reason("threadprivate", "uses a threadprivate variable"))
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
-                  _unique(reasons, d), d, scope, **context)
+                  _unique(reasons, d), d, scope, **context, calls=calls)
 
 
-def analyze(prog: Program) -> RegionAnalysis:
-    """Analyse every OpenMP work-sharing loop and parallel region of a program."""
+def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalysis:
+    """Analyse every OpenMP work-sharing loop and parallel region of a program; callees
+    defined elsewhere are looked up in ``library``."""
     env = TypeEnv(prog.ast)
     funcs = {e.decl.name: e for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
     declared = {e.name for e in prog.ast.ext if isinstance(e, c_ast.Decl)}
+    file_scope = visible_vars(prog.ast, None, (), prog.ast, env)
     scan = find_candidates(prog)
-    regions = tuple(build_region(prog, env, funcs, declared, cand, rid, scan.teams)
-                    for rid, cand in enumerate(scan.candidates))
+    regions = tuple(build_region(prog, env, funcs, declared, cand, rid, scan.teams, library,
+                                 file_scope) for rid, cand in enumerate(scan.candidates))
     teams = []
     for tid, tc in enumerate(scan.teams):
         b = tc.bound

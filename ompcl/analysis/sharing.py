@@ -65,9 +65,15 @@ class _Classifier:
         by_name: dict[str, list[RawAccess]] = {}
         for a in info.accesses:
             by_name.setdefault(a.name, []).append(a)
-        names = (info.scalar_reads | info.scalar_writes | set(by_name)) - pvars
+        names = set(info.scalar_reads | info.scalar_writes | set(by_name)) - pvars
         names -= self.env.enumerators
         names -= {c for c, _ in info.calls if c not in self.scope}
+        for g in sorted(self.calls.globals):  # globals the callees use, passed to them
+            v = self.scope.get(g)
+            if v is None or v.storage != "global":
+                self.fail("callee-global", f"a called function uses global '{g}', which is "
+                          "not declared in this file before the loop (or is hidden by a local)")
+            names.add(g)
         out: dict[str, list] = {"arrays": [], "scalars": [], "privates": [], "lastprivates": [],
                                 "reductions": []}
         for name in sorted(names):
@@ -97,7 +103,7 @@ class _Classifier:
                 else:
                     out["scalars"].append(v)
             elif v.ctype.is_scalar:
-                if name in info.scalar_writes:
+                if name in info.scalar_writes or "w" in self.calls.globals.get(name, ""):
                     self.fail("shared-write", f"shared variable '{name}' is written in the loop "
                               "(make it private, lastprivate or a reduction)")
                 else:
@@ -124,7 +130,7 @@ class _Classifier:
 
     def array_arg(self, v: Var, accs: list[RawAccess], ptr_use: bool) -> ArrayArg | None:
         ct = v.ctype
-        passed = self.calls.pointer_args.get(v.name, "")
+        passed = self.calls.through_calls().get(v.name, "")
         fixed = not ct.pointer and all(is_constant_text(x, self.env) for x in ct.dims)
         if ptr_use and not passed:
             return self.fail("array-passed", f"passes array '{v.name}' to a function")

@@ -10,6 +10,7 @@ functions, after prototypes of all of them.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from pycparser import c_ast, c_generator
@@ -17,11 +18,14 @@ from pycparser import c_ast, c_generator
 from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import TypeEnv, walk
 from ..ir import KernelSpec, Region
+from ..transform.addrspace import specialise
+from ..transform.callargs import with_global_args
 from ..transform.device import device_function
 from ..transform.reductions import combine, identity
 from ..transform.rename import renamed
 from . import names as N
 from .cprinter import OpenCLPrinter
+from .kernelspec import global_param
 from .templates import render
 
 WORK_GROUP = 128
@@ -76,17 +80,47 @@ def _uses_double(regions: list[Region], fdefs: list[c_ast.FuncDef], env: TypeEnv
     return False
 
 
+def _device_functions(offload: list[Region], ast: c_ast.FileAST, env: TypeEnv
+                      ) -> list[tuple[c_ast.FuncDef, TypeEnv]]:
+    """Every function the kernels call, as device functions (with the globals they use as
+    extra parameters), each with the type environment of the file that defines it: this
+    file's in file order, then those from other files of the program."""
+    fnames = {f for r in offload for f in r.functions}
+    extra: dict[str, tuple[str, ...]] = {}
+    external, scope = {}, {}
+    for r in offload:
+        if r.calls is not None:
+            extra.update(r.calls.function_globals)
+            external.update(r.calls.external)
+        scope.update(r.scope)
+    local = [(e, env) for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames
+             and e.decl.name not in external]
+    envs: dict[int, TypeEnv] = {}
+    others = [(x.fdef, envs.setdefault(id(x.ast), TypeEnv(x.ast))) for x in external.values()]
+    out = []
+    for fdef, fenv in local + others:
+        dev = device_function(fdef, [global_param(scope[g])
+                                     for g in extra.get(fdef.decl.name, ())])
+        out.append((renamed(with_global_args(dev, extra), fnames), fenv))
+    return out
+
+
 def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: c_ast.FileAST,
                      env: TypeEnv, source: str) -> str:
     """OpenCL C source with a kernel per spec and the functions they call."""
     offload = [r for r in regions if r.offload]
-    fnames = {f for r in offload for f in r.functions}
-    order = [e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames]
+    device_fns = _device_functions(offload, ast, env)
+    order = [f for f, _ in device_fns]
     printer = OpenCLPrinter(env)
-    device_fns = [renamed(device_function(fdef), fnames) for fdef in order]
+    # a private array passed to a function needs a version with a __private parameter
+    envs = {f.decl.name: fenv for f, fenv in device_fns}
+    bodies, clones = specialise([(s.body, {d.name for d in s.privates}) for s in specs],
+                                {f.decl.name: f for f, _ in device_fns})
+    specs = tuple(replace(s, body=b) for s, b in zip(specs, bodies))
+    device_fns = [(c, envs[_origin(c.decl.name, envs)]) for c in clones]
     # prototypes first: a function may call one defined later in the file
-    functions = [printer.visit(f.decl) + ";" for f in device_fns]
-    functions += [printer.visit(f) for f in device_fns]
+    functions = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
+    functions += [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
     kernels = [_kernel_view(s, env) for s in specs]
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
@@ -94,6 +128,11 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     return render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
                   enums=_enums_used(ast, printer, used), functions=functions, kernels=kernels)
+
+
+def _origin(name: str, envs: dict) -> str:
+    """The function a clone was made from (clones add a suffix to its name)."""
+    return name if name in envs else name.rsplit("_", 1)[0]
 
 
 def _buffer_type(spec: KernelSpec, k: int) -> str:

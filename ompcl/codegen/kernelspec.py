@@ -15,6 +15,7 @@ from pycparser import c_ast
 from ..analysis.ctypes_ import SCALARS, walk
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
 from ..transform.boundscheck import bounds_checked
+from ..transform.callargs import with_global_args
 from ..transform.rename import device_name, renamed
 from . import names as N
 
@@ -58,6 +59,17 @@ def view_decl(name: str, cl: str, rows: tuple[str, ...], k: int) -> c_ast.Decl:
                       c_ast.PtrDecl([], _rows(_type(name, cl, ["__global"]), rows)), cast, None)
 
 
+def global_param(v: Var) -> c_ast.Decl:
+    """A device function's parameter for a global it uses: arrays as ``__global`` pointers to
+    their rows, scalars by value."""
+    name, cl = device_name(v.name), cl_type(v.ctype.base)
+    if v.ctype.is_scalar:
+        return scalar_decl(name, cl)
+    rows = v.ctype.row_dims
+    return c_ast.Decl(name, ["__global"], [], [], [],
+                      c_ast.PtrDecl([], _rows(_type(name, cl, ["__global"]), rows)), None, None)
+
+
 def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:
     """Buffer, view offset, and the mapped range the bounds checker allows."""
     return [pointer_decl(N.buffer(k), cl_type(a.var.ctype.base)),
@@ -95,7 +107,10 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
     lps = tuple((device_name(v.name), cl_type(v.ctype.base)) for v in region.lastprivates)
     params += [pointer_decl(N.lastprivate(j), cl) for j, (_, cl) in enumerate(lps)]
     params.append(pointer_decl(N.CHECK_REPORT, "int"))
-    body = renamed(region.loops[-1].loop.stmt, functions)
+    body = region.loops[-1].loop.stmt
+    if region.calls is not None:
+        body = with_global_args(body, region.calls.function_globals)
+    body = renamed(body, functions)
     if not isinstance(body, c_ast.Compound):
         body = c_ast.Compound([body], body.coord)
     d = region.bound.directive

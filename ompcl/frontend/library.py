@@ -1,0 +1,74 @@
+"""The program's other sources: a function called from an offloaded loop but defined in another
+file of the same program is looked up there, so per-file builds (``ompcl cc``) still offload
+NPB-style code whose helpers live in their own files.
+
+Consumes the main file's path and preprocessor options; produces, on request, the definition of
+a function from a sibling ``.c`` file (same directory, or the files named by
+``OMPCL_SOURCES``), with that file's AST for its types and globals. Files are read only when
+their text mentions the function, parsed once per process.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pycparser import c_ast
+
+from ..diagnostics import OmpclError
+from .parse import parse
+from .preprocess import CppOptions, preprocess
+
+
+@dataclass(frozen=True)
+class ExternalFunction:
+    """A function definition found in another source file of the program."""
+
+    name: str
+    fdef: c_ast.FuncDef
+    ast: c_ast.FileAST
+    path: str
+
+
+@dataclass
+class SourceLibrary:
+    """Lazily parsed sibling sources of one translation unit."""
+
+    main: str
+    cpp: CppOptions = field(default_factory=CppOptions)
+    _parsed: dict[str, c_ast.FileAST | None] = field(default_factory=dict)
+
+    def candidates(self) -> list[Path]:
+        """The other source files of the program, in a stable order."""
+        listed = os.environ.get("OMPCL_SOURCES", "")
+        if listed:
+            files = [Path(p) for p in listed.split(os.pathsep) if p]
+        else:
+            files = sorted(Path(self.main).resolve().parent.glob("*.c"))
+        me = Path(self.main).resolve()
+        return [f for f in files if f.resolve() != me and f.is_file()]
+
+    def _ast(self, path: Path) -> c_ast.FileAST | None:
+        key = str(path)
+        if key not in self._parsed:
+            try:
+                self._parsed[key] = parse(preprocess(key, self.cpp), key)
+            except OmpclError:
+                self._parsed[key] = None  # a file ompcl cannot read defines nothing for it
+        return self._parsed[key]
+
+    def find(self, name: str) -> ExternalFunction | None:
+        """The definition of ``name`` in another source of the program, or None."""
+        pattern = re.compile(rf"\b{re.escape(name)}\s*\(")
+        for path in self.candidates():
+            try:
+                if not pattern.search(path.read_text(errors="replace")):
+                    continue
+            except OSError:
+                continue
+            ast = self._ast(path)
+            for ext in (ast.ext if ast is not None else ()):
+                if isinstance(ext, c_ast.FuncDef) and ext.decl.name == name:
+                    return ExternalFunction(name, ext, ast, str(path))
+        return None

@@ -1,0 +1,111 @@
+"""Address spaces of pointer arguments: device functions whose pointer parameters receive
+private arrays (a work-item's own arrays) are cloned with those parameters in ``__private``
+memory; call sites call the clone for their arguments' spaces.
+
+Consumes kernel bodies (with the names of their private arrays) and the device functions
+(every pointer parameter ``__global``); produces the rewritten bodies and the clones needed,
+the all-``__global`` version keeping the function's name.
+"""
+from __future__ import annotations
+
+import copy
+
+from pycparser import c_ast
+
+from .visitor import NodeTransformer
+
+GLOBAL, PRIVATE = "g", "p"
+
+
+def pointer_params(fdef: c_ast.FuncDef) -> list[int]:
+    """Indexes of a function's pointer (or array) parameters."""
+    params = fdef.decl.type.args.params if fdef.decl.type.args else []
+    return [k for k, p in enumerate(params) if isinstance(p, c_ast.Decl)
+            and isinstance(p.type, (c_ast.PtrDecl, c_ast.ArrayDecl))]
+
+
+def clone_name(name: str, spaces: tuple[str, ...]) -> str:
+    return name if PRIVATE not in spaces else f"{name}_{''.join(spaces)}"
+
+
+class _Calls(NodeTransformer):
+    """Renames calls by the spaces of their pointer arguments; records what is needed."""
+
+    def __init__(self, fdefs: dict[str, c_ast.FuncDef], private: set[str],
+                 param_spaces: dict[str, str]):
+        self.fdefs, self.private, self.param_spaces = fdefs, private, param_spaces
+        self.needed: list[tuple[str, tuple[str, ...]]] = []
+
+    def space(self, arg: c_ast.Node) -> str:
+        while isinstance(arg, (c_ast.ArrayRef, c_ast.UnaryOp)):  # &a[k], a[k] of rows
+            arg = arg.name if isinstance(arg, c_ast.ArrayRef) else arg.expr
+        name = getattr(arg, "name", None)
+        if name in self.param_spaces:
+            return self.param_spaces[name]
+        return PRIVATE if name in self.private else GLOBAL
+
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> c_ast.FuncCall:
+        node = self.generic_visit(node)
+        name = getattr(node.name, "name", None)
+        if name not in self.fdefs:
+            return node
+        args = node.args.exprs if node.args is not None else []
+        spaces = tuple(self.space(args[k]) if k < len(args) else GLOBAL
+                       for k in pointer_params(self.fdefs[name]))
+        self.needed.append((name, spaces))
+        node.name = c_ast.ID(clone_name(name, spaces), node.name.coord)
+        return node
+
+
+def _private_arrays(body: c_ast.Node) -> set[str]:
+    return {n.name for n in _walk(body) if isinstance(n, c_ast.Decl) and n.name
+            and isinstance(n.type, c_ast.ArrayDecl)}
+
+
+def _walk(node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+def _clone(fdef: c_ast.FuncDef, spaces: tuple[str, ...]) -> c_ast.FuncDef:
+    out = copy.deepcopy(fdef)
+    out.decl.name = clone_name(fdef.decl.name, spaces)
+    t = out.decl.type.type
+    while not isinstance(t, c_ast.TypeDecl):
+        t = t.type
+    t.declname = out.decl.name
+    params = out.decl.type.args.params
+    for k, space in zip(pointer_params(fdef), spaces):
+        if space == PRIVATE:
+            inner = params[k].type
+            while not isinstance(inner, c_ast.TypeDecl):
+                inner = inner.type
+            inner.quals = [q for q in inner.quals if q != "__global"]
+            params[k].quals = [q for q in params[k].quals if q != "__global"]
+    return out
+
+
+def specialise(bodies: list[tuple[c_ast.Node, set[str]]], fdefs: dict[str, c_ast.FuncDef]
+               ) -> tuple[list[c_ast.Node], list[c_ast.FuncDef]]:
+    """Kernel bodies (with their private array names) -> rewritten bodies, and every device
+    function version they need (in first-needed order, callees before callers not implied)."""
+    out_bodies, todo = [], []
+    for body, private in bodies:
+        calls = _Calls(fdefs, private | _private_arrays(body), {})
+        out_bodies.append(calls.rewrite(body))
+        todo += calls.needed
+    done: dict[tuple[str, tuple[str, ...]], c_ast.FuncDef] = {}
+    while todo:
+        name, spaces = todo.pop(0)
+        if (name, spaces) in done:
+            continue
+        fdef = fdefs[name]
+        params = fdef.decl.type.args.params
+        pspaces = {params[k].name: s for k, s in zip(pointer_params(fdef), spaces)}
+        calls = _Calls(fdefs, _private_arrays(fdef.body), pspaces)
+        clone = _clone(fdef, spaces)
+        clone.body = calls.rewrite(fdef.body)
+        done[(name, spaces)] = clone
+        todo += calls.needed
+    return out_bodies, list(done.values())
