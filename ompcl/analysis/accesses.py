@@ -496,6 +496,12 @@ class _Scanner:
                 self.reads.add(arg.name)
             elif isinstance(arg, c_ast.Constant) and arg.type == "string":
                 continue  # the call itself decides (no device function takes a string)
+            elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
+                    arg.expr, c_ast.ArrayRef):
+                self.expr(arg.expr, write=True, read=True)  # the callee may use the element
+            elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
+                    arg.expr, c_ast.ID):
+                self.expr(arg.expr, write=True, read=True)  # an out parameter: read, written
             else:
                 self.expr(arg)
 

@@ -41,6 +41,16 @@ class CallInfo:
         return out
 
 
+def _array_base(arg: c_ast.Node) -> c_ast.ID | None:
+    """The array an argument points into: ``a``, a row ``a[i]``, ``&a[i][j]``; else None."""
+    if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
+            arg.expr, (c_ast.ArrayRef, c_ast.ID)):
+        arg = arg.expr
+    while isinstance(arg, c_ast.ArrayRef):
+        arg = arg.name
+    return arg if isinstance(arg, c_ast.ID) else None
+
+
 def _merge(a: str, b: str) -> str:
     return "".join(sorted(set(a + b), key="rw".index))
 
@@ -129,10 +139,11 @@ class _CallWalk:
                           caller_ptrs: set[str] | None) -> bool:
         args = call.args.exprs if call.args else []
         for k, const in ptrs.items():
-            arg = args[k] if k < len(args) else None
-            if not isinstance(arg, c_ast.ID):
-                self.fail("callee-pointer-arg", f"passes '{c_text(arg) if arg else '?'}' to "
-                          f"pointer parameter of '{name}' (only array names are supported)", call)
+            arg = _array_base(args[k]) if k < len(args) else None
+            if arg is None:
+                text = c_text(args[k]) if k < len(args) else "?"
+                self.fail("callee-pointer-arg", f"passes '{text}' to pointer parameter of "
+                          f"'{name}' (only arrays and their rows are supported)", call)
                 return False
             if caller_ptrs is None:
                 self.pointer_args[arg.name] = _merge(self.pointer_args.get(arg.name, ""),

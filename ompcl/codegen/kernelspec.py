@@ -122,7 +122,8 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
 
 def checked(spec: KernelSpec, region: Region) -> KernelSpec:
     """The spec with every buffer access of its body wrapped for bounds checking."""
-    buffers = {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name)
+    buffers = {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name,
+                                     len(a.var.ctype.dims) + int(a.var.ctype.pointer))
                for k, a in enumerate(region.arrays)}
     body, sites = bounds_checked(spec.body, buffers)
     return replace(spec, body=body, sites=sites)

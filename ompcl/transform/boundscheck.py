@@ -4,7 +4,8 @@
 The macro is the plain access unless the program is built with ``OMPCL_BOUNDS_CHECK``
 defined (the runtime does so when the environment variable is set); then it checks the
 element's index against the range the host mapped for buffer ``k`` and reports the first
-violation with its site. Accesses inside device functions are not wrapped.
+violation with its site. Accesses inside device functions, and rows passed to them,
+are not checked.
 """
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ class Site:
 
 
 class _Wrapper(NodeTransformer):
-    def __init__(self, buffers: dict[str, tuple[int, str, str]]):
-        self.buffers = buffers  # device name -> (buffer index, OpenCL element type, user name)
+    def __init__(self, buffers: dict[str, tuple[int, str, str, int]]):
+        # device name -> (buffer index, OpenCL element type, user name, rank)
+        self.buffers = buffers
         self.sites: list[Site] = []
         self.shadowed: list[set[str]] = [set()]  # names a block declares hide the buffers
 
@@ -54,21 +56,23 @@ class _Wrapper(NodeTransformer):
         return out
 
     def visit_ArrayRef(self, node: c_ast.ArrayRef) -> c_ast.Node:
-        base = node
+        base, depth = node, 0
         while isinstance(base, c_ast.ArrayRef):
             base.subscript = self.visit(base.subscript)
-            base = base.name
+            base, depth = base.name, depth + 1
         if not isinstance(base, c_ast.ID) or base.name not in self.buffers or any(
                 base.name in names for names in self.shadowed):
             return node
-        k, cl, user = self.buffers[base.name]
+        k, cl, user, rank = self.buffers[base.name]
+        if depth != rank:
+            return node  # a row (an argument pointing into the buffer), not an element
         self.sites.append(Site(k, user, SourceLoc.of(node)))
         args = [c_ast.ID(cl), c_ast.Constant("int", str(k)),
                 c_ast.Constant("int", str(len(self.sites) - 1)), node]
         return c_ast.FuncCall(c_ast.ID(MACRO), c_ast.ExprList(args), node.coord)
 
 
-def bounds_checked(body: c_ast.Compound, buffers: dict[str, tuple[int, str, str]]
+def bounds_checked(body: c_ast.Compound, buffers: dict[str, tuple[int, str, str, int]]
                    ) -> tuple[c_ast.Compound, tuple[Site, ...]]:
     """A copy of ``body`` with buffer accesses wrapped, and their sites in site order."""
     w = _Wrapper(buffers)
