@@ -1,0 +1,204 @@
+"""Driver stage 1: an ``ompcl cc`` command line -> what the driver must do with it.
+
+Consumes the arguments after ``ompcl cc`` (gcc/clang syntax) and the environment; produces
+the driver's own options and a ``Command``: the compiler's arguments verbatim and in order,
+which of them are C sources, and whether the command compiles, links or only asks something.
+Nothing here interprets a compiler option beyond recognising its shape.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+
+#: gcc/clang options whose value is the next argument when not joined (``-I dir``, ``-o f``)
+WITH_VALUE = frozenset("""
+    -o -x -I -D -U -A -L -l -u -T -e -z -B -G -V -b
+    -include -imacros -iquote -isystem -idirafter -iprefix -iwithprefix -iwithprefixbefore
+    -isysroot -imultilib -imultiarch -iframework -isystem-after -cxx-isystem
+    -MF -MT -MQ -MJ -Xlinker -Xassembler -Xpreprocessor -Xclang -Xopenmp-target -mllvm
+    -aux-info -specs -wrapper -dumpbase -dumpdir -dumpbase-ext -target -arch -framework
+    -serialize-diagnostics --param --sysroot --output --language --include-directory
+    --define-macro --undefine-macro --include --imacros --for-linker --assert --dependencies
+    """.split())
+#: options with which the compiler does not compile and link: the command goes through as is
+QUERY = frozenset("""
+    -E -S -M -MM -fsyntax-only -v -### --version --help --target-help -dumpversion
+    -dumpfullversion -dumpmachine -dumpspecs --preprocess --assemble
+    """.split())
+_QUERY_PREFIXES = ("-print-", "--print-", "--help=")
+_NO_LINK = frozenset(("-c", "--compile"))
+REMARK_FLAGS = {"-Rompcl": "all", "-Rompcl-missed": "missed"}
+_BOOL_ENV_FALSE = ("", "0", "no", "off", "false")
+
+
+class UsageError(Exception):
+    """A malformed ``--ompcl-*`` option (exit code 2)."""
+
+
+@dataclass(frozen=True)
+class DriverOptions:
+    """``ompcl cc``'s own options (``--ompcl-*``, ``-Rompcl*``) and environment variables."""
+
+    compiler: tuple[str, ...] = ("gcc",)
+    strict: bool = False
+    remarks: str = ""            # "", "missed" or "all"
+    keep: str | None = None      # keep translated sources (and failure reports) in this dir
+    debug: bool = False
+    help: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    """A compiler command line, as the compiler will see it.
+
+    ``args`` has every ``@file`` expanded (gcc's rules); ``raw`` is the line as given.
+    ``sources`` are the indexes in ``args`` of C source operands. ``mode`` is ``query``
+    (pass through untouched: ``-E``, ``-S``, ``--version``, stdin input ...), ``compile``
+    (``-c``) or ``link``.
+    """
+
+    raw: tuple[str, ...]
+    args: tuple[str, ...]
+    sources: tuple[int, ...]
+    mode: str
+    openmp: bool
+
+    @property
+    def links(self) -> bool:
+        return self.mode == "link"
+
+    @property
+    def expanded(self) -> bool:
+        return self.raw != self.args
+
+
+def split_own_options(argv: list[str], env: dict[str, str] | None = None
+                      ) -> tuple[DriverOptions, list[str]]:
+    """Take ``ompcl cc``'s own options out of ``argv``; everything else stays, in order."""
+    env = os.environ if env is None else env
+    compiler = shlex.split(env.get("OMPCL_CC", "") or "gcc")
+    strict = env.get("OMPCL_STRICT", "").lower() not in _BOOL_ENV_FALSE
+    remarks = env.get("OMPCL_REMARKS", "").lower()
+    if remarks not in ("", "all", "missed"):
+        raise UsageError(f"OMPCL_REMARKS must be 'all' or 'missed', not '{remarks}'")
+    keep, debug, want_help, rest = None, False, False, []
+    for a in argv:
+        if a in REMARK_FLAGS:
+            remarks = _wider(remarks, REMARK_FLAGS[a])
+        elif not a.startswith("--ompcl-"):
+            rest.append(a)
+        elif a.startswith("--ompcl-compiler="):
+            compiler = shlex.split(a.partition("=")[2])
+            if not compiler:
+                raise UsageError("--ompcl-compiler= needs a compiler command")
+        elif a.startswith("--ompcl-keep="):
+            keep = a.partition("=")[2] or None
+        elif a in ("--ompcl-strict", "--ompcl-debug", "--ompcl-help"):
+            strict |= a == "--ompcl-strict"
+            debug |= a == "--ompcl-debug"
+            want_help |= a == "--ompcl-help"
+        else:
+            raise UsageError(f"unknown option '{a}' (see 'ompcl cc --ompcl-help')")
+    return DriverOptions(tuple(compiler), strict, remarks, keep, debug, want_help), rest
+
+
+def _wider(current: str, new: str) -> str:
+    return "all" if "all" in (current, new) else new
+
+
+def classify(args: list[str]) -> Command:
+    """Find the C sources and the kind of a compiler command line."""
+    expanded = expand_response_files(args)
+    sources, lang, query, compile_only, openmp = [], None, False, False, False
+    skip = False
+    for k, a in enumerate(expanded):
+        if skip:
+            skip = False
+            if expanded[k - 1] in ("-x", "--language"):
+                lang = None if a == "none" else a
+            continue
+        if a == "-":
+            query = True          # stdin input: the compiler reads it, ompcl cannot
+        elif not a.startswith("-"):
+            if lang == "c" or (lang is None and a.endswith(".c")):
+                sources.append(k)
+        elif a in WITH_VALUE:
+            skip = True
+        elif a.startswith("-x"):
+            lang = None if a[2:] == "none" else a[2:]
+        elif a.startswith("--language="):
+            lang = None if a[11:] == "none" else a[11:]
+        elif a in QUERY or a.startswith(_QUERY_PREFIXES):
+            query = True
+        elif a in _NO_LINK:
+            compile_only = True
+        elif a == "-fopenmp" or a.startswith("-fopenmp="):
+            openmp = True
+        elif a == "-fno-openmp":
+            openmp = False
+    mode = "query" if query else "compile" if compile_only else "link"
+    return Command(tuple(args), tuple(expanded), tuple(sources), mode, openmp)
+
+
+def expand_response_files(args: list[str], depth: int = 0) -> list[str]:
+    """Replace each readable ``@file`` by the arguments it holds (libiberty's rules: blanks
+    separate, quotes group, backslash escapes; nested files are expanded; an unreadable file
+    stays as a literal argument)."""
+    out: list[str] = []
+    for a in args:
+        if not a.startswith("@") or len(a) == 1 or depth > 50:
+            out.append(a)
+            continue
+        try:
+            with open(a[1:], encoding="utf-8", errors="surrogateescape") as fh:
+                text = fh.read()
+        except OSError:
+            out.append(a)
+            continue
+        out += expand_response_files(split_response_text(text), depth + 1)
+    return out
+
+
+def split_response_text(text: str) -> list[str]:
+    """Split the contents of a response file into arguments, as gcc does."""
+    out: list[str] = []
+    cur: list[str] | None = None
+    squote = dquote = escape = False
+    for ch in text:
+        if cur is None:
+            if ch.isspace():
+                continue
+            cur = []
+        if ch.isspace() and not (squote or dquote or escape):
+            out.append("".join(cur))
+            cur = None
+        elif escape:
+            escape = False
+            cur.append(ch)
+        elif ch == "\\":
+            escape = True
+        elif squote:
+            squote = ch != "'"
+            if squote:
+                cur.append(ch)
+        elif dquote:
+            dquote = ch != '"'
+            if dquote:
+                cur.append(ch)
+        elif ch == "'":
+            squote = True
+        elif ch == '"':
+            dquote = True
+        else:
+            cur.append(ch)
+    if cur is not None:
+        out.append("".join(cur))
+    return out
+
+
+def quote_response_arg(arg: str) -> str:
+    """One argument written so that ``split_response_text`` (and gcc) reads it back."""
+    if arg == "":
+        return "''"
+    return "".join("\\" + c if c.isspace() or c in "\\'\"" else c for c in arg)
