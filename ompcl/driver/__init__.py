@@ -31,8 +31,7 @@ straight through.
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``ompcl cc`` with ``argv`` (the arguments after ``cc``); returns the exit status."""
-    from .args import UsageError, classify, split_own_options
-    from .cc import Driver, NoCompiler
+    from .args import UsageError, classify, split_own_options, sources_to_translate
     argv = sys.argv[1:] if argv is None else argv
     try:
         opts, args = split_own_options(argv)
@@ -42,16 +41,50 @@ def main(argv: list[str] | None = None) -> int:
     if opts.help:
         print(HELP, end="")
         return 0
-    driver = Driver(opts)
     try:
-        return driver.run(classify(args))
-    except NoCompiler as e:
-        return driver.no_compiler(e.args[0])
+        cmd = classify(args)
+        todo = sources_to_translate(cmd) if cmd.mode != "query" else []
+        if not todo:   # the common case, kept cheap: no translator, no temporary files
+            fast = _straight_through(opts, cmd)
+            if fast is not None:
+                return _exec(opts.compiler, fast)
+        from .cc import Driver
+        return Driver(opts).run(cmd, todo)
     except KeyboardInterrupt:
         return 130
     except Exception as e:
+        from .cc import NoCompiler, no_compiler
+        if isinstance(e, NoCompiler):
+            return no_compiler(opts.compiler, e.args[0])
         if opts.debug:
             raise
         print(f"ompcl: internal error: {type(e).__name__}: {e} (rerun with --ompcl-debug)",
               file=sys.stderr)
         return 3
+
+
+def _straight_through(opts, cmd) -> list[str] | None:
+    """The compiler's arguments when nothing needs translating (the runtime library added
+    when linking), or None when only the full driver can tell (the runtime needs building
+    somewhere temporary, or failed to build)."""
+    if not cmd.links:
+        return list(cmd.raw)
+    from .runtime import LINK_LIBS, RuntimeBuildError, abi_flags, runtime_library
+    try:
+        lib = runtime_library(opts.compiler, abi_flags(cmd.args), None)
+    except RuntimeBuildError:
+        return None
+    return None if lib is None else [*cmd.raw, lib, *LINK_LIBS]
+
+
+def _exec(compiler: tuple[str, ...], args: list[str]) -> int:
+    """Replace this process by the compiler."""
+    import os
+    argv = [*compiler, *args]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        from .cc import no_compiler
+        return no_compiler(compiler, e)

@@ -8,8 +8,7 @@ Nothing here interprets a compiler option beyond recognising its shape.
 from __future__ import annotations
 
 import os
-import shlex
-from dataclasses import dataclass
+import re
 
 #: gcc/clang options whose value is the next argument when not joined (``-I dir``, ``-o f``)
 WITH_VALUE = frozenset("""
@@ -28,6 +27,7 @@ QUERY = frozenset("""
     """.split())
 _QUERY_PREFIXES = ("-print-", "--print-", "--help=")
 _NO_LINK = frozenset(("-c", "--compile"))
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+omp\b", re.M)
 REMARK_FLAGS = {"-Rompcl": "all", "-Rompcl-missed": "missed"}
 _BOOL_ENV_FALSE = ("", "0", "no", "off", "false")
 
@@ -36,19 +36,23 @@ class UsageError(Exception):
     """A malformed ``--ompcl-*`` option (exit code 2)."""
 
 
-@dataclass(frozen=True)
 class DriverOptions:
-    """``ompcl cc``'s own options (``--ompcl-*``, ``-Rompcl*``) and environment variables."""
+    """``ompcl cc``'s own options (``--ompcl-*``, ``-Rompcl*``) and environment variables.
+    (Plain classes, not dataclasses, in this package's fast path: start-up time counts.)"""
 
-    compiler: tuple[str, ...] = ("gcc",)
-    strict: bool = False
-    remarks: str = ""            # "", "missed" or "all"
-    keep: str | None = None      # keep translated sources (and failure reports) in this dir
-    debug: bool = False
-    help: bool = False
+    __slots__ = ("compiler", "strict", "remarks", "keep", "debug", "help")
+
+    def __init__(self, compiler: tuple[str, ...] = ("gcc",), strict: bool = False,
+                 remarks: str = "", keep: str | None = None, debug: bool = False,
+                 help: bool = False):
+        self.compiler = compiler    # the underlying compiler command
+        self.strict = strict
+        self.remarks = remarks      # "", "missed" or "all"
+        self.keep = keep            # keep translated sources (and failure reports) here
+        self.debug = debug
+        self.help = help
 
 
-@dataclass(frozen=True)
 class Command:
     """A compiler command line, as the compiler will see it.
 
@@ -58,11 +62,12 @@ class Command:
     (``-c``) or ``link``.
     """
 
-    raw: tuple[str, ...]
-    args: tuple[str, ...]
-    sources: tuple[int, ...]
-    mode: str
-    openmp: bool
+    __slots__ = ("raw", "args", "sources", "mode", "openmp")
+
+    def __init__(self, raw: tuple[str, ...], args: tuple[str, ...], sources: tuple[int, ...],
+                 mode: str, openmp: bool):
+        self.raw, self.args, self.sources, self.mode, self.openmp = \
+            raw, args, sources, mode, openmp
 
     @property
     def links(self) -> bool:
@@ -77,7 +82,7 @@ def split_own_options(argv: list[str], env: dict[str, str] | None = None
                       ) -> tuple[DriverOptions, list[str]]:
     """Take ``ompcl cc``'s own options out of ``argv``; everything else stays, in order."""
     env = os.environ if env is None else env
-    compiler = shlex.split(env.get("OMPCL_CC", "") or "gcc")
+    compiler = _split_command(env.get("OMPCL_CC", "") or "gcc")
     strict = env.get("OMPCL_STRICT", "").lower() not in _BOOL_ENV_FALSE
     remarks = env.get("OMPCL_REMARKS", "").lower()
     if remarks not in ("", "all", "missed"):
@@ -89,7 +94,7 @@ def split_own_options(argv: list[str], env: dict[str, str] | None = None
         elif not a.startswith("--ompcl-"):
             rest.append(a)
         elif a.startswith("--ompcl-compiler="):
-            compiler = shlex.split(a.partition("=")[2])
+            compiler = _split_command(a.partition("=")[2])
             if not compiler:
                 raise UsageError("--ompcl-compiler= needs a compiler command")
         elif a.startswith("--ompcl-keep="):
@@ -101,6 +106,13 @@ def split_own_options(argv: list[str], env: dict[str, str] | None = None
         else:
             raise UsageError(f"unknown option '{a}' (see 'ompcl cc --ompcl-help')")
     return DriverOptions(tuple(compiler), strict, remarks, keep, debug, want_help), rest
+
+
+def _split_command(text: str) -> list[str]:
+    if not any(c in text for c in " \t'\"\\"):
+        return [text] if text else []
+    import shlex
+    return shlex.split(text)
 
 
 def _wider(current: str, new: str) -> str:
@@ -202,3 +214,21 @@ def quote_response_arg(arg: str) -> str:
     if arg == "":
         return "''"
     return "".join("\\" + c if c.isspace() or c in "\\'\"" else c for c in arg)
+
+
+def sources_to_translate(cmd: Command) -> list[int]:
+    """The C sources worth translating: with ``-fopenmp``, those with an OpenMP directive."""
+    return [k for k in cmd.sources if cmd.openmp and has_directive(cmd.args[k])]
+
+
+def has_directive(path: str) -> bool:
+    """Whether the file's own text has a ``#pragma omp`` line (continuations joined).
+    Loops from headers and macro expansions are never offloaded, so this is enough."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False  # the compiler reports it
+    if b"\0" in data:
+        return False
+    return _DIRECTIVE.search(data.replace(b"\\\r\n", b"").replace(b"\\\n", b"")) is not None

@@ -22,26 +22,12 @@ from pathlib import Path
 
 from ..diagnostics import OmpclError
 from . import deps
-from .args import Command, DriverOptions, quote_response_arg
+from .args import Command, DriverOptions, quote_response_arg, sources_to_translate
 from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+omp\b", re.M)
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 _COMPUTED_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.M)
 FAULTS = ("cc-translation", "cc-crash")
-
-
-def has_directive(path: str) -> bool:
-    """Whether the file's own text has a ``#pragma omp`` line (continuations joined).
-    Loops from headers and macro expansions are never offloaded, so this is enough."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return False  # the compiler reports it
-    if b"\0" in data:
-        return False
-    return _DIRECTIVE.search(data.replace(b"\\\r\n", b"").replace(b"\\\n", b"")) is not None
 
 
 class NoCompiler(Exception):
@@ -68,10 +54,12 @@ class Driver:
     opts: DriverOptions
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
 
-    def run(self, cmd: Command) -> int:
+    def run(self, cmd: Command, todo: list[int] | None = None) -> int:
+        """Run ``cmd``; ``todo``: the indexes of the sources to translate, if known."""
         if cmd.mode == "query":
             return self.exec(list(cmd.raw))
-        todo = [k for k in cmd.sources if cmd.openmp and has_directive(cmd.args[k])]
+        if todo is None:
+            todo = sources_to_translate(cmd)
         if not todo and not cmd.links:
             return self.exec(list(cmd.raw))
         tmp = Path(tempfile.mkdtemp(prefix="ompcl-cc-"))
@@ -93,13 +81,8 @@ class Driver:
     # -- running the compiler ---------------------------------------------------------------
     def exec(self, args: list[str]) -> int:
         """Replace this process by the compiler (nothing left to do afterwards)."""
-        argv = [*self.opts.compiler, *args]
-        sys.stdout.flush()
-        sys.stderr.flush()
-        try:
-            os.execvp(argv[0], argv)
-        except OSError as e:
-            return self.no_compiler(e)
+        from . import _exec
+        return _exec(self.opts.compiler, args)
 
     def call(self, args: list[str], capture: bool = True) -> subprocess.CompletedProcess:
         """Run the compiler, its messages captured (the driver decides what the user sees)."""
@@ -109,15 +92,10 @@ class Driver:
         except OSError as e:
             raise NoCompiler(e) from None
 
-    def no_compiler(self, e: OSError) -> int:
-        print(f"ompcl: error: cannot run the compiler '{self.opts.compiler[0]}': "
-              f"{e.strerror} (set OMPCL_CC or --ompcl-compiler=)", file=sys.stderr)
-        return 1
-
     def link_args(self, cmd: Command, scratch: Path) -> list[str] | None:
         """The runtime library and its libraries, appended to every linking command."""
         try:
-            lib = runtime_library(self.opts.compiler, abi_flags(cmd.args), scratch)
+            lib = runtime_library(self.opts.compiler, abi_flags(cmd.args), str(scratch))
         except RuntimeBuildError as e:
             where = self.save_report({"runtime-build.txt": f"{e}\n{e.log}"})
             kind = "error" if self.opts.strict else "warning"
@@ -201,7 +179,7 @@ class Driver:
         args = list(cmd.args)
         for u in done:
             args[u.index] = u.translated
-        front = ["-idirafter", str(RUNTIME_DIR)]   # ompcl_rt.h, found after everything else
+        front = ["-idirafter", RUNTIME_DIR]   # ompcl_rt.h, found after everything else
         for u in done:
             if u.iquote:
                 front += ["-iquote", os.path.dirname(u.path) or "."]
@@ -219,7 +197,7 @@ class Driver:
         for u in done:
             renames[u.translated] = u.path
             renames.update(u.renames)
-        drop = {str(RUNTIME_DIR / "ompcl_rt.h")}
+        drop = {os.path.join(RUNTIME_DIR, "ompcl_rt.h")}
         deps.rewrite(deps.candidates(cmd.args, [u.path for u in done]), renames, drop, str(tmp))
 
     def fall_back(self, units: list[Unit], report: dict[str, str], rc: int) -> int:
@@ -249,6 +227,12 @@ class Driver:
         for name, text in files.items():
             (d / name).write_text(text, errors="surrogateescape")
         return str(d)
+
+
+def no_compiler(compiler: tuple[str, ...], e: OSError) -> int:
+    print(f"ompcl: error: cannot run the compiler '{compiler[0]}': {e.strerror} "
+          "(set OMPCL_CC or --ompcl-compiler=)", file=sys.stderr)
+    return 1
 
 
 def _report_name(report: dict[str, str], unit: Unit, suffix: str) -> str:
@@ -303,8 +287,13 @@ def _cpp_options(args: tuple[str, ...]):
 def _translate_file(path: str, cpp) -> tuple[str, list[tuple[str, str]]]:
     """The one call into the translator: host text and remarks as (category, line) with
     category ``warning``, ``missed`` (loop not offloaded) or ``passed`` (offloaded)."""
+    import gc
     from ..pipeline import translate
-    t = translate(path, cpp)
+    gc.disable()   # the parser allocates ~10^6 acyclic objects: collections only cost time
+    try:
+        t = translate(path, cpp)
+    finally:
+        gc.enable()
     passed = {r.loc for r in t.regions if r.offload}
     out = []
     for m in t.diags.remarks:

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
-RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
+RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "runtime")
 RUNTIME_SOURCES = ("ompcl_rt.c", "ompcl_rt.h")
 #: libraries the runtime needs, placed after it on the link line
 LINK_LIBS = ("-ldl",)
@@ -48,71 +45,87 @@ def abi_flags(args: tuple[str, ...] | list[str]) -> list[str]:
     return out
 
 
-def cache_root() -> Path | None:
+def cache_root() -> str | None:
     """Where built runtimes are kept (shared with the kernel cache), or None when off."""
     d = os.environ.get("OMPCL_CACHE_DIR", "")
     if d == "off":
         return None
     if d:
-        return Path(d)
+        return d
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ompcl"
+    return os.path.join(base, "ompcl")
 
 
-def runtime_library(compiler: tuple[str, ...], flags: list[str], scratch: Path) -> Path:
+def runtime_library(compiler: tuple[str, ...], flags: list[str], scratch: str | None
+                    ) -> str | None:
     """Path of the runtime archive for ``compiler`` and ``flags``, building it when missing.
-    ``scratch`` holds it when there is no usable cache directory."""
+    ``scratch`` holds it when there is no usable cache directory (None: then return None)."""
     key = _key(compiler, flags)
     root = cache_root()
     if root is not None:
-        lib = root / "cc-runtime" / key / "libompcl_rt.a"
-        if lib.exists():
+        lib = os.path.join(root, "cc-runtime", key, "libompcl_rt.a")
+        if os.path.exists(lib):
             return lib
         try:
-            lib.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(os.path.dirname(lib), exist_ok=True)
             _build(compiler, flags, lib)
             return lib
         except OSError:
             pass  # unwritable cache: build for this command only
-    lib = scratch / "libompcl_rt.a"
-    if not lib.exists():
+    if scratch is None:
+        return None
+    lib = os.path.join(scratch, "libompcl_rt.a")
+    if not os.path.exists(lib):
         _build(compiler, flags, lib)
     return lib
 
 
+def which(name: str) -> str | None:
+    """``shutil.which`` without importing shutil (start-up time)."""
+    if os.sep in name:
+        return name if os.access(name, os.X_OK) else None
+    for d in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        p = os.path.join(d or ".", name)
+        if os.access(p, os.X_OK) and not os.path.isdir(p):
+            return p
+    return None
+
+
 def _key(compiler: tuple[str, ...], flags: list[str]) -> str:
     h = hashlib.sha256()
-    exe = shutil.which(compiler[0]) or compiler[0]
+    exe = os.path.realpath(which(compiler[0]) or compiler[0])
     try:
-        st = os.stat(os.path.realpath(exe))
-        h.update(f"{os.path.realpath(exe)}:{st.st_size}:{st.st_mtime_ns}".encode())
+        st = os.stat(exe)
+        h.update(f"{exe}:{st.st_size}:{st.st_mtime_ns}".encode())
     except OSError:
         h.update(exe.encode())
     h.update("\0".join((*compiler[1:], "|", *flags)).encode())
     for name in RUNTIME_SOURCES:
-        h.update((RUNTIME_DIR / name).read_bytes())
+        with open(os.path.join(RUNTIME_DIR, name), "rb") as fh:
+            h.update(fh.read())
     return h.hexdigest()[:20]
 
 
-def _build(compiler: tuple[str, ...], flags: list[str], lib: Path) -> None:
+def _build(compiler: tuple[str, ...], flags: list[str], lib: str) -> None:
     """Compile the runtime and archive it as ``lib``, atomically (parallel builds may race)."""
-    with tempfile.TemporaryDirectory(prefix=".ompcl-rt-", dir=lib.parent) as tmp:
-        obj, arch = Path(tmp) / "ompcl_rt.o", Path(tmp) / "libompcl_rt.a"
-        cmd = [*compiler, *flags, "-O2", "-fPIC", "-w", "-c",
-               str(RUNTIME_DIR / "ompcl_rt.c"), "-o", str(obj)]
-        _run(cmd)
-        _run([_archiver(), "rcs", str(arch), str(obj)])
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix=".ompcl-rt-", dir=os.path.dirname(lib)) as tmp:
+        obj, arch = os.path.join(tmp, "ompcl_rt.o"), os.path.join(tmp, "libompcl_rt.a")
+        _run([*compiler, *flags, "-O2", "-fPIC", "-w", "-c",
+              os.path.join(RUNTIME_DIR, "ompcl_rt.c"), "-o", obj])
+        _run([_archiver(), "rcs", arch, obj])
         os.replace(arch, lib)
 
 
 def _archiver() -> str:
     for name in ("ar", "llvm-ar", "gcc-ar"):
-        if shutil.which(name):
+        if which(name):
             return name
     raise RuntimeBuildError("no archiver (ar) found", "")
 
 
 def _run(cmd: list[str]) -> None:
+    import subprocess
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     except OSError as e:
