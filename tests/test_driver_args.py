@@ -221,3 +221,23 @@ def test_compiler_status_is_passed_on(tmp_path):
     res = ompcl_cc(tmp_path, "-c", "plain.c", OMPCL_CC=str(fake), FAKECC_LOG=str(log),
                    FAKECC_RC="4")
     assert res.returncode == 4
+
+
+@pytest.mark.parametrize("entry", [["-m", "ompcl"], ["-m", "ompcl.cli"]],
+                         ids=["ompcl", "ompcl.cli"])
+def test_include_path_with_h_is_not_help(tmp_path, entry):
+    """Issue regression: '-I/home/...' once reached an option parser that found '-h' in it
+    and printed help. Both entry points hand everything to the driver untouched."""
+    import subprocess
+    import sys
+
+    from test_cc import cc_env
+    write_project(tmp_path)
+    fake, log = fake_compiler(tmp_path)
+    args = ["-I/home/me/include", "-h", "--help", "--", "--debug", "-c", "plain.c"]
+    res = subprocess.run([sys.executable, *entry, "cc", *args], cwd=tmp_path,
+                         capture_output=True, text=True,
+                         env=cc_env(tmp_path, OMPCL_CC=str(fake), FAKECC_LOG=str(log)))
+    assert res.returncode == 0 and res.stdout == "", res.stdout + res.stderr
+    expected = [a for a in args if entry[1] == "ompcl" or a != "--"]  # click eats a '--'
+    assert fake_calls(log) == [expected]
