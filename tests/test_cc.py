@@ -372,3 +372,25 @@ def test_keep_directory(tmp_path):
     res = ompcl_cc(tmp_path, "-fopenmp", "--ompcl-keep=kept", "-c", "off.c")
     assert res.returncode == 0, res.stderr
     assert "ompcl_rt.h" in (tmp_path / "kept" / "off.c").read_text()
+
+
+def test_translation_cache_hits_and_sees_header_changes(tmp_path):
+    """A second build of the same inputs reuses the translation (the translator is not even
+    imported); a changed header is a different input."""
+    write_project(tmp_path)
+
+    def build():
+        res = subprocess.run([sys.executable, "-X", "importtime", *OMPCL_CC[1:], "-fopenmp",
+                              "-Rompcl", "off.c", "-o", "app"], cwd=tmp_path,
+                             capture_output=True, text=True, env=cc_env(tmp_path))
+        assert res.returncode == 0, res.stderr
+        imported = "ompcl.pipeline" in res.stderr
+        remarks = [m for m in res.stderr.splitlines() if ": remark: " in m]
+        return imported, remarks, run(tmp_path / "app").stdout
+
+    first = build()
+    assert first[0] and len(first[1]) == 1 and first[2] == "1998.0\n"
+    assert list((tmp_path / "cache" / "cc-translations").glob("*/*.json"))
+    assert build() == (False, first[1], first[2])
+    (tmp_path / "defs.h").write_text("#define N 10\n")
+    assert build() == (True, first[1], "18.0\n")

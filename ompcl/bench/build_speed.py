@@ -2,7 +2,8 @@
 
 Builds the project's NAS tree (``make -C nas_benchmarks CLASS=W`` into fresh BINDIRs) and
 the PolyBench/ACC programs that gcc builds (their authors' command lines), both ways,
-interleaved, and prints the median wall and CPU seconds of each and their ratio per tree.
+interleaved, and prints the median wall and CPU seconds of each and their ratio per tree: a
+fresh build (empty translation cache) and a rebuild (translations cached).
 Usage: ``python -m ompcl.bench.build_speed [--repeats 5] [--trees nas,polybench]``.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ import argparse
 import os
 import resource
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -65,21 +67,32 @@ TREES = {"nas": nas_build, "polybench": polybench_build}
 
 
 def measure(tree: str, repeats: int, cls: str) -> dict:
-    """Median wall/CPU seconds of building ``tree`` with gcc and with ompcl cc, interleaved;
-    the first round of each is a warm-up (file cache, the runtime library) and not counted."""
+    """Median wall/CPU seconds of building ``tree`` with gcc, with ompcl cc from an empty
+    translation cache (a fresh build), and again with that cache (a rebuild), interleaved.
+    One untimed warm-up round first (file cache; it also builds the runtime library, which
+    every round then starts with, as an installed ompcl has it)."""
     env = build_env()
-    times: dict[str, list[tuple[float, float]]] = {"gcc": [], "ompcl": []}
-    for k in range(repeats + 1):
-        for name, cc in (("gcc", ["gcc"]), ("ompcl", ompcl_cc())):
-            with tempfile.TemporaryDirectory(prefix=f"ompcl-bench-{name}-") as out:
-                t = _timed(TREES[tree](cc, Path(out), cls), env)
-            if k:
-                times[name].append(t)
+    times: dict[str, list[tuple[float, float]]] = {"gcc": [], "ompcl": [], "rebuild": []}
+    with tempfile.TemporaryDirectory(prefix="ompcl-bench-") as work:
+        warm = Path(work) / "warm-cache"
+        for k in range(repeats + 1):
+            with tempfile.TemporaryDirectory(prefix="round-", dir=work) as rnd:
+                out, cache = Path(rnd), Path(rnd) / "cache"
+                if (warm / "cc-runtime").is_dir():
+                    shutil.copytree(warm / "cc-runtime", cache / "cc-runtime")
+                runs = [("gcc", ["gcc"]), ("ompcl", ompcl_cc()), ("rebuild", ompcl_cc())]
+                for name, cc in runs:
+                    (out / name).mkdir()
+                    t = _timed(TREES[tree](cc, out / name, cls),
+                               dict(env, OMPCL_CACHE_DIR=str(cache if k else warm)))
+                    if k:
+                        times[name].append(t)
     med = {n: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
            for n, v in times.items()}
-    return {"tree": tree, "gcc": med["gcc"], "ompcl": med["ompcl"],
+    return {"tree": tree, **med,
             "wall_ratio": med["ompcl"][0] / med["gcc"][0],
-            "cpu_ratio": med["ompcl"][1] / med["gcc"][1]}
+            "cpu_ratio": med["ompcl"][1] / med["gcc"][1],
+            "rebuild_ratio": med["rebuild"][0] / med["gcc"][0]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,12 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CC=gcc vs CC=\"{shlex.join(ompcl_cc())}\", median of {args.repeats} "
           f"interleaved rounds after one warm-up")
     print(f"{'tree':12} {'gcc wall':>9} {'ompcl wall':>10} {'ratio':>6}   "
-          f"{'gcc cpu':>8} {'ompcl cpu':>9} {'ratio':>6}")
+          f"{'gcc cpu':>8} {'ompcl cpu':>9} {'ratio':>6}   {'rebuild wall':>12} {'ratio':>6}")
     for tree in trees:
         r = measure(tree, args.repeats, args.cls)
         label = f"nas {args.cls}" if tree == "nas" else tree
         print(f"{label:12} {r['gcc'][0]:8.2f}s {r['ompcl'][0]:9.2f}s {r['wall_ratio']:5.2f}x   "
-              f"{r['gcc'][1]:7.2f}s {r['ompcl'][1]:8.2f}s {r['cpu_ratio']:5.2f}x")
+              f"{r['gcc'][1]:7.2f}s {r['ompcl'][1]:8.2f}s {r['cpu_ratio']:5.2f}x   "
+              f"{r['rebuild'][0]:11.2f}s {r['rebuild_ratio']:5.2f}x")
     return 0
 
 

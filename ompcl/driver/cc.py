@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import OmpclError
-from . import deps
+from . import cache, deps
 from .args import Command, DriverOptions, quote_response_arg, sources_to_translate
 from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
 
@@ -110,7 +110,7 @@ class Driver:
         unit = Unit(index, path)
         try:
             original = _read_text(path)
-            host, remarks = _translate_file(path, cpp)
+            host, remarks = cache.cached(path, cpp, _translate_file)
             fault = self.env.get("OMPCL_FAULT", "")
             if fault == "cc-crash":
                 raise RuntimeError("fault injected (OMPCL_FAULT=cc-crash)")
