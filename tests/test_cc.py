@@ -211,9 +211,11 @@ def test_files_without_directives_or_openmp_are_not_translated(tmp_path):
         assert res.returncode == 0 and res.stderr == "", res.stderr
 
 
-def test_nas_is_built_with_ompcl_cc(tmp_path, opencl_available):
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_nas_is_built_with_ompcl_cc(tmp_path, compiler, opencl_available):
+    cc = " ".join([*OMPCL_CC, f"--ompcl-compiler={compiler}"])
     res = subprocess.run(["make", "-C", str(ROOT / "nas_benchmarks"), "CLASS=S",
-                          "BENCHMARKS=is", f"CC={' '.join(OMPCL_CC)}", f"BINDIR={tmp_path}"],
+                          "BENCHMARKS=is", f"CC={cc}", f"BINDIR={tmp_path}"],
                          capture_output=True, text=True, env=cc_env(tmp_path))
     assert res.returncode == 0, res.stderr[-3000:]
     assert "remark" not in res.stderr and "ompcl" not in res.stderr, res.stderr
@@ -394,3 +396,17 @@ def test_translation_cache_hits_and_sees_header_changes(tmp_path):
     assert build() == (False, first[1], first[2])
     (tmp_path / "defs.h").write_text("#define N 10\n")
     assert build() == (True, first[1], "18.0\n")
+
+
+def test_safety_net_names_only_the_file_that_failed(tmp_path):
+    """Two translated files in one command, one made invalid: one warning, for that file."""
+    write_project(tmp_path)
+    (tmp_path / "lib.c").write_text("double y[50];\nvoid fill(void) {\n  int i;\n"
+                                    "#pragma omp parallel for\n  for (i = 0; i < 50; i++)"
+                                    " y[i] = i;\n}\n")
+    res = ompcl_cc(tmp_path, "-fopenmp", "-c", "off.c", "lib.c", OMPCL_STRICT="0",
+                   OMPCL_FAULT="cc-translation:lib.c")
+    assert res.returncode == 0, res.stderr
+    (line,) = res.stderr.splitlines()
+    assert line.startswith("lib.c: warning: ompcl: translated file failed to compile; ")
+    assert (tmp_path / "off.o").exists() and (tmp_path / "lib.o").exists()

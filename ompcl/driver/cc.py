@@ -27,7 +27,6 @@ from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runti
 
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 _COMPUTED_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.M)
-FAULTS = ("cc-translation", "cc-crash")
 
 
 class NoCompiler(Exception):
@@ -109,13 +108,22 @@ class Driver:
         """Translate one source into ``outdir``; any failure leaves the original in place."""
         unit = Unit(index, path)
         try:
-            original = _read_text(path)
+            original, encoding = _read_text(path)
             host, remarks = cache.cached(path, cpp, _translate_file)
-            fault = self.env.get("OMPCL_FAULT", "")
+            fault, _, only = self.env.get("OMPCL_FAULT", "").partition(":")
+            if only and only != os.path.basename(path):
+                fault = ""
             if fault == "cc-crash":
                 raise RuntimeError("fault injected (OMPCL_FAULT=cc-crash)")
             if fault == "cc-translation":
                 host += "\nint ompcl_fault_injected = ;  /* OMPCL_FAULT=cc-translation */\n"
+            if host != original:   # else nothing was offloaded: compile the original
+                outdir.mkdir()
+                text, unit.renames, unit.iquote = _anchor_includes(host, path)
+                target = str(outdir / os.path.basename(path))
+                with open(target, "w", encoding=encoding, errors="surrogateescape") as fh:
+                    fh.write(text)
+                unit.translated = target
         except Exception as e:  # any failure here is ompcl's: the original is compiled
             unit.summary = e.format() if isinstance(e, OmpclError) else \
                 f"internal error: {type(e).__name__}: {e}"
@@ -124,14 +132,7 @@ class Driver:
                 traceback.print_exc()
             return unit
         self.print_remarks(remarks)
-        if host == original[0]:
-            return unit            # nothing offloaded: the original is the translation
-        outdir.mkdir()
-        text, unit.renames, unit.iquote = _anchor_includes(host, path)
-        unit.translated = str(outdir / os.path.basename(path))
-        with open(unit.translated, "w", encoding=original[1], errors="surrogateescape") as fh:
-            fh.write(text)
-        if self.opts.keep:
+        if unit.translated and self.opts.keep:
             Path(self.opts.keep).mkdir(parents=True, exist_ok=True)
             shutil.copy(unit.translated, Path(self.opts.keep) / os.path.basename(path))
         return unit
@@ -171,7 +172,7 @@ class Driver:
         for u in done:
             report[_report_name(report, u, "")] = Path(u.translated).read_text(
                 errors="surrogateescape")
-        return self.fall_back(failed + done, report, orig.returncode)
+        return self.fall_back(failed + _culprits(done, res.stderr), report, orig.returncode)
 
     def translated_args(self, cmd: Command, done: list[Unit], link: list[str],
                         tmp: Path) -> list[str]:
@@ -233,6 +234,14 @@ def no_compiler(compiler: tuple[str, ...], e: OSError) -> int:
     print(f"ompcl: error: cannot run the compiler '{compiler[0]}': {e.strerror} "
           "(set OMPCL_CC or --ompcl-compiler=)", file=sys.stderr)
     return 1
+
+
+def _culprits(done: list[Unit], messages: str) -> list[Unit]:
+    """The translated files the compiler's errors point into (its messages name the user's
+    files: translations carry #line directives); all of them when none is named."""
+    lines = [m for m in messages.splitlines() if "error" in m]
+    named = [u for u in done if any(m.startswith(f"{u.path}:") for m in lines)]
+    return named or done
 
 
 def _report_name(report: dict[str, str], unit: Unit, suffix: str) -> str:
