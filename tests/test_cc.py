@@ -8,6 +8,7 @@ shared with test_driver_args.py and test_cc_polybench.py."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -410,3 +411,12 @@ def test_safety_net_names_only_the_file_that_failed(tmp_path):
     (line,) = res.stderr.splitlines()
     assert line.startswith("lib.c: warning: ompcl: translated file failed to compile; ")
     assert (tmp_path / "off.o").exists() and (tmp_path / "lib.o").exists()
+
+
+def test_build_time_benchmark_runs(tmp_path):
+    """`ompcl bench build` (smoke test on one NAS benchmark; no timing is asserted)."""
+    res = subprocess.run([sys.executable, "-m", "ompcl", "bench", "build", "--repeats", "1",
+                          "--trees", "nas", "--class", "S", "--nas-benchmarks", "ep"],
+                         cwd=ROOT, capture_output=True, text=True, env=cc_env(tmp_path))
+    assert res.returncode == 0, res.stderr
+    assert re.search(r"^nas S\s+[\d.]+s\s+[\d.]+s\s+[\d.]+x", res.stdout, re.M), res.stdout

@@ -52,12 +52,15 @@ def _timed(cmds: list[tuple[list[str], Path | None]], env: dict[str, str]) -> tu
     return wall, cpu
 
 
-def nas_build(cc: list[str], out: Path, cls: str) -> list[tuple[list[str], Path | None]]:
+def nas_build(cc: list[str], out: Path, cls: str, only: str = ""
+              ) -> list[tuple[list[str], Path | None]]:
+    only = [f"BENCHMARKS={only}"] if only else []
     return [(["make", "-s", "-C", str(ROOT / "nas_benchmarks"), f"CLASS={cls}",
-              f"BINDIR={out}", f"CC={shlex.join(cc)}"], None)]
+              f"BINDIR={out}", f"CC={shlex.join(cc)}", *only], None)]
 
 
-def polybench_build(cc: list[str], out: Path, cls: str) -> list[tuple[list[str], Path | None]]:
+def polybench_build(cc: list[str], out: Path, cls: str, only: str = ""
+                    ) -> list[tuple[list[str], Path | None]]:
     root = polybench.find_root()
     return [(polybench.command(p, root, cc, out / p.name), p.folder)
             for p in polybench.programs(root) if p.builds]
@@ -66,7 +69,7 @@ def polybench_build(cc: list[str], out: Path, cls: str) -> list[tuple[list[str],
 TREES = {"nas": nas_build, "polybench": polybench_build}
 
 
-def measure(tree: str, repeats: int, cls: str) -> dict:
+def measure(tree: str, repeats: int, cls: str, only: str = "") -> dict:
     """Median wall/CPU seconds of building ``tree`` with gcc, with ompcl cc from an empty
     translation cache (a fresh build), and again with that cache (a rebuild), interleaved.
     One untimed warm-up round first (file cache; it also builds the runtime library, which
@@ -83,7 +86,7 @@ def measure(tree: str, repeats: int, cls: str) -> dict:
                 runs = [("gcc", ["gcc"]), ("ompcl", ompcl_cc()), ("rebuild", ompcl_cc())]
                 for name, cc in runs:
                     (out / name).mkdir()
-                    t = _timed(TREES[tree](cc, out / name, cls),
+                    t = _timed(TREES[tree](cc, out / name, cls, only),
                                dict(env, OMPCL_CACHE_DIR=str(cache if k else warm)))
                     if k:
                         times[name].append(t)
@@ -100,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=5, help="timed rounds (median is shown)")
     ap.add_argument("--trees", default="nas,polybench", help="comma list: nas, polybench")
     ap.add_argument("--class", dest="cls", default="W", help="NAS class (default W)")
+    ap.add_argument("--nas-benchmarks", default="", help="e.g. 'ep is' (default: all)")
     args = ap.parse_args(argv)
     trees = [t for t in args.trees.split(",") if t]
     if "polybench" in trees and polybench.find_root() is None:
@@ -110,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'tree':12} {'gcc wall':>9} {'ompcl wall':>10} {'ratio':>6}   "
           f"{'gcc cpu':>8} {'ompcl cpu':>9} {'ratio':>6}   {'rebuild wall':>12} {'ratio':>6}")
     for tree in trees:
-        r = measure(tree, args.repeats, args.cls)
+        r = measure(tree, args.repeats, args.cls, args.nas_benchmarks if tree == "nas" else "")
         label = f"nas {args.cls}" if tree == "nas" else tree
         print(f"{label:12} {r['gcc'][0]:8.2f}s {r['ompcl'][0]:9.2f}s {r['wall_ratio']:5.2f}x   "
               f"{r['gcc'][1]:7.2f}s {r['ompcl'][1]:8.2f}s {r['cpu_ratio']:5.2f}x   "
