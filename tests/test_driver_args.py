@@ -241,3 +241,20 @@ def test_include_path_with_h_is_not_help(tmp_path, entry):
     assert res.returncode == 0 and res.stdout == "", res.stdout + res.stderr
     expected = [a for a in args if entry[1] == "ompcl" or a != "--"]  # click eats a '--'
     assert fake_calls(log) == [expected]
+
+
+def test_ompcl_cc_executable_entry(tmp_path):
+    """The `ompcl-cc` console script (setup.cfg) is ompcl.driver:main with sys.argv."""
+    import subprocess
+    import sys
+
+    from test_cc import cc_env
+    write_project(tmp_path)
+    fake, log = fake_compiler(tmp_path)
+    code = ("import sys; from ompcl.driver import main; "
+            "sys.argv = ['ompcl-cc', '-I/h', '-c', 'plain.c']; sys.exit(main())")
+    res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env=cc_env(tmp_path, OMPCL_CC=str(fake),
+                                               FAKECC_LOG=str(log)))
+    assert res.returncode == 0, res.stderr
+    assert fake_calls(log) == [["-I/h", "-c", "plain.c"]]
