@@ -420,3 +420,17 @@ def test_build_time_benchmark_runs(tmp_path):
                          cwd=ROOT, capture_output=True, text=True, env=cc_env(tmp_path))
     assert res.returncode == 0, res.stderr
     assert re.search(r"^nas S\s+[\d.]+s\s+[\d.]+s\s+[\d.]+x", res.stdout, re.M), res.stdout
+
+
+def test_without_cache_directory(tmp_path):
+    """OMPCL_CACHE_DIR=off: the runtime library is built for each linking command."""
+    write_project(tmp_path)
+    res = ompcl_cc(tmp_path, "-fopenmp", "off.c", "-o", "app", OMPCL_CACHE_DIR="off")
+    assert res.returncode == 0, res.stderr
+    assert run(tmp_path / "app").stdout == "1998.0\n"
+    res = ompcl_cc(tmp_path, "-fopenmp", "-c", "off.c", OMPCL_CACHE_DIR="off")
+    res = ompcl_cc(tmp_path, "-fopenmp", "off.o", "-o", "app2", OMPCL_CACHE_DIR="off")
+    assert res.returncode == 0, res.stderr
+    assert run(tmp_path / "app2").stdout == "1998.0\n"
+    assert not (tmp_path / "cache").exists()
+    assert list((tmp_path / "tmp").iterdir()) == []    # nothing left behind
