@@ -4,6 +4,8 @@ PIP ?= $(PYTHON) -m pip
 APT_PACKAGES = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd gcc make clang-15 libomp-15-dev
 CLASS ?= S
 N ?= 2000
+SEED ?= 0
+JOBS ?= 2
 
 .PHONY: install sysdeps demo test bench bench-native bench-translate fuzz clean
 
@@ -43,8 +45,8 @@ bench-translate: install
 	$(PYTHON) -m ompcl.bench.translate_speed
 
 fuzz: install
-	$(PYTHON) -m ompcl.bench.fuzz --count $(N)
+	$(PYTHON) -m ompcl.fuzz --count $(N) --seed $(SEED) --jobs $(JOBS) --keep-going --record fuzz-record.json
 
 clean:
-	rm -rf build dist *.egg-info .pytest_cache ompcl_out demo_out
+	rm -rf build dist *.egg-info .pytest_cache ompcl_out demo_out fuzz-record.json
 	$(MAKE) -C nas_benchmarks clean

@@ -15,7 +15,7 @@ import click
 from .diagnostics import OmpclError
 from .frontend.preprocess import CppOptions
 from .outputs import build_executable, output_names, write_outputs
-from .pipeline import PASSES, Translation, translate
+from .pipeline import PASS_NAMES, Options, Unit, translate
 
 
 def _cpp_options(f):
@@ -25,7 +25,7 @@ def _cpp_options(f):
     f = click.option("-v", "--verbose", is_flag=True, help="Also show remarks for offloaded loops.")(f)
     f = click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")(f)
     f = click.option("--report", is_flag=True, help="List every OpenMP loop and its verdict.")(f)
-    f = click.option("--dump-after", type=click.Choice(PASSES), help="Print the program after a pass.")(f)
+    f = click.option("--dump-after", type=click.Choice(PASS_NAMES), help="Print the program after a pass.")(f)
     f = click.option("--no-embed", is_flag=True, help="Load the kernel file at run time instead "
                      "of embedding it in the host file.")(f)
     return f
@@ -48,32 +48,32 @@ def _run(debug: bool, fn):
         sys.exit(3)
 
 
-def _translate_all(files, include, define, undef, no_embed, dump_after) -> list[Translation]:
+def _translate_all(files, include, define, undef, no_embed, dump_after, debug) -> list[Unit]:
     cpp = CppOptions(tuple(include), tuple(define), tuple(undef))
     out = []
     for f in files:
         kernel_file = f"{Path(f).stem}_kernel.cl" if no_embed else ""
-        out.append(translate(f, cpp, embed=not no_embed, kernel_file=kernel_file,
-                             dump_after=dump_after))
+        opts = Options(cpp, embed=not no_embed, kernel_file=kernel_file, dump_after=dump_after)
+        out.append(translate(f, Options(**{**opts.__dict__, "check": opts.check or debug})))
     return out
 
 
-def _print_report(ts: list[Translation]) -> None:
+def _print_report(ts: list[Unit]) -> None:
     for t in ts:
         for r in t.regions:
             verdict = f"offloaded  ompcl_k{r.id}" if r.offload else "host       "
-            why = "" if r.offload else "  " + "; ".join(r.reasons)
+            why = "" if r.offload else "  " + "; ".join(f"{x.message} [{x.id}]" for x in r.reasons)
             click.echo(f"{r.loc}: {verdict}  omp {r.bound.directive.kind}{why}")
-        for m in t.diags.remarks:
-            if m.message.startswith("loop not offloaded") and not any(
-                    r.loc == m.loc for r in t.regions):
-                click.echo(f"{m.loc}: host         {m.message[len('loop not offloaded: '):]}")
+        for m in t.remarks:
+            if m.missed and not any(r.loc == m.loc for r in t.regions):
+                click.echo(f"{m.loc}: host         {m.message[len('loop not offloaded: '):]} "
+                           f"[{m.id}]")
 
 
-def _emit_diags(ts: list[Translation], verbose: bool) -> None:
+def _emit_diags(ts: list[Unit], verbose: bool) -> None:
     for t in ts:
-        for m in t.diags.remarks:
-            if verbose or "not offloaded" in m.message or m.kind != "remark":
+        for m in t.remarks:
+            if verbose or m.missed or m.kind != "remark":
                 click.echo(m.format(), err=True)
 
 
@@ -94,7 +94,7 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
                   dump_after, no_embed):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
     def work():
-        ts = _translate_all(files, include, define, undef, no_embed, dump_after)
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug)
         _emit_diags(ts, verbose)
         written = write_outputs(ts, Path(outdir), emit)
         if report:
@@ -117,7 +117,7 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
               report, dump_after, no_embed):
     """Translate and compile OpenMP C files into an executable."""
     def work():
-        ts = _translate_all(files, include, define, undef, no_embed, dump_after)
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug)
         _emit_diags(ts, verbose)
         if report:
             _print_report(ts)

@@ -46,7 +46,7 @@ def main() -> None:
     out = Path(args.out)
     print(f"== translating {EXAMPLE.name}")
     t = translate(str(EXAMPLE))
-    for m in t.diags.remarks:
+    for m in t.remarks:
         print("  " + m.format().replace(str(EXAMPLE.parent) + "/", ""))
     write_outputs([t], out)
     exe, ref = out / "heat2d", out / "heat2d_ref"

@@ -1,7 +1,10 @@
-"""Diagnostics shared by every stage: source locations, the error tree and remarks.
+"""Diagnostics shared by every stage: source locations, the error tree, remarks and the stable
+ids of every reason a loop stays on the host.
 
 Messages are printed gcc-style, ``file:line:col: error|warning|remark: message``, always
-pointing into the user's own file (line markers survive preprocessing).
+pointing into the user's own file (line markers survive preprocessing). Remarks and warnings
+end with their id in brackets (``[host-only-call]``), the way gcc names a warning's flag, so
+tools and tests match ids, never message text.
 """
 from __future__ import annotations
 
@@ -31,6 +34,75 @@ class SourceLoc:
 
 
 UNKNOWN_LOC = SourceLoc("<unknown>", 0, 0)
+
+#: Every reason a work-sharing loop stays on the host: id -> what it means (README lists them).
+REASONS: dict[str, str] = {
+    # where the loop is
+    "nested-parallel": "the loop is nested inside another parallel region",
+    "for-in-region": "an 'omp for' inside a parallel region that holds other statements",
+    "orphaned-for": "an 'omp for' whose parallel region is in a caller",
+    "macro-expansion": "the loop or its directive comes from a macro expansion or a header",
+    "splice-text": "the loop's text cannot be matched in the source file",
+    # the loop nest
+    "collapse-depth": "collapse() over more than the 3 dimensions of an ND-range",
+    "ordered": "the loop has an 'ordered' clause",
+    "copyin": "the region has a 'copyin' clause",
+    "not-canonical": "the loop is not in OpenMP canonical form",
+    "loop-var-type": "the loop variable is not of integer type",
+    "bound-variant": "a loop bound or step changes inside the loop",
+    "bound-memory": "a loop bound reads memory or calls a function",
+    # the loop body
+    "control-flow": "'break', 'goto' or a label leaves or jumps in the loop",
+    "return": "the loop body returns from its function",
+    "omp-construct": "the body holds an OpenMP construct (critical, atomic, ordered, ...)",
+    "pointer-op": "the body takes addresses, dereferences or assigns through pointers",
+    "struct-member": "the body accesses struct members",
+    "string-literal": "the body uses a string literal",
+    "function-pointer": "the body calls through a function pointer",
+    "body-declaration": "the body declares a function, or a static or extern variable",
+    "local-type": "the body declares a variable of a type the device cannot hold",
+    "unsupported-construct": "the body uses a C construct ompcl does not translate",
+    # calls
+    "host-only-call": "a call to a function with no device version (I/O, allocation, ...)",
+    "omp-runtime-call": "a call to an OpenMP runtime function",
+    "undefined-callee": "a called function is not defined where ompcl can see it",
+    "recursion": "a called function is recursive",
+    "callee-interface": "a called function's parameters or result cannot be used on the device",
+    "callee-body": "a called function's body cannot run on the device",
+    "callee-global": "a called function uses a global variable",
+    "callee-pointer-arg": "a pointer argument of a call is not an array name",
+    # data
+    "unresolved-name": "a name in the loop cannot be resolved (or is a function used as a value)",
+    "data-type": "a variable's type cannot be placed on the device",
+    "clause-type": "a variable in a data-sharing or reduction clause has an unsupported type",
+    "shared-write": "a shared scalar is written in the loop without a reduction",
+    "array-passed": "a whole array is passed to a function in a way ompcl cannot map",
+    "array-extent": "the range of an array the loop touches cannot be derived",
+    "threadprivate": "the loop uses threadprivate data",
+}
+
+#: Ids of the remarks and warnings that are not host reasons.
+REMARK_IDS: dict[str, str] = {
+    "offloaded": "the loop runs on the OpenCL device as the named kernel",
+    "parse-fallback": "valid C ompcl cannot parse: the file is passed through unchanged",
+}
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a loop stays on the host: a stable id (a key of ``REASONS``), a message naming the
+    construct, and where it is."""
+
+    id: str
+    message: str
+    loc: SourceLoc | None = None
+
+    def __post_init__(self) -> None:
+        if self.id not in REASONS:
+            raise ValueError(f"unknown reason id {self.id!r}")
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class OmpclError(Exception):
@@ -77,16 +149,34 @@ class BuildError(OmpclError):
     """The host compiler failed on generated code (a bug in ompcl or in the flags)."""
 
 
+class InternalCheckError(OmpclError):
+    """A consistency check of the pipeline's unit failed (a bug in ompcl)."""
+
+
 @dataclass(frozen=True)
 class Remark:
-    """An optimisation remark or warning about one construct."""
+    """An optimisation remark or warning about one construct, with its stable id (a reason id
+    for loops kept on the host, else a key of ``REMARK_IDS``)."""
 
     loc: SourceLoc
     message: str
     kind: str = "remark"
+    id: str = ""
+
+    @property
+    def missed(self) -> bool:
+        """True for a 'loop not offloaded' remark."""
+        return self.id in REASONS
 
     def format(self) -> str:
-        return f"{self.loc}: {self.kind}: {self.message}"
+        tag = f" [{self.id}]" if self.id else ""
+        return f"{self.loc}: {self.kind}: {self.message}{tag}"
+
+
+def not_offloaded(loc: SourceLoc, reasons: tuple[Reason, ...]) -> Remark:
+    """The remark for a loop kept on the host; its id is the first reason's."""
+    return Remark(loc, "loop not offloaded: " + "; ".join(r.message for r in reasons), "remark",
+                  reasons[0].id)
 
 
 @dataclass
@@ -95,11 +185,11 @@ class Diagnostics:
 
     remarks: list[Remark] = field(default_factory=list)
 
-    def remark(self, loc: SourceLoc, message: str) -> None:
-        self.remarks.append(Remark(loc, message))
+    def remark(self, loc: SourceLoc, message: str, id: str = "") -> None:
+        self.remarks.append(Remark(loc, message, "remark", id))
 
-    def warning(self, loc: SourceLoc, message: str) -> None:
-        self.remarks.append(Remark(loc, message, "warning"))
+    def warning(self, loc: SourceLoc, message: str, id: str = "") -> None:
+        self.remarks.append(Remark(loc, message, "warning", id))
 
     def emit(self, stream: TextIO = sys.stderr, verbose: bool = True) -> None:
         for r in self.remarks:

@@ -1,7 +1,9 @@
-"""ompcl's own IR: frozen dataclasses for OpenMP concepts and analysis results.
+"""ompcl's own IR: frozen dataclasses for OpenMP concepts, the symbolic index IR and the
+analysis results every later stage consumes.
 
 C statements and expressions stay pycparser ``c_ast`` nodes; these classes describe
-directives, loops, the data a region uses and the verdict on offloading it.
+directives, loops, index expressions, the data a region uses and the verdict on offloading it.
+C text for index expressions is produced only by ``codegen.names``.
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
-from .diagnostics import SourceLoc
+from .diagnostics import Reason, SourceLoc
 
 
 @dataclass(frozen=True)
@@ -106,15 +108,157 @@ class LoopDim:
     declares_var: bool = False
 
 
+# -- symbolic index IR ------------------------------------------------------------------------
+
+@dataclass(frozen=True, order=True)
+class Sym:
+    """A name an index expression may use.
+
+    kind 'dim': loop variable of dimension ``key`` of the region's (collapsed) nest;
+    kind 'inner': the variable of a canonical loop inside the body (``key`` tells loops apart);
+    kind 'var': a loop-invariant variable visible where the region starts (``key`` is the
+    identity of its declaration, so a same-named variable elsewhere is another symbol);
+    kind 'expr': a loop-invariant expression that is not affine (``n / 2``), ``key`` its text;
+    kinds 'first' / 'last': the value of dimension ``key``'s variable in its first / last
+    iteration (known on the host at region entry).
+    """
+
+    kind: str
+    name: str
+    key: int | str = 0
+    payload: object = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def is_loop(self) -> bool:
+        return self.kind in ("dim", "inner")
+
+
+Monomial = tuple[Sym, ...]  # sorted; a symbol appears once per power
+
+
+def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
+    return tuple(sorted(a + b))
+
+
 @dataclass(frozen=True)
 class Affine:
-    """An affine form: sum(coef[v] * v) + const, coefficients and constant as C text."""
+    """A polynomial with integer coefficients over ``Sym`` s, kept affine in loop symbols by
+    its users: ``sum(coef * prod(monomial)) + const``. Terms are sorted and non-zero."""
 
-    coefs: tuple[tuple[str, str], ...]
-    const: str = "0"
+    terms: tuple[tuple[Monomial, int], ...] = ()
+    const: int = 0
 
-    def coef(self, var: str) -> str | None:
-        return dict(self.coefs).get(var)
+    @staticmethod
+    def of(sym: Sym, coef: int = 1) -> "Affine":
+        return Affine((((sym,), coef),)) if coef else Affine()
+
+    @staticmethod
+    def constant(value: int) -> "Affine":
+        return Affine((), value)
+
+    @staticmethod
+    def _make(terms: dict[Monomial, int], const: int) -> "Affine":
+        return Affine(tuple(sorted((m, c) for m, c in terms.items() if c)), const)
+
+    def __add__(self, other: "Affine") -> "Affine":
+        terms = dict(self.terms)
+        for m, c in other.terms:
+            terms[m] = terms.get(m, 0) + c
+        return Affine._make(terms, self.const + other.const)
+
+    def __neg__(self) -> "Affine":
+        return self.scale(-1)
+
+    def __sub__(self, other: "Affine") -> "Affine":
+        return self + (-other)
+
+    def scale(self, k: int) -> "Affine":
+        return Affine._make({m: c * k for m, c in self.terms}, self.const * k)
+
+    def __mul__(self, other: "Affine") -> "Affine":
+        terms: dict[Monomial, int] = {}
+        for m, c in self.terms:
+            terms[m] = terms.get(m, 0) + c * other.const
+            for m2, c2 in other.terms:
+                key = _mono_mul(m, m2)
+                terms[key] = terms.get(key, 0) + c * c2
+        for m2, c2 in other.terms:
+            terms[m2] = terms.get(m2, 0) + self.const * c2
+        return Affine._make(terms, self.const * other.const)
+
+    @property
+    def is_const(self) -> bool:
+        return not self.terms
+
+    def syms(self) -> frozenset[Sym]:
+        return frozenset(s for m, _ in self.terms for s in m)
+
+    def loop_syms(self) -> frozenset[Sym]:
+        return frozenset(s for s in self.syms() if s.is_loop)
+
+    def is_affine_in_loops(self) -> bool:
+        """No monomial holds two loop symbols (or one squared)."""
+        return all(sum(s.is_loop for s in m) <= 1 for m, _ in self.terms)
+
+    def coef(self, sym: Sym) -> "Affine":
+        """The coefficient of ``sym`` (terms holding it once, with it divided out)."""
+        out: dict[Monomial, int] = {}
+        const = 0
+        for m, c in self.terms:
+            if m.count(sym) == 1:
+                rest = tuple(s for s in m if s != sym)
+                if rest:
+                    out[rest] = out.get(rest, 0) + c
+                else:
+                    const += c
+        return Affine._make(out, const)
+
+    def without(self, syms: frozenset[Sym]) -> "Affine":
+        """The terms that hold none of ``syms`` (and the constant)."""
+        return Affine(tuple((m, c) for m, c in self.terms if not set(m) & syms), self.const)
+
+    def substitute(self, sym: Sym, value: "Affine") -> "Affine":
+        out = Affine.constant(self.const)
+        for m, c in self.terms:
+            term = Affine.constant(c)
+            for s in m:
+                term = term * (value if s == sym else Affine.of(s))
+            out = out + term
+        return out
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A host-side bound: the minimum, maximum or sum of its parts, or a coefficient times a
+    part. Leaves are ``Affine`` forms over invariant and 'first'/'last' symbols."""
+
+    op: str  # 'min' | 'max' | 'sum' | 'scale' | 'skip_lo' | 'skip_hi'
+    parts: tuple["Bound | Affine", ...]
+    coef: Affine | None = None  # for 'scale'
+    # skip_lo (b, c): b + 1 where b == c, else b (a range's low end that a guard 'v != c'
+    # excludes); skip_hi (b, c): b - 1 where b == c, else b
+
+
+BoundExpr = Affine | Bound
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A fact a guard establishes: ``form OP 0`` with OP one of '>=', '>', '<=', '<', '==',
+    '!='."""
+
+    form: Affine
+    op: str
+
+
+@dataclass(frozen=True)
+class Extent:
+    """Inclusive range of elements ``[lo, hi]`` a region touches, relative to the array's
+    start (row pointers: in elements of the pointee, rows times the row size)."""
+
+    lo: BoundExpr
+    hi: BoundExpr
+    row: tuple[str, ...] = ()  # row dimensions (C constant text) the first subscript scales
 
 
 @dataclass(frozen=True)
@@ -124,7 +268,7 @@ class ArrayArg:
     name: str
     var: Var
     mode: str  # 'r', 'w', 'rw'
-    extent: tuple[str, str] | None  # (lo, hi) inclusive element range as host C, None = whole
+    extent: Extent | None  # None = the whole statically sized array
 
 
 @dataclass(frozen=True)
@@ -148,9 +292,9 @@ class Region:
     reductions: tuple[Reduction, ...] = ()
     functions: tuple[str, ...] = ()  # user functions called (printed as device functions)
     locals_used: tuple[Var, ...] = ()  # function-local variables the outlined code needs
-    reasons: tuple[str, ...] = ()  # why it stays on the host (empty = offloadable)
-    features: tuple[tuple[str, float], ...] = ()
+    reasons: tuple[Reason, ...] = ()  # why it stays on the host (empty = offloadable)
     directive: Directive | None = None  # clauses merged for 'parallel' + 'for'
+    scope: dict[str, Var] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def offload(self) -> bool:
@@ -159,3 +303,70 @@ class Region:
     @property
     def loc(self) -> SourceLoc:
         return self.bound.directive.loc
+
+
+@dataclass(frozen=True)
+class SpliceRange:
+    """Where a region's pragma and loop sit in the user's text, and where the declaration of
+    its enclosing function starts (outlined code goes just before it)."""
+
+    start: int
+    end: int
+    func_start: int
+    func_line: int
+
+
+@dataclass(frozen=True)
+class ResidencyPlan:
+    """``keep[id]``: region ``id`` leaves its data on the device; ``syncs``: text ranges of
+    loops to follow with a host sync (their bodies chain regions across iterations)."""
+
+    keep: dict[int, bool]
+    syncs: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One kernel, ready to print: parameters as ``c_ast.Decl`` nodes (OpenCL qualifiers in
+    ``quals``), prologue declarations, per-work-item privates and the rewritten body."""
+
+    region_id: int
+    name: str
+    params: tuple[c_ast.Decl, ...]
+    prologue: tuple[c_ast.Decl, ...]
+    privates: tuple[c_ast.Decl, ...]
+    body: c_ast.Compound
+    dims: tuple[tuple[str, str], ...]  # (device name of the loop variable, OpenCL type)
+    reductions: tuple[tuple[str, str, str], ...]  # (device name, OpenCL type, operator)
+    lastprivates: tuple[tuple[str, str], ...]  # (device name, OpenCL type)
+    functions: tuple[str, ...] = ()
+    loc: SourceLoc | None = None
+    directive_text: str = ""
+    sites: tuple = ()  # transform.boundscheck.Site per checked access, by site number
+
+
+@dataclass(frozen=True)
+class HostParam:
+    """One parameter of a region's outlined host function: the caller's variable, how it is
+    passed (role) and the parameter's declaration.
+
+    Roles: 'private' (address passed so the variable stays used; a fresh local copy), 'lastprivate'
+    and 'reduction' (address passed, the result written back), 'array' (as a pointer to rows),
+    'value' (read-only scalar or pointer, by value under its own name).
+    """
+
+    var: Var
+    role: str
+    decl: c_ast.Decl
+
+    @property
+    def by_address(self) -> bool:
+        return self.role in ("private", "lastprivate", "reduction")
+
+
+@dataclass(frozen=True)
+class HostInterface:
+    """The outlined host function of a region: its parameters, in call order."""
+
+    region_id: int
+    params: tuple[HostParam, ...]

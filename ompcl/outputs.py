@@ -9,18 +9,17 @@ import tempfile
 from pathlib import Path
 
 from .diagnostics import BuildError, InputError
-from .pipeline import Translation
-
-RUNTIME_DIR = Path(__file__).with_name("runtime")
-RUNTIME_FILES = ("ompcl_rt.h", "ompcl_rt.c")
+from .runtime import RUNTIME_DIR, RUNTIME_FILES
+from .pipeline import Unit
 
 
-def output_names(t: Translation, outdir: Path) -> dict[str, Path]:
+
+def output_names(t: Unit, outdir: Path) -> dict[str, Path]:
     base = Path(t.program.path).stem
     return {"host": outdir / f"{base}_host.c", "kernel": outdir / f"{base}_kernel.cl"}
 
 
-def write_outputs(ts: list[Translation], outdir: Path, emit: str = "all") -> list[Path]:
+def write_outputs(ts: list[Unit], outdir: Path, emit: str = "all") -> list[Path]:
     """Write every translation's files and the runtime; nothing is written on failure."""
     files: dict[Path, str] = {}
     for t in ts:

@@ -1,116 +1,242 @@
-"""The translation pipeline, top to bottom: one C file -> kernel source + host source + report.
+"""The translation pipeline: one C file -> kernel source + host source + remarks.
 
-Each step consumes the previous step's product; the order matters where noted.
+``PASSES`` is the whole compiler, in order: each pass takes the frozen ``Unit`` and returns a
+new one with its product filled in. ``--dump-after NAME`` prints the unit after a pass, and in
+debug mode (``--debug`` or ``OMPCL_CHECK_IR=1``) ``check_unit`` verifies the unit between
+passes.
 """
 from __future__ import annotations
 
-import dataclasses
+import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
-from .analysis.ctypes_ import TypeEnv
-from .analysis.regions import analyze
-from .codegen.host import SpliceRange, generate_host, splice_range
-from .codegen.kernel import generate_kernels
-from .codegen.textscan import Scanner
 from pycparser import c_ast
 
-from .diagnostics import CSyntaxError, Diagnostics, OmpclError, PreprocessError, SourceLoc
+from .analysis.ctypes_ import TypeEnv
+from .analysis.placement import place
+from .analysis.regions import analyze
+from .analysis.residency import plan_residency
+from .codegen import names as N
+from .codegen.features import static_features
+from .codegen.host import HostRegion, generate_host
+from .codegen.kernel import generate_kernels
+from .codegen.kernelspec import checked, host_interface, kernel_spec
+from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, PreprocessError, Remark,
+                          SourceLoc, not_offloaded)
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
-from .ir import Region
+from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange
+from .transform.rename import device_name
 
-PASSES = ("parse", "analyze", "splice", "kernels", "host")
+
+@dataclass(frozen=True)
+class Options:
+    """How to translate: preprocessor options, kernel embedding, what to dump and check."""
+
+    cpp: CppOptions = field(default_factory=CppOptions)
+    embed: bool = True
+    kernel_file: str = ""  # read at run time when not embedded
+    dump_after: str | None = None
+    check: bool = field(default_factory=lambda: os.environ.get("OMPCL_CHECK_IR", "") == "1")
 
 
-@dataclass
-class Translation:
-    """Everything one translated file produced."""
+@dataclass(frozen=True)
+class Unit:
+    """One file on its way through the pipeline; each pass fills in its product."""
 
-    program: Program
-    regions: list[Region]
-    kernel_source: str
-    host_source: str
-    diags: Diagnostics = field(default_factory=Diagnostics)
+    path: str
+    options: Options = field(default_factory=Options)
+    program: Program | None = None
+    regions: tuple[Region, ...] = ()
+    splices: dict[int, SpliceRange] = field(default_factory=dict)
+    residency: ResidencyPlan = field(default_factory=lambda: ResidencyPlan({}))
+    kernels: tuple[KernelSpec, ...] = ()
+    interfaces: tuple[HostInterface, ...] = ()
+    features: dict[int, tuple[float, ...]] = field(default_factory=dict)
+    kernel_source: str = ""
+    host_source: str = ""
+    remarks: tuple[Remark, ...] = ()
+    passed_through: bool = False  # valid C ompcl cannot read: the host file is the input
 
     @property
     def offloaded(self) -> list[Region]:
         return [r for r in self.regions if r.offload]
 
 
-def _dump(name: str, dump_after: str | None, text: str) -> None:
-    if dump_after == name:
-        print(f"/* ---- after {name} ---- */\n{text}", file=sys.stderr)
+@dataclass(frozen=True)
+class Pass:
+    name: str
+    run: Callable[[Unit], Unit]
+    dump: Callable[[Unit], str]
 
 
-def translate(path: str, cpp: CppOptions = CppOptions(), embed: bool = True,
-              kernel_file: str = "", dump_after: str | None = None) -> Translation:
-    """Translate one OpenMP C file; raises OmpclError subclasses on bad input."""
-    diags = Diagnostics()
-    # 1. front end: preprocess with line markers, parse, bind OpenMP directives to statements
+# -- the passes -------------------------------------------------------------------------------
+
+def parse(u: Unit) -> Unit:
+    """Preprocess with line markers, parse, bind each OpenMP directive to its statement. Valid
+    C ompcl cannot read (GNU extensions, headers that insist on GNU C) is passed through."""
     try:
-        prog = load_program(path, cpp)
+        return replace(u, program=load_program(u.path, u.options.cpp))
     except (CSyntaxError, PreprocessError) as e:
-        # valid C that ompcl cannot read (GNU extensions, headers that insist on GNU C) is
-        # left to the host compiler
-        if not host_compiler_accepts(path, cpp):
+        if not host_compiler_accepts(u.path, u.options.cpp):
             raise
-        return _untranslated(path, e, diags)
-    _dump("parse", dump_after, "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
-                                         for b in prog.constructs))
-    # 2. analysis: canonical loops, accesses, data sharing, safety verdict, features
-    regions = analyze(prog, diags)
-    _dump("analyze", dump_after, "\n".join(_describe(r) for r in regions))
-    # 3. host splicing needs each loop's extent in the user's text; a loop whose text cannot
-    #    be found (macro expansion) must stay on the host, so this runs before kernel printing
-    regions, ranges = _place(prog, regions)
-    _dump("splice", dump_after, "\n".join(f"region {k}: bytes {r.start}..{r.end}"
-                                          for k, r in ranges.items()))
-    # 4. kernels are printed from the preprocessed AST (macros expanded)
-    env = TypeEnv(prog.ast)
-    kernel_source = generate_kernels(regions, prog.ast, env, path)
-    _dump("kernels", dump_after, kernel_source)
-    # 5. host code: the user's own text with offloaded loops outlined
-    host = generate_host(prog, regions, ranges, kernel_source, embed, kernel_file)
-    _dump("host", dump_after, host)
-    for r in regions:
-        if r.offload:
-            diags.remark(r.loc, f"loop offloaded to OpenCL as kernel 'ompcl_k{r.id}' "
-                         f"({len(r.loops)}-D range, {len(r.arrays)} buffers)")
-        else:
-            diags.remark(r.loc, "loop not offloaded: " + "; ".join(r.reasons))
-    diags.remarks.sort(key=lambda m: (m.loc.line, m.loc.col))
-    return Translation(prog, regions, kernel_source, host, diags)
+        source = read_source(u.path)
+        warn = Remark(e.loc or SourceLoc(u.path, 1, 1), f"ompcl cannot parse this file "
+                      f"({e.message}); the host compiler accepts it, so all its loops stay on "
+                      "OpenMP", "warning", "parse-fallback")
+        prog = Program(u.path, source, c_ast.FileAST([]), [], [])
+        return replace(u, program=prog, host_source=source, remarks=(warn,),
+                       passed_through=True)
 
 
-def _untranslated(path: str, err: OmpclError, diags: Diagnostics) -> Translation:
-    source = read_source(path)
-    diags.warning(err.loc or SourceLoc(path, 1, 1),
-                  f"ompcl cannot parse this file ({err.message}); the host compiler accepts it, "
-                  "so all its loops stay on OpenMP")
-    prog = Program(path, source, c_ast.FileAST([]), [], [])
-    return Translation(prog, [], "", source, diags)
+def analyze_regions(u: Unit) -> Unit:
+    """Loops, accesses, calls, data sharing and extents: a verdict per region."""
+    result = analyze(u.program)
+    return replace(u, regions=result.regions, remarks=u.remarks + result.remarks)
 
 
-def _place(prog: Program, regions: list[Region]) -> tuple[list[Region], dict[int, SpliceRange]]:
-    scan = Scanner(prog.source)
-    out, ranges = [], {}
-    for r in regions:
-        if r.offload:
-            rg = splice_range(prog, r, scan)
-            if isinstance(rg, str):
-                r = dataclasses.replace(r, reasons=(rg,))
-            else:
-                ranges[r.id] = rg
-        out.append(r)
-    return out, ranges
+def place_regions(u: Unit) -> Unit:
+    """Find each offloadable loop's text in the user's file; a loop whose text is a macro
+    expansion stays on the host. Ordering: the last pass that may change a verdict."""
+    placement = place(u.program, u.regions)
+    return replace(u, regions=placement.regions, splices=placement.ranges)
 
 
-def _describe(r: Region) -> str:
+def plan(u: Unit) -> Unit:
+    """Which regions leave their data on the device (needs the final verdicts)."""
+    return replace(u, residency=plan_residency(u.program, u.regions))
+
+
+def outline(u: Unit) -> Unit:
+    """Kernel specs (parameters as declarations, renamed bodies) and host interfaces; the
+    static features are counted on the kernels as they will be printed."""
+    offload = u.offloaded
+    functions = {f for r in offload for f in r.functions}
+    kernels = tuple(kernel_spec(r, functions) for r in offload)
+    features = {k.region_id: static_features(k, {device_name(a.name) for a in r.arrays})
+                for k, r in zip(kernels, offload)}
+    # wrapped after counting: the checks are not the kernel's work
+    kernels = tuple(checked(k, r) for k, r in zip(kernels, offload))
+    return replace(u, kernels=kernels, interfaces=tuple(host_interface(r) for r in offload),
+                   features=features)
+
+
+def print_kernels(u: Unit) -> Unit:
+    """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
+    text = generate_kernels(u.kernels, list(u.regions), u.program.ast, TypeEnv(u.program.ast),
+                            u.path) if u.kernels else ""
+    return replace(u, kernel_source=text)
+
+
+def splice_host(u: Unit) -> Unit:
+    """The user's own text with offloaded loops outlined, and the remark for every loop."""
+    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites)
+              for r, i, k in zip(u.offloaded, u.interfaces, u.kernels)]
+    host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
+                         u.options.kernel_file)
+    verdicts = tuple(_verdict(r) for r in u.regions)
+    remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))
+    return replace(u, host_source=host, remarks=remarks)
+
+
+def _verdict(r: Region) -> Remark:
+    if r.offload:
+        return Remark(r.loc, f"loop offloaded to OpenCL as kernel '{N.kernel(r.id)}' "
+                      f"({len(r.loops)}-D range, {len(r.arrays)} buffers)", "remark", "offloaded")
+    return not_offloaded(r.loc, r.reasons)
+
+
+PASSES: tuple[Pass, ...] = (
+    Pass("parse", parse, lambda u: "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
+                                             for b in u.program.constructs)),
+    Pass("analyze", analyze_regions, lambda u: "\n".join(describe(r) for r in u.regions)),
+    Pass("place", place_regions, lambda u: "\n".join(
+        f"region {k}: bytes {r.start}..{r.end}" for k, r in u.splices.items())),
+    Pass("residency", plan, lambda u: "\n".join(
+        f"region {k}: {'keep data on the device' if v else 'sync host at exit'}"
+        for k, v in sorted(u.residency.keep.items()))),
+    Pass("outline", outline, lambda u: "\n".join(
+        f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id]}"
+        for k in u.kernels)),
+    Pass("kernels", print_kernels, lambda u: u.kernel_source),
+    Pass("host", splice_host, lambda u: u.host_source),
+)
+PASS_NAMES = tuple(p.name for p in PASSES)
+
+
+def translate(path: str, options: Options | None = None) -> Unit:
+    """Translate one OpenMP C file; raises OmpclError subclasses on bad input."""
+    u = Unit(path, options or Options())
+    for p in PASSES:
+        prev, u = u, p.run(u)
+        if u.passed_through:
+            return u
+        if u.options.check:
+            check_unit(prev, u, p.name)
+        if u.options.dump_after == p.name:
+            print(f"/* ---- after {p.name} ---- */\n{p.dump(u)}", file=sys.stderr)
+    return u
+
+
+def describe(r: Region) -> str:
+    """A region as ``--dump-after analyze`` shows it."""
     head = f"{r.loc}: region {r.id}: " + ("offload" if r.offload else "host")
     parts = ["  loops: " + ", ".join(f"{d.var} {d.op} ..." for d in r.loops)]
-    parts += [f"  array {a.name} mode={a.mode} extent={a.extent or 'whole'}" for a in r.arrays]
+    for a in r.arrays:
+        lo, hi = N.extent(a.extent, a.var.ctype.dims)
+        parts.append(f"  array {a.name} mode={a.mode} extent="
+                     + ("whole" if a.extent is None else f"[{lo}, {hi}]"))
     parts += [f"  scalar {v.name}" for v in r.scalars]
     parts += [f"  reduction {x.op}:{x.name}" for x in r.reductions]
-    parts += [f"  reason: {why}" for why in r.reasons]
+    parts += [f"  reason [{why.id}]: {why.message}" for why in r.reasons]
     return "\n".join([head] + parts)
+
+
+# -- consistency checks (debug mode) ---------------------------------------------------------
+
+def check_unit(prev: Unit, u: Unit, after: str) -> None:
+    """Invariants that must hold after pass ``after`` (``prev`` is the unit before it); a
+    violation is an ompcl bug."""
+    done = PASS_NAMES[: PASS_NAMES.index(after) + 1]
+    if "place" in done and after != "place":
+        _expect([r.offload for r in prev.regions] == [r.offload for r in u.regions], after,
+                "a pass after 'place' changed an offload verdict")
+    ids = [r.id for r in u.regions]
+    _expect(ids == sorted(set(ids)), after, "region ids are not unique and ordered")
+    for r in u.regions:
+        _expect(r.offload or bool(r.reasons), after, f"region {r.id} has no verdict")
+        for a in r.arrays:
+            for sym in _extent_syms(a.extent):
+                _expect(sym.kind != "var" or r.scope.get(sym.name) is sym.payload, after,
+                        f"extent of '{a.name}' names '{sym.name}' out of its scope")
+                _expect(sym.kind not in ("dim", "inner"), after,
+                        f"extent of '{a.name}' still names loop variable '{sym.name}'")
+    if "place" in done:
+        _expect(set(u.splices) == {r.id for r in u.offloaded}, after,
+                "offloaded regions and splice ranges differ")
+    if "outline" in done:
+        _expect([k.region_id for k in u.kernels] == [r.id for r in u.offloaded], after,
+                "kernels and offloaded regions differ")
+
+
+def _extent_syms(e) -> list:
+    if e is None:
+        return []
+    out, todo = [], [e.lo, e.hi]
+    while todo:
+        b = todo.pop()
+        if hasattr(b, "terms"):
+            out += list(b.syms())
+        else:
+            todo += list(b.parts) + ([b.coef] if b.coef is not None else [])
+    return out
+
+
+def _expect(ok: bool, after: str, what: str) -> None:
+    if not ok:
+        raise InternalCheckError(f"internal check failed after pass '{after}': {what}")
+
+
+__all__ = ["Options", "PASSES", "PASS_NAMES", "Unit", "OmpclError", "translate"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -11,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from ompcl.fuzz import compare
+
 ROOT = Path(__file__).resolve().parents[1]
+# every translation in the tests (in process and through the command line) checks the
+# pipeline's unit between passes
+os.environ["OMPCL_CHECK_IR"] = "1"
 CORPUS = ROOT / "tests" / "corpus"
-_NUM = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?(inf|nan)$", re.I)
 
 
 def pytest_addoption(parser):
@@ -46,20 +49,12 @@ def run(exe: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProc
 
 
 def compare_outputs(expected: str, actual: str, rtol: float) -> float:
-    """Token-wise comparison; numbers within rtol (relative, 1e-300 absolute floor).
-    Returns the largest relative error seen; raises AssertionError on a mismatch."""
-    a, b = expected.split(), actual.split()
-    assert len(a) == len(b), f"different token counts:\n--- expected\n{expected}\n--- got\n{actual}"
-    worst = 0.0
-    for x, y in zip(a, b):
-        if x == y:
-            continue
-        assert _NUM.match(x) and _NUM.match(y), f"token {x!r} != {y!r}"
-        fx, fy = float(x), float(y)
-        err = abs(fx - fy) / max(abs(fx), abs(fy), 1e-300)
-        worst = max(worst, err)
-        assert err <= rtol, f"{x} vs {y}: relative error {err:.3g} > {rtol:g}"
-    return worst
+    """Token-wise comparison with the fuzzer's comparator (ompcl.fuzz.compare): integers exact,
+    floating-point numbers within rtol. Returns the largest relative error seen; raises
+    AssertionError on a mismatch."""
+    res = compare.compare_outputs(expected, actual, rtol)
+    assert res.ok, f"{res.message}\n--- expected\n{expected[-2000:]}\n--- got\n{actual[-2000:]}"
+    return res.worst
 
 
 def load_stats(path: Path) -> dict:

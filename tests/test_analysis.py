@@ -6,10 +6,12 @@ import re
 import pytest
 from pycparser import c_ast, c_parser
 
-from ompcl.analysis.affine import affine
+from ompcl.analysis.index import expr_symbol, form
 from ompcl.analysis.ctypes_ import c_text
 from ompcl.analysis.loops import NotCanonical, canonical_loop, loop_nest
+from ompcl.codegen import names
 from ompcl.diagnostics import SourceLoc
+from ompcl.ir import Affine, Sym
 from ompcl.pipeline import translate
 
 _PARSER = c_parser.CParser()
@@ -99,25 +101,44 @@ def test_loop_nest_collapse():
         loop_nest(ast.ext[0].body.block_items[-1], 2)
 
 
-# -- affine ----------------------------------------------------------------------------------
+# -- index forms -----------------------------------------------------------------------------
 
 def _expr(text: str) -> c_ast.Node:
     ast = _PARSER.parse("void f(int n, int i, int j, int *idx){ x = %s; }" % text)
     return ast.ext[0].body.block_items[0].rvalue
 
 
+_LOOPS = {"i": Sym("dim", "i", 0), "j": Sym("dim", "j", 1)}
+
+
+def _form(text: str, variant: frozenset[str] = frozenset()):
+    def resolve(name):
+        if name in _LOOPS:
+            return Affine.of(_LOOPS[name])
+        return None if name in variant else Affine.of(Sym("var", name, name))
+    return form(_expr(text), resolve,
+                lambda e: expr_symbol(e, lambda n: n not in _LOOPS and n not in variant))
+
+
+def _projection(f):
+    """{monomial names: coefficient}, constant."""
+    return {tuple(s.name for s in m): c for m, c in f.terms}, f.const
+
+
 AFFINE = [
-    ("i", ((("i", "1"),), "0")),
-    ("2*i+1", ((("i", "2"),), "1")),
-    ("i*n+j", ((("i", "(n)"), ("j", "1")), "0")),
-    ("n*(i+1)", ((("i", "(n)"),), "(n)")),
-    ("i - j", ((("i", "1"), ("j", "-1")), "0")),
-    ("-i + 3", ((("i", "-1"),), "3")),
-    ("(long)i * 4", ((("i", "4"),), "0")),
-    ("4*(i-1) - 2*(i-2)", ((("i", "2"),), "0")),
-    ("0x10 + i", ((("i", "1"),), "16")),
-    ("3", ((), "3")),
-    ("n", ((), "(n)")),
+    ("i", ({("i",): 1}, 0)),
+    ("2*i+1", ({("i",): 2}, 1)),
+    ("i*n+j", ({("i", "n"): 1, ("j",): 1}, 0)),
+    ("n*(i+1)", ({("i", "n"): 1, ("n",): 1}, 0)),
+    ("i - j", ({("i",): 1, ("j",): -1}, 0)),
+    ("-i + 3", ({("i",): -1}, 3)),
+    ("(long)i * 4", ({("i",): 4}, 0)),
+    ("4*(i-1) - 2*(i-2)", ({("i",): 2}, 0)),
+    ("0x10 + i", ({("i",): 1}, 16)),
+    ("010 + i", ({("i",): 1}, 8)),
+    ("3", ({}, 3)),
+    ("n", ({("n",): 1}, 0)),
+    ("n / 2 + i", ({("i",): 1, ("n / 2",): 1}, 0)),
     ("idx[i]", None),
     ("i*i", None),
     ("i*j", None),
@@ -125,19 +146,20 @@ AFFINE = [
     ("i % n", None),
     ("(i+1)*(j+1)", None),
     ("i + idx[0]", None),
+    ("(int)(0.5 * i)", None),
 ]
 
 
 @pytest.mark.parametrize("text,expected", AFFINE, ids=[a[0] for a in AFFINE])
-def test_affine(text, expected):
-    f = affine(_expr(text), {"i", "j"}, set())
-    assert (None if f is None else (f.coefs, f.const)) == expected
+def test_index_forms(text, expected):
+    f = _form(text)
+    assert (None if f is None else _projection(f)) == expected
 
 
-def test_affine_rejects_variant_symbols():
-    assert affine(_expr("i + n"), {"i"}, {"n"}) is None
-    f = affine(_expr("i + n"), {"i"}, set())
-    assert (f.coefs, f.const, f.coef("i"), f.coef("j")) == ((("i", "1"),), "(n)", "1", None)
+def test_index_form_rejects_variant_symbols():
+    assert _form("i + n", frozenset({"n"})) is None
+    f = _form("i + n")
+    assert f.coef(_LOOPS["i"]) == Affine.constant(1) and f.coef(_LOOPS["j"]) == Affine()
 
 
 # -- region verdicts through the pipeline ----------------------------------------------------
@@ -239,6 +261,30 @@ REGIONS = [
      False, "the loop comes from a macro expansion"),
 ]
 REGIONS = [r for r in REGIONS if r[2] is not None]
+#: the stable id of the reason each host-only case must report
+REASON_IDS = {
+    'shared_scalar_write': 'shared-write',
+    'printf': 'host-only-call',
+    'malloc': 'host-only-call',
+    'critical': 'omp-construct',
+    'atomic': 'omp-construct',
+    'omp_get_thread_num': 'omp-runtime-call',
+    'indirect_store': 'array-extent',
+    'struct_member_write': 'struct-member',
+    'struct_member_read': 'struct-member',
+    'function_pointer_deref': 'function-pointer',
+    'function_pointer_call': 'host-only-call',
+    'ordered': 'ordered',
+    'collapse4': 'collapse-depth',
+    'non_canonical': 'not-canonical',
+    'bound_written': 'bound-variant',
+    'float_loop_var': 'loop-var-type',
+    'threadprivate': 'threadprivate',
+    'bitwise_reduction_on_double': 'clause-type',
+    'recursive_function': 'recursion',
+    'function_uses_global': 'callee-global',
+    'loop_from_macro': 'macro-expansion'}
+
 
 
 def _translate(tmp_path, name: str, src: str):
@@ -255,7 +301,7 @@ def _pragma_line(text: str, after: int = 0) -> int:
 
 def _check_remarks(t, path: str, text: str) -> None:
     nlines = len(text.splitlines())
-    for m in t.diags.remarks:
+    for m in t.remarks:
         assert m.loc.file == path and 1 <= m.loc.line <= nlines and m.loc.col >= 1
         assert re.match(rf"^{re.escape(path)}:\d+:\d+: (remark|warning): ", m.format())
 
@@ -268,16 +314,18 @@ def test_region_verdicts(tmp_path, name, src, offload, fragment):
     assert r.offload is offload, r.reasons
     assert r.loc == SourceLoc(path, _pragma_line(text), 1)
     if fragment is not None:
-        assert any(fragment in why for why in r.reasons), r.reasons
+        assert any(fragment in why.message for why in r.reasons), r.reasons
+        assert REASON_IDS[name] in {why.id for why in r.reasons}, r.reasons
     _check_remarks(t, path, text)
     # the verdict is also a remark at the directive
-    msgs = [m.message for m in t.diags.remarks if m.loc == r.loc]
+    msgs = [m.message for m in t.remarks if m.loc == r.loc]
     if offload:
         assert msgs == [f"loop offloaded to OpenCL as kernel 'ompcl_k0' ({len(r.loops)}-D range, "
                         f"{len(r.arrays)} buffers)"]
         assert "ompcl_k0" in t.kernel_source
     else:
-        assert msgs == ["loop not offloaded: " + "; ".join(r.reasons)]
+        assert msgs == ["loop not offloaded: " + "; ".join(x.message for x in r.reasons)]
+        assert [m.id for m in t.remarks if m.loc == r.loc] == [r.reasons[0].id]
         assert "ompcl_k0" not in t.kernel_source
 
 
@@ -291,11 +339,11 @@ def test_pointer_extents(tmp_path):
     arrays = {a.name: a for a in r.arrays}
     assert sorted(arrays) == ["a", "b"]
     assert (arrays["a"].mode, arrays["b"].mode) == ("w", "r")
-    lo, hi = arrays["a"].extent
+    lo, hi = names.extent(arrays["a"].extent, ())
     # a[2*i+1]: lower bound 2*min(i)+1, upper bound 2*max(i)+1
-    assert lo.startswith("(long)(2)*(OMPCL_MIN(ompcl_lb[0]") and lo.endswith("+ (long)(1)")
-    assert hi.startswith("(long)(2)*(OMPCL_MAX(ompcl_lb[0]") and hi.endswith("+ (long)(1)")
-    assert arrays["b"].extent[0].endswith("+ (long)(-1)")
+    assert lo.startswith("(long)(2)*(ompcl_lmin(ompcl_lb[0]") and lo.endswith("+ (long)(1)")
+    assert hi.startswith("(long)(2)*(ompcl_lmax(ompcl_lb[0]") and hi.endswith("+ (long)(1)")
+    assert names.extent(arrays["b"].extent, ())[0].endswith("+ (long)(-1)")
 
 
 def test_static_array_whole(tmp_path):
@@ -343,7 +391,7 @@ RETURN_ONLY = [
 def test_callee_return_expression_is_analysed(tmp_path, name, src, fragment):
     r = _translate(tmp_path, name, src)[2].regions[0]
     assert not r.offload
-    assert any(fragment in why for why in r.reasons), r.reasons
+    assert any(fragment in why.message for why in r.reasons), r.reasons
 
 
 # -- remarks for loops that are not candidates ------------------------------------------------
@@ -371,19 +419,19 @@ def test_remarks(tmp_path, name, src, regions, remarks):
     path, text, t = _translate(tmp_path, name, src)
     assert [(r.loc.line, r.loc.col, r.offload) for r in t.regions] == [x[:3] for x in regions]
     for r, (_, _, _, frag) in zip(t.regions, regions):
-        assert any(frag in why for why in r.reasons), r.reasons
+        assert any(frag in why.message for why in r.reasons), r.reasons
     _check_remarks(t, path, text)
     for line, col, frag in remarks:
         assert any(m.loc == SourceLoc(path, line, col) and m.message.startswith(frag)
-                   for m in t.diags.remarks), [m.format() for m in t.diags.remarks]
+                   for m in t.remarks), [m.format() for m in t.remarks]
 
 
 def test_macro_loop_remark_points_at_directive(tmp_path):
     path, text, t = _translate(tmp_path, "macro", dict((r[0], r[1]) for r in REGIONS)["loop_from_macro"])
     line = _pragma_line(text)
-    assert [m.format() for m in t.diags.remarks] == [
+    assert [m.format() for m in t.remarks] == [
         f"{path}:{line}:1: remark: loop not offloaded: cannot find the loop's extent in the "
-        "source text (the loop comes from a macro expansion)"]
+        "source text (the loop comes from a macro expansion) [macro-expansion]"]
     # the user's text is kept: the host file still has the macro use and no kernel launch
     assert "LOOP" in t.host_source and "ompcl_k0" not in t.host_source
 
@@ -396,4 +444,4 @@ def test_regions_in_source_order_with_ids(tmp_path):
     assert [(r.id, r.loc.line, r.offload) for r in t.regions] == [
         (0, 6, True), (1, 8, False), (2, 10, True)]
     assert [r.id for r in t.offloaded] == [0, 2]
-    assert [m.loc.line for m in t.diags.remarks] == [6, 8, 10]
+    assert [m.loc.line for m in t.remarks] == [6, 8, 10]

@@ -34,7 +34,7 @@ def test_translation_verdicts(src):
     device, host, _ = expectations(src)
     t = translate(str(src))
     assert len(t.offloaded) == device, [r.reasons for r in t.regions]
-    not_offloaded = [m for m in t.diags.remarks if "not offloaded" in m.message]
+    not_offloaded = [m for m in t.remarks if "not offloaded" in m.message]
     assert len(not_offloaded) == host, [m.format() for m in not_offloaded]
     for m in not_offloaded:
         assert m.loc.file == str(src) and m.loc.line > 0
@@ -61,12 +61,14 @@ def test_corpus_program(src, tmp_path, opencl_available):
 
     if not opencl_available:
         pytest.skip("no OpenCL device: device half of the check not run")
-    # copying buffers (discrete devices) with the default launch shape, then host-memory
-    # buffers with at most 3 work-groups, so every work-item strides over many iterations
-    for zero_copy, groups in (("0", ""), ("1", "3")):
+    # copying buffers (discrete devices) with the default launch shape and every kernel access
+    # checked against its mapped range, then host-memory buffers with at most 3 work-groups,
+    # so every work-item strides over many iterations
+    for zero_copy, groups, check in (("0", "", "1"), ("1", "3", "0")):
         stats_d = tmp_path / f"device{zero_copy}.json"
         out_d = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats_d),
-                    OMPCL_ZERO_COPY=zero_copy, OMPCL_MAX_GROUPS=groups)
+                    OMPCL_ZERO_COPY=zero_copy, OMPCL_MAX_GROUPS=groups,
+                    OMPCL_BOUNDS_CHECK=check)
         assert out_d.returncode == 0, out_d.stderr
         err = compare_outputs(ref.stdout, out_d.stdout, rtol)
         regions = load_stats(stats_d)["regions"]

@@ -43,14 +43,17 @@ def test_golden(src, request, monkeypatch):
 _CL_QUALS = re.compile(r"\b(__kernel|__global|__local|__constant|__private)\b")
 
 
-def kernel_as_c(source: str) -> str:
-    """OpenCL C -> plain C that pycparser parses (qualifiers and pragmas dropped)."""
-    text = re.sub(r"/\*.*?\*/", " ", _CL_QUALS.sub("", source), flags=re.S)
-    text = "\n".join(l for l in text.splitlines() if not l.startswith(("#pragma", "#define")))
-    text = text.replace("OMPCL_WG", "128")
+def kernel_as_c(source: str, *defines: str) -> str:
+    """OpenCL C -> plain C that pycparser parses (preprocessed, qualifiers and pragmas
+    dropped); ``defines`` as for the OpenCL compiler (``OMPCL_BOUNDS_CHECK``)."""
+    text = _CL_QUALS.sub("", source)
+    text = "\n".join(l for l in text.splitlines() if not l.startswith("#pragma"))
+    cpp = subprocess.run(["gcc", "-E", "-P", *(f"-D{d}" for d in defines), "-x", "c", "-"],
+                         input=text, capture_output=True, text=True, check=True)
     types = "typedef unsigned char uchar; typedef unsigned short ushort; " \
-            "typedef unsigned int uint; typedef unsigned long ulong;\n"
-    return types + text
+            "typedef unsigned int uint; typedef unsigned long ulong;\n" \
+            "int atomic_cmpxchg(volatile int *p, int a, int b);\n"
+    return types + cpp.stdout
 
 
 VALIDITY = INPUTS + sorted(CORPUS.glob("*.c")) + [ROOT / "ompcl" / "examples" / "heat2d.c"]
@@ -66,8 +69,8 @@ def test_emitted_code_is_valid(src, tmp_path):
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "ompcl" not in res.stderr, f"warnings in generated code:\n{res.stderr}"
-    if t.offloaded:
-        ast = c_parser.CParser().parse(kernel_as_c(t.kernel_source), "kernel.cl")
+    for defines in ((), ("OMPCL_BOUNDS_CHECK",)) if t.offloaded else ():
+        ast = c_parser.CParser().parse(kernel_as_c(t.kernel_source, *defines), "kernel.cl")
         kernels = [e.decl.name for e in ast.ext if hasattr(e, "decl")
                    and e.decl.name.startswith("ompcl_k")]
         assert kernels == [f"ompcl_k{r.id}" for r in t.offloaded]
@@ -94,5 +97,7 @@ def test_kernels_build(src, cl_context):
     t = translate(str(src))
     if not t.offloaded:
         pytest.skip("no kernel in this program")
-    prog = cl.Program(ctx, t.kernel_source).build()
-    assert {k.function_name for k in prog.all_kernels()} == {f"ompcl_k{r.id}" for r in t.offloaded}
+    for options in ([], ["-DOMPCL_BOUNDS_CHECK"]):
+        prog = cl.Program(ctx, t.kernel_source).build(options=options)
+        assert {k.function_name for k in prog.all_kernels()} == {
+            f"ompcl_k{r.id}" for r in t.offloaded}

@@ -1,1 +1,2 @@
-"""Analysis: ``Program`` -> ``Region`` records (loops, accesses, sharing, verdicts, features)."""
+"""Analysis: ``Program`` -> ``Region`` records (loops, accesses with index forms, calls, sharing,
+extents, verdicts), their placement in the source text and the residency plan."""

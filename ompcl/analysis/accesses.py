@@ -1,23 +1,59 @@
-"""Access analysis: a loop body -> ``BodyInfo`` (arrays with subscripts, scalars read and
-written, locals, calls, inner loops) plus every construct that blocks offloading."""
+"""Access analysis: a loop body -> ``BodyInfo`` (arrays with subscripts and their index forms,
+scalars read and written, locals, calls, inner loops) plus every construct that blocks
+offloading, as ``Reason`` s.
+
+Names are resolved with C's block scopes. For index forms the scanner also follows each
+scalar's single reaching definition in structured code: a body-local ``int k = i * M + j;`` or
+a private ``k = i + n * j;`` assigned at block level stands for its value until it is written
+again, the block ends, or a loop or switch around the use may write it. Guards (``if``,
+``?:``, ``&&``, ``||``) on the way to an access become ``Constraint`` s of that access.
+"""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
-from ..diagnostics import SourceLoc
+from ..diagnostics import Reason, SourceLoc
 from ..frontend.pragma import is_omp_pragma
+from ..ir import Affine, Constraint, Sym, Var
 from .ctypes_ import c_text, walk
+from .index import constraints, expr_symbol, form
+from .loops import NotCanonical, canonical_loop
 
 
 @dataclass(frozen=True)
 class RawAccess:
+    """One subscripted use of an array (or pointer) that is not local to the body."""
+
     name: str
     write: bool
     read: bool
     subscripts: tuple[c_ast.Node, ...]
     loc: SourceLoc
+    index: tuple[Affine | None, ...] = ()  # form of each subscript (empty without a scope)
+    guards: tuple[Constraint, ...] = ()
+
+
+@dataclass(frozen=True)
+class InnerLoop:
+    """A canonical loop inside the body whose variable is an index symbol."""
+
+    sym: Sym
+    lb: Affine | None
+    ub: Affine | None
+    op: str
+    loop: c_ast.For = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class IndexScope:
+    """What names mean at the top of a region's loop body."""
+
+    dims: dict[str, Sym]  # loop variables of the region's nest
+    scope: dict[str, Var]  # variables visible where the region starts
+    enumerators: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -31,24 +67,128 @@ class BodyInfo:
     locals: frozenset[str]
     calls: tuple[tuple[str, c_ast.FuncCall], ...]
     inner_loops: tuple[c_ast.For, ...]
-    problems: tuple[tuple[SourceLoc, str], ...]
+    problems: tuple[Reason, ...]
     local_decls: tuple[c_ast.Decl, ...] = field(default=())
+    inner: tuple[InnerLoop, ...] = ()
+
+
+def names_written(node: c_ast.Node | None) -> set[str]:
+    """Names assigned, incremented or address-taken anywhere in ``node`` (by name)."""
+    out: set[str] = set()
+    if node is None:
+        return out
+    for sub in walk(node):
+        target = None
+        if isinstance(sub, c_ast.Assignment):
+            target = sub.lvalue
+        elif isinstance(sub, c_ast.UnaryOp) and sub.op in ("++", "--", "p++", "p--", "&"):
+            target = sub.expr
+        if isinstance(target, c_ast.ID):
+            out.add(target.name)
+    return out
+
+
+_LOCAL = "local"
 
 
 class _Scanner:
-    def __init__(self, known_locals: set[str]):
-        self.locals = set(known_locals)
+    def __init__(self, known_locals: set[str], index: IndexScope | None):
+        self.index = index
+        # name -> binding: ('local', decl id) | ('loop', Sym) | ('param', name)
+        self.env: dict[str, tuple] = {n: ("param", n) for n in known_locals}
+        self.defs: dict[tuple, Affine | None] = {}  # binding key -> current definition
+        self.frames: list[set] = [set()]  # keys written per nested statement
+        self.guards: list[Constraint] = []
+        self.no_defs = 0  # inside a switch: labels make block-level definitions unsafe
         self.acc: list[RawAccess] = []
         self.reads: set[str] = set()
         self.writes: set[str] = set()
         self.ptr_uses: set[str] = set()
         self.calls: list[tuple[str, c_ast.FuncCall]] = []
         self.loops: list[c_ast.For] = []
-        self.problems: list[tuple[SourceLoc, str]] = []
+        self.inner: list[InnerLoop] = []
+        self.problems: list[Reason] = []
         self.decls: list[c_ast.Decl] = []
+        self.declared: set[str] = set(known_locals)
 
-    def problem(self, node: c_ast.Node, msg: str) -> None:
-        self.problems.append((SourceLoc.of(node), msg))
+    def problem(self, node: c_ast.Node, id: str, msg: str) -> None:
+        loc = SourceLoc.of(node)
+        self.problems.append(Reason(id, f"{msg} (line {loc.line})", loc))
+
+    # -- names, definitions and index forms -------------------------------------------------
+    def is_local(self, name: str) -> bool:
+        return name in self.env and self.env[name][0] != "loop"
+
+    def key(self, name: str) -> tuple:
+        b = self.env.get(name)
+        return b if b is not None and b[0] != "loop" else ("outer", name)
+
+    def note_write(self, name: str) -> None:
+        key = self.key(name)
+        for f in self.frames:
+            f.add(key)
+        self.defs.pop(key, None)
+
+    def resolve(self, name: str) -> Affine | None:
+        b = self.env.get(name)
+        if b is not None and b[0] == "loop":
+            return Affine.of(b[1])
+        if b is not None:
+            return self.defs.get(b)
+        if self.index is None:
+            return None
+        if name in self.body_writes:
+            return self.defs.get(("outer", name))
+        if name in self.index.dims:
+            return Affine.of(self.index.dims[name])
+        v = self.index.scope.get(name)
+        if v is not None and v.ctype.is_scalar and v.ctype.base not in ("float", "double"):
+            return Affine.of(Sym("var", name, id(v.decl), v))
+        if name in self.index.enumerators:
+            return Affine.of(Sym("expr", name, name))
+        return None
+
+    def invariant_name(self, name: str) -> bool:
+        if self.index is None or name in self.env or name in self.body_writes:
+            return False
+        return name in self.index.scope or name in self.index.enumerators
+
+    def invariant(self, e: c_ast.Node) -> Sym | None:
+        return expr_symbol(e, self.invariant_name) if self.index is not None else None
+
+    def form(self, e: c_ast.Node) -> Affine | None:
+        return form(e, self.resolve, self.invariant) if self.index is not None else None
+
+    def facts(self, cond: c_ast.Node, positive: bool) -> list[Constraint]:
+        if self.index is None:
+            return []
+        return constraints(cond, positive, self.resolve, self.invariant)
+
+    @contextmanager
+    def nested(self, writes_in: c_ast.Node | None = None):
+        """A nested statement: its declarations end with it, and the definitions it writes
+        (or, for a loop, that its body may write before a use) stop reaching after it."""
+        env, saved = dict(self.env), dict(self.defs)
+        if writes_in is not None:  # a loop: later iterations may see any write in it
+            for name in names_written(writes_in):
+                saved.pop(self.key(name), None)
+                self.defs.pop(self.key(name), None)
+        self.frames.append(set())
+        try:
+            yield
+        finally:
+            written = self.frames.pop()
+            self.frames[-1] |= written
+            self.env = env
+            self.defs = {k: v for k, v in saved.items() if k not in written}
+
+    @contextmanager
+    def guarded(self, facts: list[Constraint]):
+        self.guards += facts
+        try:
+            yield
+        finally:
+            del self.guards[len(self.guards) - len(facts):]
 
     # -- statements ----------------------------------------------------
     def stmt(self, n: c_ast.Node | None, depth: int = 0) -> None:
@@ -61,21 +201,39 @@ class _Scanner:
             self.expr(n)
 
     def s_Compound(self, n, depth):
-        for item in n.block_items or []:
-            self.stmt(item, depth)
+        with self.nested():
+            for item in n.block_items or []:
+                self.block_item(item, depth)
+
+    def block_item(self, item: c_ast.Node, depth: int) -> None:
+        """A statement of a block; ``x = e;`` makes ``e`` (as it is now) x's definition."""
+        defines = (self.index is not None and not self.no_defs
+                   and isinstance(item, c_ast.Assignment) and item.op == "="
+                   and isinstance(item.lvalue, c_ast.ID)
+                   and self.env.get(item.lvalue.name, ("",))[0] != "loop")
+        value = self.form(item.rvalue) if defines else None
+        self.stmt(item, depth)
+        if defines:
+            self.defs[self.key(item.lvalue.name)] = value
 
     def s_Decl(self, n, depth):
         if isinstance(n.type, c_ast.FuncDecl):
-            return self.problem(n, f"declares function '{n.name}' inside the loop")
+            return self.problem(n, "body-declaration",
+                                f"declares function '{n.name}' inside the loop")
         if "static" in (n.storage or []) or "extern" in (n.storage or []):
-            return self.problem(n, f"declares {n.storage[0]} variable '{n.name}' in the loop body")
-        self.locals.add(n.name)
-        self.decls.append(n)
+            return self.problem(n, "body-declaration", f"declares {n.storage[0]} variable "
+                                f"'{n.name}' in the loop body")
         for sub in walk(n.type):
             if isinstance(sub, c_ast.ArrayDecl) and sub.dim is not None:
                 self.expr(sub.dim)
         if n.init is not None:
             self.expr(n.init)
+        key = (_LOCAL, id(n))
+        self.env[n.name] = key
+        self.declared.add(n.name)
+        self.decls.append(n)
+        if n.init is not None and not self.no_defs and _is_integer_scalar(n):
+            self.defs[key] = self.form(n.init)
 
     def s_DeclList(self, n, depth):
         for d in n.decls:
@@ -83,25 +241,53 @@ class _Scanner:
 
     def s_For(self, n, depth):
         self.loops.append(n)
-        self.stmt(n.init, depth + 1)
-        self.expr(n.cond)
-        self.expr(n.next)
-        self.stmt(n.stmt, depth + 1)
+        with self.nested(writes_in=n):
+            self.stmt(n.init, depth + 1)
+            sym = self.inner_loop(n)
+            if sym is not None:
+                self.env[sym.name] = ("loop", sym)
+            self.expr(n.cond)
+            self.expr(n.next)
+            self.stmt(n.stmt, depth + 1)
+
+    def inner_loop(self, n: c_ast.For) -> Sym | None:
+        """The loop's index symbol, when it is canonical and its variable is not written in
+        its body."""
+        if self.index is None:
+            return None
+        try:
+            d = canonical_loop(n)
+        except NotCanonical:
+            return None
+        if d.var in names_written(n.stmt) or d.var in self.env and self.env[d.var][0] == "loop":
+            return None
+        sym = Sym("inner", d.var, id(n))
+        self.inner.append(InnerLoop(sym, self.form(d.lb), self.form(d.ub), d.op, n))
+        return sym
 
     def s_While(self, n, depth):
-        self.expr(n.cond)
-        self.stmt(n.stmt, depth + 1)
+        with self.nested(writes_in=n):
+            self.expr(n.cond)
+            with self.guarded(self.facts(n.cond, True)):
+                self.stmt(n.stmt, depth + 1)
 
-    s_DoWhile = s_While
+    def s_DoWhile(self, n, depth):
+        with self.nested(writes_in=n):
+            self.stmt(n.stmt, depth + 1)
+            self.expr(n.cond)
 
     def s_If(self, n, depth):
         self.expr(n.cond)
-        self.stmt(n.iftrue, depth)
-        self.stmt(n.iffalse, depth)
+        for branch, positive in ((n.iftrue, True), (n.iffalse, False)):
+            with self.nested(), self.guarded(self.facts(n.cond, positive)):
+                self.stmt(branch, depth)
 
     def s_Switch(self, n, depth):
         self.expr(n.cond)
-        self.stmt(n.stmt, depth + 1)
+        self.no_defs += 1
+        with self.nested(writes_in=n):
+            self.stmt(n.stmt, depth + 1)
+        self.no_defs -= 1
 
     def s_Case(self, n, depth):
         self.expr(n.expr)
@@ -114,7 +300,7 @@ class _Scanner:
 
     def s_Break(self, n, depth):
         if depth == 0:
-            self.problem(n, "'break' leaves the parallel loop")
+            self.problem(n, "control-flow", "'break' leaves the parallel loop")
 
     def s_Continue(self, n, depth):
         pass
@@ -123,20 +309,21 @@ class _Scanner:
         pass
 
     def s_Return(self, n, depth):
-        self.problem(n, "'return' inside the loop body")
+        self.problem(n, "return", "'return' inside the loop body")
         self.expr(n.expr)  # a function body's returned value is code too
 
     def s_Goto(self, n, depth):
-        self.problem(n, "'goto' inside the loop body")
+        self.problem(n, "control-flow", "'goto' inside the loop body")
 
     def s_Label(self, n, depth):
-        self.problem(n, "label inside the loop body")
+        self.problem(n, "control-flow", "label inside the loop body")
 
     def s_Pragma(self, n, depth):
         if is_omp_pragma(n.string):
             word = " ".join(n.string.split()[1:3])
             if not word.startswith("simd"):
-                self.problem(n, f"contains '#pragma {' '.join(n.string.split()[:2])}'")
+                self.problem(n, "omp-construct",
+                             f"contains '#pragma {' '.join(n.string.split()[:2])}'")
 
     # -- expressions ---------------------------------------------------
     def expr(self, n: c_ast.Node | None, write: bool = False, read: bool = True) -> None:
@@ -144,11 +331,14 @@ class _Scanner:
             return
         meth = getattr(self, "e_" + type(n).__name__, None)
         if meth is None:
-            return self.problem(n, f"unsupported construct ({type(n).__name__})")
+            return self.problem(n, "unsupported-construct",
+                                f"unsupported construct ({type(n).__name__})")
         meth(n, write, read)
 
     def e_ID(self, n, write, read):
-        if n.name in self.locals:
+        if write:
+            self.note_write(n.name)
+        if self.is_local(n.name) or self.env.get(n.name, ("",))[0] == "loop":
             return
         if write:
             self.writes.add(n.name)
@@ -157,7 +347,7 @@ class _Scanner:
 
     def e_Constant(self, n, write, read):
         if n.type == "string":
-            self.problem(n, "string literal in the loop body")
+            self.problem(n, "string-literal", "string literal in the loop body")
 
     def e_ArrayRef(self, n, write, read):
         subs = []
@@ -168,48 +358,66 @@ class _Scanner:
         for s in subs:
             self.expr(s)
         if not isinstance(base, c_ast.ID):
-            return self.problem(n, f"subscripted expression '{c_text(base)}' is not an array name")
-        if base.name in self.locals:
+            return self.problem(n, "pointer-op", f"subscripted expression '{c_text(base)}' is "
+                                "not an array name")
+        if self.is_local(base.name):
             return
-        self.acc.append(RawAccess(base.name, write, read, tuple(reversed(subs)), SourceLoc.of(n)))
+        subs.reverse()
+        index = tuple(self.form(s) for s in subs) if self.index is not None else ()
+        self.acc.append(RawAccess(base.name, write, read, tuple(subs), SourceLoc.of(n), index,
+                                  tuple(self.guards)))
 
     def e_Assignment(self, n, write, read):
-        self.lvalue(n.lvalue, n.op != "=")
-        self.expr(n.rvalue)
+        if isinstance(n.lvalue, c_ast.ID):  # the value is computed before the name changes
+            self.expr(n.rvalue)
+            self.lvalue(n.lvalue, n.op != "=")
+        else:
+            self.lvalue(n.lvalue, n.op != "=")
+            self.expr(n.rvalue)
 
     def lvalue(self, n, also_read: bool) -> None:
         if isinstance(n, (c_ast.ID, c_ast.ArrayRef)):
             self.expr(n, write=True, read=also_read)
+        elif isinstance(n, c_ast.StructRef):
+            self.problem(n, "struct-member", f"assignment through '{c_text(n)}'")
         else:
-            self.problem(n, f"assignment through '{c_text(n)}'")
+            self.problem(n, "pointer-op", f"assignment through '{c_text(n)}'")
 
     def e_UnaryOp(self, n, write, read):
         if n.op in ("++", "--", "p++", "p--"):
             return self.lvalue(n.expr, True)
         if n.op == "&":
-            if isinstance(n.expr, c_ast.ID) and n.expr.name in self.locals:
+            if isinstance(n.expr, c_ast.ID) and self.is_local(n.expr.name):
+                self.note_write(n.expr.name)
                 return
-            return self.problem(n, f"takes the address of '{c_text(n.expr)}'")
+            return self.problem(n, "pointer-op", f"takes the address of '{c_text(n.expr)}'")
         if n.op == "*":
-            return self.problem(n, f"dereferences pointer '{c_text(n.expr)}'")
+            return self.problem(n, "pointer-op", f"dereferences pointer '{c_text(n.expr)}'")
         if n.op == "sizeof":
             if isinstance(n.expr, c_ast.Typename):
                 return
             # only the operand's type matters, and element types are the same on the
             # device; a whole shared array is a pointer there, so its size would differ
-            if isinstance(n.expr, c_ast.ID) and n.expr.name not in self.locals:
-                return self.problem(n, f"'sizeof' of shared array '{c_text(n.expr)}'")
+            if isinstance(n.expr, c_ast.ID) and not self.is_local(n.expr.name):
+                return self.problem(n, "array-passed",
+                                    f"'sizeof' of shared array '{c_text(n.expr)}'")
             return
         self.expr(n.expr)
 
     def e_BinaryOp(self, n, write, read):
         self.expr(n.left)
+        if n.op in ("&&", "||"):  # the right operand runs only where the left one decides
+            with self.guarded(self.facts(n.left, n.op == "&&")):
+                self.expr(n.right)
+            return
         self.expr(n.right)
 
     def e_TernaryOp(self, n, write, read):
         self.expr(n.cond)
-        self.expr(n.iftrue)
-        self.expr(n.iffalse)
+        with self.guarded(self.facts(n.cond, True)):
+            self.expr(n.iftrue)
+        with self.guarded(self.facts(n.cond, False)):
+            self.expr(n.iffalse)
 
     def e_Cast(self, n, write, read):
         self.expr(n.expr)
@@ -226,14 +434,15 @@ class _Scanner:
         pass
 
     def e_StructRef(self, n, write, read):
-        self.problem(n, f"accesses struct member '{c_text(n)}'")
+        self.problem(n, "struct-member", f"accesses struct member '{c_text(n)}'")
 
     def e_FuncCall(self, n, write, read):
         if not isinstance(n.name, c_ast.ID):
-            return self.problem(n, f"calls through function pointer '{c_text(n.name)}'")
+            return self.problem(n, "function-pointer",
+                                f"calls through function pointer '{c_text(n.name)}'")
         self.calls.append((n.name.name, n))
         for arg in (n.args.exprs if n.args else []):
-            if isinstance(arg, c_ast.ID) and arg.name not in self.locals:
+            if isinstance(arg, c_ast.ID) and not self.is_local(arg.name):
                 self.ptr_uses.add(arg.name)
                 self.reads.add(arg.name)
             elif isinstance(arg, c_ast.Constant) and arg.type == "string":
@@ -242,7 +451,7 @@ class _Scanner:
                 self.expr(arg)
 
     def e_CompoundLiteral(self, n, write, read):
-        self.problem(n, "compound literal in the loop body")
+        self.problem(n, "unsupported-construct", "compound literal in the loop body")
 
     def e_Pragma(self, n, write, read):
         self.s_Pragma(n, 0)
@@ -254,10 +463,23 @@ class _Scanner:
         raise AttributeError(name)
 
 
-def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset()) -> BodyInfo:
-    """Collect accesses and problems of a statement; ``known_locals`` are private names."""
-    s = _Scanner(set(known_locals))
+def _is_integer_scalar(decl: c_ast.Decl) -> bool:
+    t = decl.type
+    if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
+        return False
+    # narrower types wrap: their value is not the defining expression's
+    return not {"float", "double", "char", "short", "_Bool"} & set(t.type.names)
+
+
+def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset(),
+              index: IndexScope | None = None) -> BodyInfo:
+    """Collect accesses and problems of a statement; ``known_locals`` are private names.
+    With an ``index`` scope, subscripts and guards also get their index forms."""
+    s = _Scanner(set(known_locals), index)
+    s.body_writes = names_written(body)
+    for name, sym in (index.dims.items() if index is not None else ()):
+        s.env[name] = ("loop", sym)
     s.stmt(body)
     return BodyInfo(tuple(s.acc), frozenset(s.reads), frozenset(s.writes),
-                    frozenset(s.ptr_uses), frozenset(s.locals), tuple(s.calls), tuple(s.loops),
-                    tuple(s.problems), tuple(s.decls))
+                    frozenset(s.ptr_uses), frozenset(s.declared), tuple(s.calls), tuple(s.loops),
+                    tuple(s.problems), tuple(s.decls), tuple(s.inner))

@@ -165,3 +165,36 @@ def _block_vars(item: c_ast.Node, env: TypeEnv):
     for d in decls:
         if isinstance(d, c_ast.Decl) and (v := _var(d, env, _storage_of(d, False))):
             yield v
+
+
+def free_names(node: c_ast.Node) -> set[str]:
+    """Identifiers a statement uses that it does not declare itself (C block scopes)."""
+    out: set[str] = set()
+    _free(node, [set()], out)
+    return out
+
+
+def _free(node: c_ast.Node | None, scopes: list[set[str]], out: set[str]) -> None:
+    if node is None:
+        return
+    if isinstance(node, c_ast.ID):
+        if not any(node.name in s for s in scopes):
+            out.add(node.name)
+        return
+    if isinstance(node, (c_ast.Compound, c_ast.For)):
+        scopes.append(set())
+        for _, child in node.children():
+            _free(child, scopes, out)
+        scopes.pop()
+        return
+    if isinstance(node, c_ast.Decl):
+        for _, child in node.children():  # dimensions and initialiser see the outer names
+            _free(child, scopes, out)
+        if node.name:
+            scopes[-1].add(node.name)
+        return
+    if isinstance(node, c_ast.StructRef):
+        _free(node.name, scopes, out)  # the field is not a variable
+        return
+    for _, child in node.children():
+        _free(child, scopes, out)

@@ -1,9 +1,10 @@
 """Residency analysis: which offloaded regions may leave their data on the device.
 
-Consumes the offloaded regions of a file; produces, per region, whether the host code that
-runs after it (until the next offloaded region) provably touches no array memory, and the
-loops that must make host copies valid when they exit. A region whose successor is unknown
-ends with a host sync, so a missed fact costs a copy, never a wrong answer.
+Consumes the offloaded regions of a file (and, for the plan, the user's text); produces, per
+region, whether the host code that runs after it (until the next offloaded region) provably
+touches no array memory, and the loops that must make host copies valid when they exit. A
+region whose successor is unknown ends with a host sync, so a missed fact costs a copy, never
+a wrong answer.
 """
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ..ir import Region
+from ..frontend.program import Program
+from ..frontend.textscan import Scanner
+from ..ir import Region, ResidencyPlan
 from .builtins import is_math
 from .ctypes_ import walk
+from .placement import loop_text
 
 #: calls that cannot touch program memory (scalar results only)
 _PURE_CALLS = {"omp_get_wtime", "omp_get_num_threads", "omp_get_max_threads",
@@ -84,3 +88,18 @@ def analyze_residency(regions: list[Region]) -> Residency:
                 verdict = True
         keep[r.id] = bool(verdict)
     return Residency(keep, tuple((lp, tuple(ids)) for lp, ids in loops.values()))
+
+
+def plan_residency(prog: Program, regions: tuple[Region, ...]) -> ResidencyPlan:
+    """The residency of the offloaded regions, with the text range of each loop whose exit
+    needs a host sync; regions whose loop text cannot be found lose their ``keep``."""
+    res = analyze_residency([r for r in regions if r.offload])
+    keep, syncs = dict(res.keep), []
+    scan = Scanner(prog.source)
+    for loop, ids in res.loops:
+        rng = loop_text(prog, scan, loop)
+        if rng is None:
+            keep.update({i: False for i in ids})
+        else:
+            syncs.append(rng)
+    return ResidencyPlan(keep, tuple(syncs))

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ..frontend.preprocess import CppOptions
-from ..pipeline import translate
+from ..pipeline import Options, translate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,7 +36,7 @@ def measure(repeat: int = 3) -> list[dict]:
         best, t = float("inf"), None
         for _ in range(repeat):
             t0 = time.perf_counter()
-            t = translate(str(path), cpp)
+            t = translate(str(path), Options(cpp))
             best = min(best, time.perf_counter() - t0)
         rows.append({"file": str(path.relative_to(ROOT)), "lines": len(t.program.lines),
                      "preprocessed_lines": t.program.preprocessed.count("\n"),

@@ -1,1 +1,2 @@
-"""Code generation: ``Region`` records -> OpenCL kernel source, spliced host C, report."""
+"""Code generation: ``Region`` s -> kernel specs, OpenCL kernel source, spliced host C; the
+generated-name contract (``names``) and static features counted on the kernels."""

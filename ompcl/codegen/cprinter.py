@@ -6,8 +6,6 @@ and literal suffixes OpenCL does not accept are normalised.
 """
 from __future__ import annotations
 
-import copy
-
 from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
@@ -15,11 +13,6 @@ from ..analysis.ctypes_ import SCALARS, TypeEnv
 
 
 _INT_ABS = {"abs": "int", "labs": "long", "llabs": "long"}
-
-
-def cl_type(c_base: str) -> str:
-    """OpenCL spelling of a normalised C scalar type."""
-    return SCALARS[c_base][0]
 
 
 class OpenCLPrinter(c_generator.CGenerator):
@@ -32,7 +25,7 @@ class OpenCLPrinter(c_generator.CGenerator):
     def visit_IdentifierType(self, n: c_ast.IdentifierType) -> str:
         base = self.env.scalar_of(n.names)
         if base is not None and base in SCALARS:
-            return cl_type(base)
+            return SCALARS[base][0]
         return " ".join(n.names)
 
     def visit_Constant(self, n: c_ast.Constant) -> str:
@@ -61,23 +54,3 @@ class OpenCLPrinter(c_generator.CGenerator):
                 return f"(({_INT_ABS[name]})abs(({_INT_ABS[name]})({texts[0]})))"
             return f"{cl_name}({', '.join(texts)})"
         return super().visit_FuncCall(n)
-
-
-def global_pointer_params(fdef: c_ast.FuncDef) -> c_ast.FuncDef:
-    """Copy of a function whose pointer/array parameters point to ``__global`` memory."""
-    out = copy.deepcopy(fdef)
-    params = out.decl.type.args.params if out.decl.type.args else []
-    for p in params:
-        if not isinstance(p, c_ast.Decl):
-            continue
-        t = p.type
-        if isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)):
-            inner = t.type
-            while not isinstance(inner, c_ast.TypeDecl):
-                inner = inner.type
-            inner.quals = list(inner.quals or []) + ["__global"]
-    out.decl.storage = [s for s in (out.decl.storage or []) if s != "extern"]
-    out.decl.funcspec = [f for f in (out.decl.funcspec or []) if f != "inline"]
-    if "static" in (out.decl.storage or []):
-        out.decl.storage = [s for s in out.decl.storage if s != "static"]
-    return out

@@ -1,126 +1,60 @@
-"""Kernel generation: offloadable ``Region``s -> one OpenCL program (source text) per file.
+"""Kernel generation: ``KernelSpec`` s -> one OpenCL program (source text) per file.
 
-Each region becomes ``__kernel void ompcl_k<id>``: the (collapsed) parallel loops form the
+Each spec becomes ``__kernel void ompcl_k<id>``: the (collapsed) parallel loops form the
 ND-range (innermost loop on dimension 0, so consecutive work-items touch consecutive
 elements); each work-item walks its iterations with a grid stride (ragged sizes need no
 guard, and the runtime may launch fewer work-groups than iterations), and reductions
-combine in local memory per work-group.
+combine in local memory per work-group. Called user functions are printed as device
+functions, after prototypes of all of them.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-import jinja2
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import TypeEnv, walk
-from ..ir import ArrayArg, Region
-from ..transform.rename import device_name, renamed
-from .cprinter import OpenCLPrinter, cl_type, global_pointer_params
+from ..ir import KernelSpec, Region
+from ..transform.device import device_function
+from ..transform.reductions import combine, identity
+from ..transform.rename import renamed
+from . import names as N
+from .cprinter import OpenCLPrinter
+from .templates import render
 
 WORK_GROUP = 128
-_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
-                          keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-
-_IDENTITY = {"+": "0", "|": "0", "^": "0", "||": "0", "*": "1", "&&": "1"}
-_LIMITS = {"char": ("CHAR_MIN", "CHAR_MAX"), "uchar": ("0", "UCHAR_MAX"),
-           "short": ("SHRT_MIN", "SHRT_MAX"), "ushort": ("0", "USHRT_MAX"),
-           "int": ("INT_MIN", "INT_MAX"), "uint": ("0", "UINT_MAX"),
-           "long": ("LONG_MIN", "LONG_MAX"), "ulong": ("0", "ULONG_MAX"),
-           "float": ("-INFINITY", "INFINITY"), "double": ("-INFINITY", "INFINITY")}
+_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
-@dataclass(frozen=True)
-class ReductionSpec:
-    name: str
-    cl: str
-    op: str
-
-    @property
-    def identity(self) -> str:
-        if self.op == "max":
-            return _LIMITS[self.cl][0]
-        if self.op == "min":
-            return _LIMITS[self.cl][1]
-        if self.op == "&":
-            return f"~({self.cl})0"
-        return _IDENTITY[self.op]
-
-    def combine(self, a: str, b: str) -> str:
-        return combine_expr(self.op, a, b)
+def combine_text(printer: c_generator.CGenerator, op: str, a: str, b: str) -> str:
+    """C text combining two partial reduction values (``a``, ``b`` are C expressions)."""
+    return printer.visit(combine(op, c_ast.ID(a), c_ast.ID(b)))
 
 
-def combine_expr(op: str, a: str, b: str) -> str:
-    """C/OpenCL expression combining two partial reduction values."""
-    if op == "max":
-        return f"(({a}) > ({b}) ? ({a}) : ({b}))"
-    if op == "min":
-        return f"(({a}) < ({b}) ? ({a}) : ({b}))"
-    if op in ("&&", "||"):
-        return f"(({a}) {op} ({b}))"
-    return f"({a}) {op} ({b})"
-
-
-def array_view(a: ArrayArg, k: int) -> tuple[str, str]:
-    """(kernel parameter text, prologue line making the user's name a typed view)."""
-    cl = cl_type(a.var.ctype.base)
-    name = device_name(a.name)
-    rows = a.var.ctype.row_dims
-    param = f"__global {cl} *ompcl_b{k}, const long ompcl_o{k}"
-    if not rows:
-        return param, f"__global {cl} *{name} = ompcl_b{k} + ompcl_o{k};"
-    shape = "".join(f"[{d}]" for d in rows)
-    return param, (f"__global {cl} (*{name}){shape} = (__global {cl} (*){shape})"
-                   f"(ompcl_b{k} + ompcl_o{k});")
-
-
-def _decl_text(printer: OpenCLPrinter, v) -> str:
-    decl = renamed(v.decl, set())
-    decl.init = None
-    decl.storage = []
-    decl.quals = [q for q in (decl.quals or []) if q != "const"]
-    return printer.visit(decl)
-
-
-def kernel_spec(region: Region, env: TypeEnv, functions: set[str]) -> dict:
-    """Everything the kernel template needs for one region."""
+def _kernel_view(spec: KernelSpec, env: TypeEnv) -> dict:
+    """What the kernel template prints for one spec."""
     printer = OpenCLPrinter(env)
-    params, prologue = [], []
-    for k, a in enumerate(region.arrays):
-        param, view = array_view(a, k)
-        params.append(param)
-        prologue.append(view)
-    for v in region.scalars:
-        params.append(f"{cl_type(v.ctype.base)} {device_name(v.name)}")
-    n = len(region.loops)
-    for k in range(n):
-        params.append(f"const long ompcl_lb{k}, const long ompcl_st{k}, const long ompcl_n{k}")
-    reds = [ReductionSpec(device_name(r.name), cl_type(r.ctype), r.op) for r in region.reductions]
-    params += [f"__global {r.cl} *ompcl_r{j}" for j, r in enumerate(reds)]
-    lps = [{"name": device_name(v.name), "cl": cl_type(v.ctype.base)} for v in region.lastprivates]
-    params += [f"__global {lp['cl']} *ompcl_lp{j}" for j, lp in enumerate(lps)]
-    privates = [_decl_text(printer, v) for v in region.privates + region.lastprivates]
-    dims = [{"k": k, "dim": n - 1 - k, "var": device_name(d.var), "cl": cl_type(d.var_type)}
-            for k, d in enumerate(region.loops)]
-    body = renamed(region.loops[-1].loop.stmt, functions)
-    if not isinstance(body, c_ast.Compound):
-        body = c_ast.Compound([body])
     printer.indent_level = 4
+    n = len(spec.dims)
+    reds = [{"name": name, "cl": cl, "identity": printer.visit(identity(op, cl)),
+             "combine": (lambda a, b, op=op: combine_text(printer, op, a, b))}
+            for name, cl, op in spec.reductions]
     return {
-        "name": f"ompcl_k{region.id}",
-        "loc": str(region.loc),
-        "directive": region.bound.directive.text.replace("*/", "* /"),
-        "params": params,
-        "prologue": prologue,
+        "name": spec.name,
+        "loc": str(spec.loc),
+        "directive": spec.directive_text.replace("*/", "* /"),
+        "params": [printer.visit(p) for p in spec.params],
+        "prologue": [printer.visit(d) + ";" for d in spec.prologue],
         "reductions": reds,
-        "dims": dims,
-        "last_guard": " && ".join(f"ompcl_g{k} == ompcl_n{k} - 1" for k in range(n)),
-        "lastprivates": lps,
-        "privates": privates,
-        "body": printer.visit(body).rstrip("\n"),
+        "dims": [{"k": k, "dim": n - 1 - k, "var": var, "cl": cl}
+                 for k, (var, cl) in enumerate(spec.dims)],
+        "last_guard": " && ".join(f"ompcl_g{k} == {N.loop_param(N.TRIPS, k)} - 1"
+                                  for k in range(n)),
+        "lastprivates": [{"name": name, "cl": cl} for name, cl in spec.lastprivates],
+        "privates": [printer.visit(d) for d in spec.privates],
+        "body": printer.visit(spec.body).rstrip("\n"),
     }
 
 
@@ -142,25 +76,30 @@ def _uses_double(regions: list[Region], fdefs: list[c_ast.FuncDef], env: TypeEnv
     return False
 
 
-def generate_kernels(regions: list[Region], ast: c_ast.FileAST, env: TypeEnv, source: str) -> str:
-    """OpenCL C source with a kernel per offloadable region and the functions they call."""
+def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: c_ast.FileAST,
+                     env: TypeEnv, source: str) -> str:
+    """OpenCL C source with a kernel per spec and the functions they call."""
     offload = [r for r in regions if r.offload]
     fnames = {f for r in offload for f in r.functions}
     order = [e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames]
     printer = OpenCLPrinter(env)
-    device_fns = [renamed(global_pointer_params(fdef), fnames) for fdef in order]
+    device_fns = [renamed(device_function(fdef), fnames) for fdef in order]
     # prototypes first: a function may call one defined later in the file
     functions = [printer.visit(f.decl) + ";" for f in device_fns]
     functions += [printer.visit(f) for f in device_fns]
-    kernels = [kernel_spec(r, env, fnames) for r in offload]
+    kernels = [_kernel_view(s, env) for s in specs]
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
-    return _ENV.get_template("kernels.cl.j2").render(
-        source=Path(source).name, fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
-        enums=_enums_used(ast, printer, used), functions=functions, kernels=kernels)
+    check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
+    return render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
+                  fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
+                  enums=_enums_used(ast, printer, used), functions=functions, kernels=kernels)
 
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+def _buffer_type(spec: KernelSpec, k: int) -> str:
+    """OpenCL element type of buffer parameter ``k`` of a kernel."""
+    decl = next(p for p in spec.params if p.name == N.buffer(k))
+    return decl.type.type.type.names[0]
 
 
 def _enums_used(ast: c_ast.FileAST, printer: OpenCLPrinter, used: set[str]) -> list[str]:
@@ -180,4 +119,3 @@ def _enum_of(ext: c_ast.Node) -> c_ast.Enum | None:
     while t is not None and not isinstance(t, c_ast.Enum):
         t = getattr(t, "type", None)
     return t
-

@@ -19,6 +19,8 @@ from .runtime import cache_root
 _VERSION = "1"
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _fingerprint: str | None = None
+#: environment variables the translator reads (besides those in the options' repr)
+_TRANSLATION_ENV = ("OMPCL_CHECK_IR",)
 
 
 def cached(path: str, cpp, translate) -> tuple[str, list[tuple[str, str]]]:
@@ -47,7 +49,8 @@ def _key(path: str, cpp, preprocessed: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         source = fh.read()
-    for part in (_VERSION, package_fingerprint(), path, repr(cpp)):
+    env = [os.environ.get(v, "") for v in _TRANSLATION_ENV]
+    for part in (_VERSION, package_fingerprint(), path, repr(cpp), repr(env)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     h.update(source + b"\0")
     h.update(preprocessed.encode("utf-8", "surrogateescape"))

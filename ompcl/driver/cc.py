@@ -297,15 +297,14 @@ def _translate_file(path: str, cpp) -> tuple[str, list[tuple[str, str]]]:
     """The one call into the translator: host text and remarks as (category, line) with
     category ``warning``, ``missed`` (loop not offloaded) or ``passed`` (offloaded)."""
     import gc
-    from ..pipeline import translate
+    from ..pipeline import Options, translate
     gc.disable()   # the parser allocates ~10^6 acyclic objects: collections only cost time
     try:
-        t = translate(path, cpp)
+        u = translate(path, Options(cpp))
     finally:
         gc.enable()
-    passed = {r.loc for r in t.regions if r.offload}
     out = []
-    for m in t.diags.remarks:
-        category = "warning" if m.kind != "remark" else "passed" if m.loc in passed else "missed"
+    for m in u.remarks:
+        category = "warning" if m.kind != "remark" else "missed" if m.missed else "passed"
         out.append((category, m.format()))
-    return t.host_source, out
+    return u.host_source, out

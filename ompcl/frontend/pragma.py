@@ -51,8 +51,12 @@ DIRECTIVES: dict[str, tuple[str, ...]] = {
 #: constructs taking an optional parenthesised argument right after the name
 _NAMED = {"critical", "flush", "threadprivate", "cancel", "cancellation point"}
 _ATOMIC_KINDS = ("read", "write", "update", "capture", "seq_cst")
+#: clauses whose argument is a list of identifiers (grammar)
 _LIST_CLAUSES = {"private", "firstprivate", "lastprivate", "shared", "copyin", "copyprivate",
                  "uniform", "aligned", "linear", "depend"}
+#: data-sharing clauses: every name in them must be a declared variable
+DATA_CLAUSES = frozenset({"private", "firstprivate", "lastprivate", "shared", "reduction",
+                          "copyin", "copyprivate"})
 _EXPR_CLAUSES = {"if", "num_threads", "final", "safelen", "simdlen", "priority"}
 _BARE_CLAUSES = {"nowait", "untied", "mergeable", "inbranch", "notinbranch", "seq_cst"}
 REDUCTION_OPS = ("+", "-", "*", "&", "|", "^", "&&", "||", "max", "min")

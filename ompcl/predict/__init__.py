@@ -1,0 +1,1 @@
+"""Learned dispatch: the feature schema, training, and model export (JSON and C)."""

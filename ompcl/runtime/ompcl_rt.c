@@ -2,7 +2,8 @@
  *
  * Consumes: region descriptors, kernel sources and launch arguments from ompcl-generated host
  * code; the environment (OMPCL_DEVICE, OMPCL_PLATFORM, OMPCL_DEVICE_TYPE, OMPCL_CACHE_DIR,
- * OMPCL_STATS, OMPCL_LOG, OMPCL_FAULT); an OpenCL ICD loader found with dlopen at run time.
+ * OMPCL_STATS, OMPCL_LOG, OMPCL_BOUNDS_CHECK, OMPCL_FAULT); an OpenCL ICD loader found with
+ * dlopen at run time.
  * Produces: kernel launches on the chosen device over a present table (host ranges -> device
  * buffers, with host/device validity), program binaries in the cache directory, warnings and
  * log lines on stderr, and a JSON statistics report at exit.  Any OpenCL failure makes the
@@ -44,7 +45,10 @@ typedef struct cl_api {
 
 enum { MODE_AUTO, MODE_OPENCL, MODE_OPENMP };
 static const char *const mode_names[] = {"auto", "opencl", "openmp"};
-static const char build_options[] = "";
+static const char *build_options = "";
+#define OMPCL_CHECK_OPTION "-DOMPCL_BOUNDS_CHECK"
+/* exit status of a program stopped by the bounds checker (EX_SOFTWARE) */
+#define OMPCL_BOUNDS_EXIT 70
 
 /* One entry of the present table: host bytes [start, end) and their device buffer. */
 typedef struct mapping {
@@ -62,6 +66,8 @@ static struct {
   int mode, log;
   const char *fault;    /* OMPCL_FAULT, "" if unset */
   const char *stats;    /* OMPCL_STATS, 0 if unset */
+  int bounds_check;     /* OMPCL_BOUNDS_CHECK: kernels check every access */
+  cl_mem err;           /* bounds-check report buffer: flag, site, index (low, high word) */
   char cache_dir[1024]; /* "" = no binary cache */
   int cl_state;         /* 0 = not tried, 1 = device ready, -1 = no device */
   void *lib;
@@ -207,6 +213,9 @@ static void start(void) {
   rt.log = log && *log && strcmp(log, "0") != 0;
   rt.fault = getenv("OMPCL_FAULT") ? getenv("OMPCL_FAULT") : "";
   rt.stats = getenv("OMPCL_STATS");
+  rt.bounds_check = getenv("OMPCL_BOUNDS_CHECK") && strcmp(getenv("OMPCL_BOUNDS_CHECK"), "") &&
+                    strcmp(getenv("OMPCL_BOUNDS_CHECK"), "0");
+  if (rt.bounds_check) build_options = OMPCL_CHECK_OPTION;
   rt.regions_tail = &rt.regions;
   set_cache_dir();
   atexit(finish);
@@ -749,15 +758,17 @@ static void arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned lon
   uintptr_t base = (uintptr_t)ptr;
   mapping *m;
   intptr_t delta;
-  cl_long offset = 0;
+  cl_long offset = 0, checked_lo = lo, checked_hi = hi;
   cl_mem mem;
   if (!L->ok) return;
-  if (L->nmaps >= OMPCL_MAX_ARGS) {
+  if (L->nmaps >= OMPCL_MAX_ARGS || L->narrays >= OMPCL_MAX_ARGS) {
     launch_fail(L, "too many arrays", CL_INVALID_VALUE);
     return;
   }
   if (hi < lo) { /* nothing is accessed: bind a placeholder */
     mem = dummy_buffer(L);
+    checked_lo = 0;
+    checked_hi = -1;
   } else {
     if (!(m = map_range(L, base + (uintptr_t)lo * esize, base + (uintptr_t)(hi + 1) * esize)))
       return;
@@ -771,8 +782,14 @@ static void arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned lon
     L->maps[L->nmaps] = m;
     L->modes[L->nmaps++] = mode;
   }
+  /* test hook: the checker must catch an extent one element too short */
+  if (fault("extent") && checked_hi >= checked_lo) checked_hi--;
+  L->lo[L->narrays] = checked_lo;
+  L->hi[L->narrays++] = checked_hi;
   set_arg(L, L->nargs++, sizeof mem, &mem);
   set_arg(L, L->nargs++, sizeof offset, &offset);
+  set_arg(L, L->nargs++, sizeof checked_lo, &checked_lo);
+  set_arg(L, L->nargs++, sizeof checked_hi, &checked_hi);
 }
 
 void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size) {
@@ -855,9 +872,49 @@ static void read_results(ompcl_launch *L) {
   }
 }
 
+/* The bounds-check report buffer (zeroed) in check mode, a placeholder otherwise; bound as
+ * the kernel's last argument. */
+static void bind_check_buffer(ompcl_launch *L) {
+  static const cl_int zero[4] = {0, 0, 0, 0};
+  cl_mem mem;
+  cl_int err;
+  if (!L->ok) return;
+  if (!rt.bounds_check) {
+    if ((mem = dummy_buffer(L))) set_arg(L, L->nargs, sizeof mem, &mem);
+    return;
+  }
+  if (!rt.err && !(rt.err = create_buffer_for(L, sizeof zero, 0))) return;
+  err = rt.cl.EnqueueWriteBuffer(rt.queue, rt.err, CL_TRUE, 0, sizeof zero, zero, 0, 0, 0);
+  if (err != CL_SUCCESS)
+    launch_fail(L, "copy to the device failed", err);
+  else
+    set_arg(L, L->nargs, sizeof rt.err, &rt.err);
+}
+
+/* After a checked launch: stop the program at the first out-of-bounds access found. */
+static void check_report(ompcl_launch *L) {
+  cl_int rep[4] = {0, 0, 0, 0};
+  const ompcl_region *r = L->r;
+  const ompcl_site *s;
+  long index;
+  if (!rt.bounds_check || !L->ok ||
+      rt.cl.EnqueueReadBuffer(rt.queue, rt.err, CL_TRUE, 0, sizeof rep, rep, 0, 0, 0) !=
+          CL_SUCCESS || !rep[0])
+    return;
+  index = (long)(((unsigned long)(unsigned)rep[3] << 32) | (unsigned)rep[2]);
+  s = rep[1] >= 0 && rep[1] < r->nsites ? &r->sites[rep[1]] : 0;
+  fprintf(stderr, "ompcl: error: out-of-bounds access in kernel '%s' (%s:%d): array '%s' "
+                  "element %ld outside the mapped range [%ld, %ld] at %s\n",
+          r->kernel, r->file, r->line, s ? s->array : "?", index,
+          s && s->buffer < L->narrays ? L->lo[s->buffer] : 0,
+          s && s->buffer < L->narrays ? L->hi[s->buffer] : -1, s ? s->where : "?");
+  exit(OMPCL_BOUNDS_EXIT);
+}
+
 static void enqueue(ompcl_launch *L) {
   size_t global[3], local[3];
   cl_int err;
+  bind_check_buffer(L);
   if (!L->ok) return;
   for (int d = 0; d < L->ndim; d++) {
     global[d] = L->global[d];
@@ -895,6 +952,7 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
   size_launch(L, ndim, n);
   create_results(L);
   enqueue(L);
+  check_report(L);
   read_results(L);
   mark_written(L, L->ok);
   if (!L->ok) return 0;
@@ -1061,6 +1119,8 @@ static void release_opencl(void) {
     r->prog->state = 0;
   }
   if (rt.dummy) rt.cl.ReleaseMemObject(rt.dummy);
+  if (rt.err) rt.cl.ReleaseMemObject(rt.err);
+  rt.err = 0;
   if (rt.queue) rt.cl.ReleaseCommandQueue(rt.queue);
   if (rt.ctx) rt.cl.ReleaseContext(rt.ctx);
   rt.dummy = 0;

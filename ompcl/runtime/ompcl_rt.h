@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OMPCL_RT_ABI 1
+#define OMPCL_RT_ABI 2
 #define OMPCL_READ 1
 #define OMPCL_WRITE 2
 #define OMPCL_READWRITE 3
@@ -25,6 +25,13 @@ extern "C" {
 
 #define OMPCL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define OMPCL_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Bounds of mapped ranges in generated code: functions, so nested bounds stay linear in size
+ * after preprocessing. skip_lo / skip_hi: a range end that a guard 'v != value' excludes. */
+static inline long ompcl_lmin(long a, long b) { return a < b ? a : b; }
+static inline long ompcl_lmax(long a, long b) { return a > b ? a : b; }
+static inline long ompcl_skip_lo(long end, long value) { return end == value ? end + 1 : end; }
+static inline long ompcl_skip_hi(long end, long value) { return end == value ? end - 1 : end; }
 
 /* One OpenCL program: all kernels generated from one source file. */
 typedef struct ompcl_program {
@@ -37,6 +44,14 @@ typedef struct ompcl_program {
   void *handle;            /* cl_program */
 } ompcl_program;
 
+/* A checked array access of a kernel (reported when OMPCL_BOUNDS_CHECK=1 finds it out of
+ * the range mapped for its buffer). */
+typedef struct ompcl_site {
+  int buffer;              /* index of the kernel's array argument */
+  const char *array;       /* the user's array name */
+  const char *where;       /* file:line:col of the access */
+} ompcl_site;
+
 /* One offloadable region (an OpenMP loop) of a translated file. */
 typedef struct ompcl_region {
   ompcl_program *prog;
@@ -46,6 +61,8 @@ typedef struct ompcl_region {
   int nfeatures;           /* static features, in the model's order */
   const double *features;
   int (*predict)(const double *features, int n); /* model: 1 = device, 0 = host; may be 0 */
+  int nsites;              /* checked accesses of the kernel, by site number */
+  const ompcl_site *sites;
   /* runtime state (zero-initialised) */
   int registered;
   struct ompcl_region *next;
@@ -73,6 +90,8 @@ typedef struct ompcl_launch {
   int nmaps;
   void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
   int modes[OMPCL_MAX_ARGS];
+  int narrays;                    /* array arguments so far, with their mapped ranges */
+  long lo[OMPCL_MAX_ARGS], hi[OMPCL_MAX_ARGS];
   int nresults;
   ompcl_result results[OMPCL_MAX_RESULTS];
   int result_arg[OMPCL_MAX_RESULTS];

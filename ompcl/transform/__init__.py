@@ -1,1 +1,2 @@
-"""Transformations: analysed ``Region`` -> rewritten copies of its loop body, ready to print."""
+"""Transformations: pure rewrites of ``c_ast`` subtrees (renaming, device functions, reduction
+combines), each returning a new tree that keeps source coordinates."""

@@ -1,15 +1,16 @@
-"""Renaming: copies of C subtrees whose identifiers avoid OpenCL reserved names.
+"""Renaming: copies of C subtrees whose identifiers avoid OpenCL reserved names, and whose user
+functions carry the device prefix.
 
 A pure transform: the input tree is never mutated; new nodes keep source coordinates.
 """
 from __future__ import annotations
 
-import copy
 import re
 
 from pycparser import c_ast
 
 from ..analysis.builtins import MATH
+from .visitor import NodeTransformer
 
 _VECTOR = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|float|double|half|bool)"
                      r"(2|3|4|8|16)$")
@@ -33,44 +34,43 @@ def device_name(name: str, functions: set[str] = frozenset()) -> str:
     return f"ompcl_v_{name}" if needs_rename(name) else name
 
 
-class _Renamer(c_ast.NodeVisitor):
+class _Renamer(NodeTransformer):
     def __init__(self, functions: set[str]):
         self.functions = functions
 
-    def visit_ID(self, node: c_ast.ID) -> None:
+    def visit_ID(self, node: c_ast.ID) -> c_ast.ID:
         node.name = device_name(node.name, self.functions)
+        return node
 
-    def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
-        name = getattr(node.name, "name", None)
-        if name in MATH:  # library calls keep their C names; the printer maps them
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> c_ast.FuncCall:
+        if getattr(node.name, "name", None) in MATH:  # library calls keep their C names
             if node.args is not None:
-                self.visit(node.args)
-            return
-        self.generic_visit(node)
+                node.args = self.visit(node.args)
+            return node
+        return self.generic_visit(node)
 
-    def visit_TypeDecl(self, node: c_ast.TypeDecl) -> None:
+    def visit_TypeDecl(self, node: c_ast.TypeDecl) -> c_ast.TypeDecl:
         if node.declname:
             node.declname = device_name(node.declname)
-        self.generic_visit(node)
+        return self.generic_visit(node)
 
-    def visit_Decl(self, node: c_ast.Decl) -> None:
+    def visit_Decl(self, node: c_ast.Decl) -> c_ast.Decl:
         if node.name:
             node.name = device_name(node.name, self.functions if isinstance(
                 node.type, c_ast.FuncDecl) else set())
-        self.generic_visit(node)
+        return self.generic_visit(node)
 
-    def visit_FuncDecl(self, node: c_ast.FuncDecl) -> None:
+    def visit_FuncDecl(self, node: c_ast.FuncDecl) -> c_ast.FuncDecl:
         if node.args:
-            self.visit(node.args)
+            node.args = self.visit(node.args)
         t = node.type
         while not isinstance(t, c_ast.TypeDecl):
             t = t.type
         if t.declname in self.functions:
             t.declname = device_name(t.declname, self.functions)
+        return node
 
 
 def renamed(node: c_ast.Node, functions: set[str]) -> c_ast.Node:
     """A deep copy of ``node`` with user functions and clashing names renamed."""
-    out = copy.deepcopy(node)
-    _Renamer(functions).visit(out)
-    return out
+    return _Renamer(functions).rewrite(node)

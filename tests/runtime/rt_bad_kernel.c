@@ -8,8 +8,8 @@
 #include <stdio.h>
 
 static const char ompcl_src[] =
-    "__kernel void ompcl_k0(__global int *ompcl_b0, const long ompcl_o0,\n"
-    "    long ompcl_lb0, long ompcl_st0, long ompcl_n0) {\n"
+    "__kernel void ompcl_k0(__global int *ompcl_b0, const long ompcl_o0, long ompcl_lo0, long ompcl_hi0,\n"
+    "    long ompcl_lb0, long ompcl_st0, long ompcl_n0, __global int *ompcl_err) {\n"
     "  ompcl_b0[ompcl_o0 + get_global_id(0)] = ompcl_undeclared;\n"
     "}\n";
 static ompcl_program ompcl_prog = {.source = ompcl_src, .file = "rt_bad_kernel.c"};

@@ -14,6 +14,26 @@ static const char ompcl_kernel_source[] =
   "#pragma OPENCL FP_CONTRACT OFF\n"
   "#define OMPCL_WG 128\n"
   "\n"
+  "#ifdef OMPCL_BOUNDS_CHECK\n"
+  "/* every buffer access is checked against the range the host mapped; the first violation\n"
+  " * is recorded (flag, site, element index) for the host to report */\n"
+  "__global double *ompcl_chk_double(__global double *p, __global double *v, long lo, long hi, __global int *err, int site)\n"
+  "{\n"
+  "  long x = p - v;\n"
+  "  if (x >= lo && x <= hi)\n"
+  "    return p;\n"
+  "  if (atomic_cmpxchg((volatile __global int *)err, 0, 1) == 0) {\n"
+  "    err[1] = site;\n"
+  "    err[2] = (int)(x & 0xffffffffL);\n"
+  "    err[3] = (int)(x >> 32);\n"
+  "  }\n"
+  "  return lo <= hi \? v + lo : v;\n"
+  "}\n"
+  "#define OMPCL_AT(T, k, site, ref) (*ompcl_chk_##T(&(ref), ompcl_b##k + ompcl_o##k, ompcl_lo##k, ompcl_hi##k, ompcl_err, site))\n"
+  "#else\n"
+  "#define OMPCL_AT(T, k, site, ref) (ref)\n"
+  "#endif\n"
+  "\n"
   "double ompcl_f_weight(double x, int k);\n"
   "double ompcl_f_weight(double x, int k)\n"
   "{\n"
@@ -23,11 +43,17 @@ static const char ompcl_kernel_source[] =
   "\n"
   "\n"
   "/* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) */\n"
-  "__kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,\n"
-  "    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0,\n"
+  "__kernel void ompcl_k0(__global double *ompcl_b0,\n"
+  "    const long ompcl_o0,\n"
+  "    const long ompcl_lo0,\n"
+  "    const long ompcl_hi0,\n"
+  "    const long ompcl_lb0,\n"
+  "    const long ompcl_st0,\n"
+  "    const long ompcl_n0,\n"
   "    __global double *ompcl_r0,\n"
   "    __global double *ompcl_r1,\n"
-  "    __global int *ompcl_lp0)\n"
+  "    __global int *ompcl_lp0,\n"
+  "    __global int *ompcl_err)\n"
   "{\n"
   "  __global double *a = ompcl_b0 + ompcl_o0;\n"
   "  double m = -INFINITY;\n"
@@ -40,7 +66,7 @@ static const char ompcl_kernel_source[] =
   "    int li;\n"
   "    do\n"
   "    {\n"
-  "      double t = a[i] * ompcl_f_weight(a[i], i % 3);\n"
+  "      double t = OMPCL_AT(double, 0, 0, a[i]) * ompcl_f_weight(OMPCL_AT(double, 0, 1, a[i]), i % 3);\n"
   "      s += t * t;\n"
   "      m = fmax((double)(m), (double)(fabs((double)(t))));\n"
   "      li = i;\n"
@@ -59,8 +85,8 @@ static const char ompcl_kernel_source[] =
   "    barrier(CLK_LOCAL_MEM_FENCE);\n"
   "    for (int ompcl_s = ompcl_lsz / 2; ompcl_s > 0; ompcl_s >>= 1) {\n"
   "      if (ompcl_lid < ompcl_s) {\n"
-  "        ompcl_l0[ompcl_lid] = ((ompcl_l0[ompcl_lid]) > (ompcl_l0[ompcl_lid + ompcl_s]) \? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]));\n"
-  "        ompcl_l1[ompcl_lid] = (ompcl_l1[ompcl_lid]) + (ompcl_l1[ompcl_lid + ompcl_s]);\n"
+  "        ompcl_l0[ompcl_lid] = (ompcl_l0[ompcl_lid] > ompcl_l0[ompcl_lid + ompcl_s]) \? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]);\n"
+  "        ompcl_l1[ompcl_lid] = ompcl_l1[ompcl_lid] + ompcl_l1[ompcl_lid + ompcl_s];\n"
   "      }\n"
   "      barrier(CLK_LOCAL_MEM_FENCE);\n"
   "    }\n"
@@ -78,7 +104,11 @@ static const char ompcl_kernel_source[] =
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/reduce.c", .kernel_path = "" };
 static const double ompcl_f0[] = { 0.0, 2.0, 1.0, 21.0, 10.5, 1.0, 2.0 };
-static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/reduce.c", .line = 9, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0 };
+static const ompcl_site ompcl_s0[] = {
+  { 0, "a", "tests/golden/reduce.c:11:20" },
+  { 0, "a", "tests/golden/reduce.c:11:34" },
+};
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/reduce.c", .line = 9, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0 };
 #line 1 "tests/golden/reduce.c"
 #include <math.h>
 
@@ -100,7 +130,7 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
   ompcl_st[0] = (long)(-2);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(0), ompcl_st[0], 3);
   if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
-    ompcl_rt_arg_array(&ompcl_L, (void *)(a), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(double), OMPCL_READ);
+    ompcl_rt_arg_array(&ompcl_L, (void *)(a), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(double), OMPCL_READ);
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_n[0], sizeof(long));
@@ -112,13 +142,13 @@ static void ompcl_region_0(const double *a, int *ompcl_p_i, int *ompcl_p_li, dou
         long ompcl_c, ompcl_k;
         const double *ompcl_p = (const double *)ompcl_rt_result(&ompcl_L, 0, &ompcl_c);
         for (ompcl_k = 0; ompcl_k < ompcl_c; ompcl_k++)
-          m = ((m) > (ompcl_p[ompcl_k]) ? (m) : (ompcl_p[ompcl_k]));
+          m = (m > ompcl_p[ompcl_k]) ? (m) : (ompcl_p[ompcl_k]);
       }
       {
         long ompcl_c, ompcl_k;
         const double *ompcl_p = (const double *)ompcl_rt_result(&ompcl_L, 1, &ompcl_c);
         for (ompcl_k = 0; ompcl_k < ompcl_c; ompcl_k++)
-          s = (s) + (ompcl_p[ompcl_k]);
+          s = s + ompcl_p[ompcl_k];
       }
       {
         long ompcl_c;

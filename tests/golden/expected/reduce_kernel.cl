@@ -3,6 +3,26 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define OMPCL_WG 128
 
+#ifdef OMPCL_BOUNDS_CHECK
+/* every buffer access is checked against the range the host mapped; the first violation
+ * is recorded (flag, site, element index) for the host to report */
+__global double *ompcl_chk_double(__global double *p, __global double *v, long lo, long hi, __global int *err, int site)
+{
+  long x = p - v;
+  if (x >= lo && x <= hi)
+    return p;
+  if (atomic_cmpxchg((volatile __global int *)err, 0, 1) == 0) {
+    err[1] = site;
+    err[2] = (int)(x & 0xffffffffL);
+    err[3] = (int)(x >> 32);
+  }
+  return lo <= hi ? v + lo : v;
+}
+#define OMPCL_AT(T, k, site, ref) (*ompcl_chk_##T(&(ref), ompcl_b##k + ompcl_o##k, ompcl_lo##k, ompcl_hi##k, ompcl_err, site))
+#else
+#define OMPCL_AT(T, k, site, ref) (ref)
+#endif
+
 double ompcl_f_weight(double x, int k);
 double ompcl_f_weight(double x, int k)
 {
@@ -12,11 +32,17 @@ double ompcl_f_weight(double x, int k)
 
 
 /* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) */
-__kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
-    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0,
+__kernel void ompcl_k0(__global double *ompcl_b0,
+    const long ompcl_o0,
+    const long ompcl_lo0,
+    const long ompcl_hi0,
+    const long ompcl_lb0,
+    const long ompcl_st0,
+    const long ompcl_n0,
     __global double *ompcl_r0,
     __global double *ompcl_r1,
-    __global int *ompcl_lp0)
+    __global int *ompcl_lp0,
+    __global int *ompcl_err)
 {
   __global double *a = ompcl_b0 + ompcl_o0;
   double m = -INFINITY;
@@ -29,7 +55,7 @@ __kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
     int li;
     do
     {
-      double t = a[i] * ompcl_f_weight(a[i], i % 3);
+      double t = OMPCL_AT(double, 0, 0, a[i]) * ompcl_f_weight(OMPCL_AT(double, 0, 1, a[i]), i % 3);
       s += t * t;
       m = fmax((double)(m), (double)(fabs((double)(t))));
       li = i;
@@ -48,8 +74,8 @@ __kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int ompcl_s = ompcl_lsz / 2; ompcl_s > 0; ompcl_s >>= 1) {
       if (ompcl_lid < ompcl_s) {
-        ompcl_l0[ompcl_lid] = ((ompcl_l0[ompcl_lid]) > (ompcl_l0[ompcl_lid + ompcl_s]) ? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]));
-        ompcl_l1[ompcl_lid] = (ompcl_l1[ompcl_lid]) + (ompcl_l1[ompcl_lid + ompcl_s]);
+        ompcl_l0[ompcl_lid] = (ompcl_l0[ompcl_lid] > ompcl_l0[ompcl_lid + ompcl_s]) ? (ompcl_l0[ompcl_lid]) : (ompcl_l0[ompcl_lid + ompcl_s]);
+        ompcl_l1[ompcl_lid] = ompcl_l1[ompcl_lid] + ompcl_l1[ompcl_lid + ompcl_s];
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -13,12 +13,41 @@ static const char ompcl_kernel_source[] =
   "#pragma OPENCL FP_CONTRACT OFF\n"
   "#define OMPCL_WG 128\n"
   "\n"
+  "#ifdef OMPCL_BOUNDS_CHECK\n"
+  "/* every buffer access is checked against the range the host mapped; the first violation\n"
+  " * is recorded (flag, site, element index) for the host to report */\n"
+  "__global float *ompcl_chk_float(__global float *p, __global float *v, long lo, long hi, __global int *err, int site)\n"
+  "{\n"
+  "  long x = p - v;\n"
+  "  if (x >= lo && x <= hi)\n"
+  "    return p;\n"
+  "  if (atomic_cmpxchg((volatile __global int *)err, 0, 1) == 0) {\n"
+  "    err[1] = site;\n"
+  "    err[2] = (int)(x & 0xffffffffL);\n"
+  "    err[3] = (int)(x >> 32);\n"
+  "  }\n"
+  "  return lo <= hi \? v + lo : v;\n"
+  "}\n"
+  "#define OMPCL_AT(T, k, site, ref) (*ompcl_chk_##T(&(ref), ompcl_b##k + ompcl_o##k, ompcl_lo##k, ompcl_hi##k, ompcl_err, site))\n"
+  "#else\n"
+  "#define OMPCL_AT(T, k, site, ref) (ref)\n"
+  "#endif\n"
+  "\n"
   "\n"
   "/* tests/golden/saxpy.c:6:1: omp parallel for */\n"
-  "__kernel void ompcl_k0(__global float *ompcl_b0, const long ompcl_o0,\n"
-  "    __global float *ompcl_b1, const long ompcl_o1,\n"
+  "__kernel void ompcl_k0(__global float *ompcl_b0,\n"
+  "    const long ompcl_o0,\n"
+  "    const long ompcl_lo0,\n"
+  "    const long ompcl_hi0,\n"
+  "    __global float *ompcl_b1,\n"
+  "    const long ompcl_o1,\n"
+  "    const long ompcl_lo1,\n"
+  "    const long ompcl_hi1,\n"
   "    float a,\n"
-  "    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0)\n"
+  "    const long ompcl_lb0,\n"
+  "    const long ompcl_st0,\n"
+  "    const long ompcl_n0,\n"
+  "    __global int *ompcl_err)\n"
   "{\n"
   "  __global float *x = ompcl_b0 + ompcl_o0;\n"
   "  __global float *y = ompcl_b1 + ompcl_o1;\n"
@@ -27,7 +56,7 @@ static const char ompcl_kernel_source[] =
   "    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);\n"
   "    do\n"
   "    {\n"
-  "      y[i] = (a * x[i]) + y[i];\n"
+  "      OMPCL_AT(float, 1, 0, y[i]) = (a * OMPCL_AT(float, 0, 1, x[i])) + OMPCL_AT(float, 1, 2, y[i]);\n"
   "    }\n"
   "    while (0);\n"
   "  }\n"
@@ -40,7 +69,12 @@ static const char ompcl_kernel_source[] =
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/saxpy.c", .kernel_path = "" };
 static const double ompcl_f0[] = { 0.0, 3.0, 1.0, 2.0, 0.6666666666666666, 1.0, 3.0 };
-static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxpy.c", .line = 6, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0 };
+static const ompcl_site ompcl_s0[] = {
+  { 1, "y", "tests/golden/saxpy.c:8:9" },
+  { 0, "x", "tests/golden/saxpy.c:8:20" },
+  { 1, "y", "tests/golden/saxpy.c:8:27" },
+};
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxpy.c", .line = 6, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0, .nsites = 3, .sites = ompcl_s0 };
 #line 1 "tests/golden/saxpy.c"
 #include <stdlib.h>
 
@@ -57,8 +91,8 @@ static void ompcl_region_0(float a, int *ompcl_p_i, int n, const float *x, float
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(n), ompcl_st[0], 0);
   if (ompcl_top && ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
-    ompcl_rt_arg_array(&ompcl_L, (void *)(x), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READ);
-    ompcl_rt_arg_array(&ompcl_L, (void *)(y), OMPCL_MIN(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), OMPCL_MAX(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READWRITE);
+    ompcl_rt_arg_array(&ompcl_L, (void *)(x), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READ);
+    ompcl_rt_arg_array(&ompcl_L, (void *)(y), ompcl_lmin(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), ompcl_lmax(ompcl_lb[0], (ompcl_lb[0] + (ompcl_n[0] - 1) * ompcl_st[0])), sizeof(float), OMPCL_READWRITE);
     { float ompcl_v = (float)(a); ompcl_rt_arg_scalar(&ompcl_L, &ompcl_v, sizeof ompcl_v); }
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));

@@ -2,12 +2,41 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define OMPCL_WG 128
 
+#ifdef OMPCL_BOUNDS_CHECK
+/* every buffer access is checked against the range the host mapped; the first violation
+ * is recorded (flag, site, element index) for the host to report */
+__global float *ompcl_chk_float(__global float *p, __global float *v, long lo, long hi, __global int *err, int site)
+{
+  long x = p - v;
+  if (x >= lo && x <= hi)
+    return p;
+  if (atomic_cmpxchg((volatile __global int *)err, 0, 1) == 0) {
+    err[1] = site;
+    err[2] = (int)(x & 0xffffffffL);
+    err[3] = (int)(x >> 32);
+  }
+  return lo <= hi ? v + lo : v;
+}
+#define OMPCL_AT(T, k, site, ref) (*ompcl_chk_##T(&(ref), ompcl_b##k + ompcl_o##k, ompcl_lo##k, ompcl_hi##k, ompcl_err, site))
+#else
+#define OMPCL_AT(T, k, site, ref) (ref)
+#endif
+
 
 /* tests/golden/saxpy.c:6:1: omp parallel for */
-__kernel void ompcl_k0(__global float *ompcl_b0, const long ompcl_o0,
-    __global float *ompcl_b1, const long ompcl_o1,
+__kernel void ompcl_k0(__global float *ompcl_b0,
+    const long ompcl_o0,
+    const long ompcl_lo0,
+    const long ompcl_hi0,
+    __global float *ompcl_b1,
+    const long ompcl_o1,
+    const long ompcl_lo1,
+    const long ompcl_hi1,
     float a,
-    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0)
+    const long ompcl_lb0,
+    const long ompcl_st0,
+    const long ompcl_n0,
+    __global int *ompcl_err)
 {
   __global float *x = ompcl_b0 + ompcl_o0;
   __global float *y = ompcl_b1 + ompcl_o1;
@@ -16,7 +45,7 @@ __kernel void ompcl_k0(__global float *ompcl_b0, const long ompcl_o0,
     int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
     do
     {
-      y[i] = (a * x[i]) + y[i];
+      OMPCL_AT(float, 1, 0, y[i]) = (a * OMPCL_AT(float, 0, 1, x[i])) + OMPCL_AT(float, 1, 2, y[i]);
     }
     while (0);
   }

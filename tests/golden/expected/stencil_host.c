@@ -14,16 +14,47 @@ static const char ompcl_kernel_source[] =
   "#pragma OPENCL FP_CONTRACT OFF\n"
   "#define OMPCL_WG 128\n"
   "\n"
+  "#ifdef OMPCL_BOUNDS_CHECK\n"
+  "/* every buffer access is checked against the range the host mapped; the first violation\n"
+  " * is recorded (flag, site, element index) for the host to report */\n"
+  "__global double *ompcl_chk_double(__global double *p, __global double *v, long lo, long hi, __global int *err, int site)\n"
+  "{\n"
+  "  long x = p - v;\n"
+  "  if (x >= lo && x <= hi)\n"
+  "    return p;\n"
+  "  if (atomic_cmpxchg((volatile __global int *)err, 0, 1) == 0) {\n"
+  "    err[1] = site;\n"
+  "    err[2] = (int)(x & 0xffffffffL);\n"
+  "    err[3] = (int)(x >> 32);\n"
+  "  }\n"
+  "  return lo <= hi \? v + lo : v;\n"
+  "}\n"
+  "#define OMPCL_AT(T, k, site, ref) (*ompcl_chk_##T(&(ref), ompcl_b##k + ompcl_o##k, ompcl_lo##k, ompcl_hi##k, ompcl_err, site))\n"
+  "#else\n"
+  "#define OMPCL_AT(T, k, site, ref) (ref)\n"
+  "#endif\n"
+  "\n"
   "\n"
   "/* tests/golden/stencil.c:7:1: omp parallel for collapse(2) */\n"
-  "__kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,\n"
-  "    __global double *ompcl_b1, const long ompcl_o1,\n"
+  "__kernel void ompcl_k0(__global double *ompcl_b0,\n"
+  "    const long ompcl_o0,\n"
+  "    const long ompcl_lo0,\n"
+  "    const long ompcl_hi0,\n"
+  "    __global double *ompcl_b1,\n"
+  "    const long ompcl_o1,\n"
+  "    const long ompcl_lo1,\n"
+  "    const long ompcl_hi1,\n"
   "    double w,\n"
-  "    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0,\n"
-  "    const long ompcl_lb1, const long ompcl_st1, const long ompcl_n1)\n"
+  "    const long ompcl_lb0,\n"
+  "    const long ompcl_st0,\n"
+  "    const long ompcl_n0,\n"
+  "    const long ompcl_lb1,\n"
+  "    const long ompcl_st1,\n"
+  "    const long ompcl_n1,\n"
+  "    __global int *ompcl_err)\n"
   "{\n"
-  "  __global double (*u)[64] = (__global double (*)[64])(ompcl_b0 + ompcl_o0);\n"
-  "  __global double (*v)[64] = (__global double (*)[64])(ompcl_b1 + ompcl_o1);\n"
+  "  __global double (*u)[64] = (__global double (*)[64]) (ompcl_b0 + ompcl_o0);\n"
+  "  __global double (*v)[64] = (__global double (*)[64]) (ompcl_b1 + ompcl_o1);\n"
   "  for (long ompcl_g0 = get_global_id(1); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(1))\n"
   "  for (long ompcl_g1 = get_global_id(0); ompcl_g1 < ompcl_n1; ompcl_g1 += get_global_size(0))\n"
   "  {\n"
@@ -31,7 +62,7 @@ static const char ompcl_kernel_source[] =
   "    int j = (int)(ompcl_lb1 + ompcl_g1 * ompcl_st1);\n"
   "    do\n"
   "    {\n"
-  "      v[i][j] = w * (((u[i - 1][j] + u[i + 1][j]) + u[i][j - 1]) + u[i][j + 1]);\n"
+  "      OMPCL_AT(double, 1, 0, v[i][j]) = w * (((OMPCL_AT(double, 0, 1, u[i - 1][j]) + OMPCL_AT(double, 0, 2, u[i + 1][j])) + OMPCL_AT(double, 0, 3, u[i][j - 1])) + OMPCL_AT(double, 0, 4, u[i][j + 1]));\n"
   "    }\n"
   "    while (0);\n"
   "  }\n"
@@ -44,7 +75,14 @@ static const char ompcl_kernel_source[] =
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/stencil.c", .kernel_path = "" };
 static const double ompcl_f0[] = { 0.0, 5.0, 1.0, 8.0, 1.6, 2.0, 5.0 };
-static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/stencil.c", .line = 7, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0 };
+static const ompcl_site ompcl_s0[] = {
+  { 1, "v", "tests/golden/stencil.c:10:13" },
+  { 0, "u", "tests/golden/stencil.c:10:28" },
+  { 0, "u", "tests/golden/stencil.c:10:42" },
+  { 0, "u", "tests/golden/stencil.c:10:56" },
+  { 0, "u", "tests/golden/stencil.c:10:70" },
+};
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/stencil.c", .line = 7, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0, .nsites = 5, .sites = ompcl_s0 };
 #line 1 "tests/golden/stencil.c"
 #define N 64
 double u[N][N], v[N][N];

@@ -3,16 +3,47 @@
 #pragma OPENCL FP_CONTRACT OFF
 #define OMPCL_WG 128
 
+#ifdef OMPCL_BOUNDS_CHECK
+/* every buffer access is checked against the range the host mapped; the first violation
+ * is recorded (flag, site, element index) for the host to report */
+__global double *ompcl_chk_double(__global double *p, __global double *v, long lo, long hi, __global int *err, int site)
+{
+  long x = p - v;
+  if (x >= lo && x <= hi)
+    return p;
+  if (atomic_cmpxchg((volatile __global int *)err, 0, 1) == 0) {
+    err[1] = site;
+    err[2] = (int)(x & 0xffffffffL);
+    err[3] = (int)(x >> 32);
+  }
+  return lo <= hi ? v + lo : v;
+}
+#define OMPCL_AT(T, k, site, ref) (*ompcl_chk_##T(&(ref), ompcl_b##k + ompcl_o##k, ompcl_lo##k, ompcl_hi##k, ompcl_err, site))
+#else
+#define OMPCL_AT(T, k, site, ref) (ref)
+#endif
+
 
 /* tests/golden/stencil.c:7:1: omp parallel for collapse(2) */
-__kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
-    __global double *ompcl_b1, const long ompcl_o1,
+__kernel void ompcl_k0(__global double *ompcl_b0,
+    const long ompcl_o0,
+    const long ompcl_lo0,
+    const long ompcl_hi0,
+    __global double *ompcl_b1,
+    const long ompcl_o1,
+    const long ompcl_lo1,
+    const long ompcl_hi1,
     double w,
-    const long ompcl_lb0, const long ompcl_st0, const long ompcl_n0,
-    const long ompcl_lb1, const long ompcl_st1, const long ompcl_n1)
+    const long ompcl_lb0,
+    const long ompcl_st0,
+    const long ompcl_n0,
+    const long ompcl_lb1,
+    const long ompcl_st1,
+    const long ompcl_n1,
+    __global int *ompcl_err)
 {
-  __global double (*u)[64] = (__global double (*)[64])(ompcl_b0 + ompcl_o0);
-  __global double (*v)[64] = (__global double (*)[64])(ompcl_b1 + ompcl_o1);
+  __global double (*u)[64] = (__global double (*)[64]) (ompcl_b0 + ompcl_o0);
+  __global double (*v)[64] = (__global double (*)[64]) (ompcl_b1 + ompcl_o1);
   for (long ompcl_g0 = get_global_id(1); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(1))
   for (long ompcl_g1 = get_global_id(0); ompcl_g1 < ompcl_n1; ompcl_g1 += get_global_size(0))
   {
@@ -20,7 +51,7 @@ __kernel void ompcl_k0(__global double *ompcl_b0, const long ompcl_o0,
     int j = (int)(ompcl_lb1 + ompcl_g1 * ompcl_st1);
     do
     {
-      v[i][j] = w * (((u[i - 1][j] + u[i + 1][j]) + u[i][j - 1]) + u[i][j + 1]);
+      OMPCL_AT(double, 1, 0, v[i][j]) = w * (((OMPCL_AT(double, 0, 1, u[i - 1][j]) + OMPCL_AT(double, 0, 2, u[i + 1][j])) + OMPCL_AT(double, 0, 3, u[i][j - 1])) + OMPCL_AT(double, 0, 4, u[i][j + 1]));
     }
     while (0);
   }

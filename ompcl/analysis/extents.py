@@ -1,0 +1,139 @@
+"""Extent analysis: the subscripts' index forms of one array -> the ``Extent`` (inclusive
+element range) a region touches, as symbolic host-side bounds.
+
+Each loop symbol ranges over its iterations (region dimensions between their first and last
+values, inner loops between their bounds), narrowed by the guards on the way to the access
+(``if (i > 0) ... a[i - 1]`` reads from ``a[0]``). An access whose first subscript has no
+affine form, or names a symbol without a known range, makes the extent unknown.
+"""
+from __future__ import annotations
+
+from ..diagnostics import Reason
+from ..ir import Affine, Bound, BoundExpr, Constraint, Extent, Sym, Var
+from .accesses import InnerLoop, RawAccess
+from .ctypes_ import c_text
+
+Range = tuple[BoundExpr, BoundExpr]
+
+
+def dim_range(k: int, var: str) -> Range:
+    """Range of dimension ``k``'s variable: between its first and last iteration's values."""
+    first, last = Affine.of(Sym("first", var, k)), Affine.of(Sym("last", var, k))
+    return Bound("min", (first, last)), Bound("max", (first, last))
+
+
+def _sum(parts: list[BoundExpr]) -> BoundExpr:
+    affine = [p for p in parts if isinstance(p, Affine)]
+    rest = [p for p in parts if not isinstance(p, Affine)]
+    total = Affine()
+    for a in affine:
+        total = total + a
+    if not rest:
+        return total
+    return Bound("sum", tuple(rest) + ((total,) if total != Affine() else ()))
+
+
+def _scaled(coef: Affine, b: BoundExpr) -> BoundExpr:
+    if coef == Affine.constant(1):
+        return b
+    if isinstance(b, Affine):
+        return coef * b
+    return Bound("scale", (b,), coef)
+
+
+def bounds(f: Affine, ranges: dict[Sym, Range]) -> Range | None:
+    """Inclusive [lo, hi] of an affine form over the loop symbols' ranges; None when a loop
+    symbol has no range."""
+    lo: list[BoundExpr] = [f.without(f.loop_syms())]
+    hi: list[BoundExpr] = [f.without(f.loop_syms())]
+    for sym in sorted(f.loop_syms()):
+        if sym not in ranges:
+            return None
+        coef = f.coef(sym)
+        vlo, vhi = ranges[sym]
+        a, b = _scaled(coef, vlo), _scaled(coef, vhi)
+        if coef.is_const:
+            lo.append(a if coef.const >= 0 else b)
+            hi.append(b if coef.const >= 0 else a)
+        else:
+            lo.append(Bound("min", (a, b)))
+            hi.append(Bound("max", (a, b)))
+    return _sum(lo), _sum(hi)
+
+
+def narrowed(ranges: dict[Sym, Range], facts: tuple[Constraint, ...],
+             kinds: tuple[str, ...] = ("dim", "inner")) -> dict[Sym, Range]:
+    """The ranges with each guard ``±v + r OP 0`` (``r`` invariant) applied to ``v``, for the
+    symbols of the given kinds."""
+    out = dict(ranges)
+    for fact in dict.fromkeys(facts):
+        loops = fact.form.loop_syms()
+        if len(loops) != 1:
+            continue
+        (v,) = loops
+        if v.kind not in kinds:
+            continue
+        coef = fact.form.coef(v)
+        rest = fact.form.without(loops)
+        if v not in out or coef.const not in (1, -1) or not coef.is_const:
+            continue
+        lo, hi = out[v]
+        # coef*v + rest OP 0  ->  v OP' -rest/coef
+        value = -rest if coef.const == 1 else rest
+        op = fact.op if coef.const == 1 else {">=": "<=", ">": "<", "<=": ">=", "<": ">",
+                                               "==": "==", "!=": "!="}[fact.op]
+        if op in (">=", ">", "=="):
+            lo = Bound("max", (lo, value + Affine.constant(1 if op == ">" else 0)))
+        if op in ("<=", "<", "=="):
+            hi = Bound("min", (hi, value - Affine.constant(1 if op == "<" else 0)))
+        if op == "!=":  # excludes a value: it narrows the range only at an end
+            lo, hi = Bound("skip_lo", (lo, value)), Bound("skip_hi", (hi, value))
+        out[v] = (lo, hi)
+    return out
+
+
+def inner_ranges(inner: tuple[InnerLoop, ...], ranges: dict[Sym, Range]) -> dict[Sym, Range]:
+    """Ranges of inner loop variables from their bounds (outer loops first)."""
+    out = dict(ranges)
+    for lp in inner:
+        if lp.lb is None or lp.ub is None:
+            continue
+        lb, ub = bounds(lp.lb, out), bounds(lp.ub, out)
+        if lb is None or ub is None:
+            continue
+        one = Affine.constant(1)
+        if lp.op == "<":
+            out[lp.sym] = (lb[0], _sum([ub[1], -one]))
+        elif lp.op == "<=":
+            out[lp.sym] = (lb[0], ub[1])
+        elif lp.op == ">":
+            out[lp.sym] = (_sum([ub[0], one]), lb[1])
+        else:
+            out[lp.sym] = (ub[0], lb[1])
+    return out
+
+
+def _fold(op: str, items: list[BoundExpr]) -> BoundExpr:
+    unique = list(dict.fromkeys(items))
+    return unique[0] if len(unique) == 1 else Bound(op, tuple(unique))
+
+
+def array_extent(v: Var, accs: list[RawAccess], dims: dict[Sym, Range],
+                 inner: tuple[InnerLoop, ...]) -> Extent | Reason:
+    """The elements of ``v`` the accesses touch, or the reason they cannot be bounded."""
+    los, his = [], []
+    for a in accs:
+        f = a.index[0] if a.index else None
+        if f is None or not f.is_affine_in_loops():
+            return Reason("array-extent", f"cannot derive the extent of '{v.name}': subscript "
+                          f"'{c_text(a.subscripts[0])}' is not affine in the loop variables",
+                          a.loc)
+        # guards on the dimensions narrow the inner loops' bounds too
+        ranges = inner_ranges(inner, narrowed(dims, a.guards, ("dim",)))
+        rng = bounds(f, narrowed(ranges, a.guards, ("inner",)))
+        if rng is None:
+            return Reason("array-extent", f"cannot derive the extent of '{v.name}': an index "
+                          f"variable in '{c_text(a.subscripts[0])}' has unknown bounds", a.loc)
+        los.append(rng[0])
+        his.append(rng[1])
+    return Extent(_fold("min", los), _fold("max", his), v.ctype.row_dims)

@@ -1,0 +1,154 @@
+"""Data-sharing analysis: a region's directive, body accesses and calls -> ``Sharing`` (arrays
+as buffers with their extents, read-only scalars, privates, lastprivates, reductions) and the
+reasons a variable cannot be placed on the device.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..diagnostics import Reason
+from ..ir import ArrayArg, Directive, LoopDim, Reduction, Sym, Var
+from .accesses import BodyInfo, RawAccess
+from .calls import CallInfo
+from .ctypes_ import FLOATING, TypeEnv
+from .extents import Range, array_extent, dim_range
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class Sharing:
+    """How each variable a region uses reaches the device."""
+
+    arrays: tuple[ArrayArg, ...] = ()
+    scalars: tuple[Var, ...] = ()
+    privates: tuple[Var, ...] = ()
+    lastprivates: tuple[Var, ...] = ()
+    reductions: tuple[Reduction, ...] = ()
+    reasons: tuple[Reason, ...] = ()
+
+
+def is_constant_text(text: str, env: TypeEnv) -> bool:
+    """True when a dimension's C text is a constant expression (literals, enumerators,
+    sizeof)."""
+    return bool(text) and not any(t not in env.enumerators and t != "sizeof"
+                                  for t in _IDENT.findall(re.sub(r"\d\w*", "", text)))
+
+
+def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
+    """The index symbol of each dimension's loop variable."""
+    return {d.var: Sym("dim", d.var, k) for k, d in enumerate(loops)}
+
+
+class _Classifier:
+    def __init__(self, d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo,
+                 calls: CallInfo, scope: dict[str, Var], env: TypeEnv, funcs: set[str]):
+        self.d, self.loops, self.info, self.calls = d, loops, info, calls
+        self.scope, self.env, self.funcs = scope, env, funcs
+        self.reasons: list[Reason] = []
+        syms = dim_syms(loops)
+        self.dims: dict[Sym, Range] = {syms[x.var]: dim_range(k, x.var)
+                                       for k, x in enumerate(loops)}
+
+    def fail(self, id: str, msg: str) -> None:
+        if all(r.message != msg for r in self.reasons):
+            self.reasons.append(Reason(id, msg, self.d.loc))
+
+    def classify(self) -> Sharing:
+        d, info = self.d, self.info
+        pvars = {dim.var for dim in self.loops}
+        private = set(d.names_in("private"))
+        firstp = set(d.names_in("firstprivate"))
+        lastp = set(d.names_in("lastprivate"))
+        reds = {a: c.op for c in d.clause("reduction") for a in c.args}
+        by_name: dict[str, list[RawAccess]] = {}
+        for a in info.accesses:
+            by_name.setdefault(a.name, []).append(a)
+        names = (info.scalar_reads | info.scalar_writes | set(by_name)) - pvars
+        names -= self.env.enumerators
+        names -= {c for c, _ in info.calls if c not in self.scope}
+        out: dict[str, list] = {"arrays": [], "scalars": [], "privates": [], "lastprivates": [],
+                                "reductions": []}
+        for name in sorted(names):
+            v = self.scope.get(name)
+            if v is None:
+                self.fail("unresolved-name", f"uses function '{name}' as a value"
+                          if name in self.funcs else f"cannot resolve '{name}'")
+            elif v.ctype.base == "?":
+                self.fail("data-type", f"'{name}' has a type ompcl cannot place on the device")
+            elif name in reds:
+                self.reduction(v, reds[name], out)
+            elif name in lastp:
+                if not v.ctype.is_scalar or name in firstp:
+                    self.fail("clause-type", f"lastprivate '{name}' must be a scalar (not also "
+                              "firstprivate)")
+                else:
+                    out["lastprivates"].append(v)
+            elif name in private:
+                if v.ctype.pointer or not all(is_constant_text(x, self.env) for x in v.ctype.dims):
+                    self.fail("clause-type", f"private '{name}' is not a scalar or fixed-size "
+                              "array")
+                else:
+                    out["privates"].append(v)
+            elif name in firstp:
+                if not v.ctype.is_scalar:
+                    self.fail("clause-type", f"firstprivate '{name}' is not a scalar")
+                else:
+                    out["scalars"].append(v)
+            elif v.ctype.is_scalar:
+                if name in info.scalar_writes:
+                    self.fail("shared-write", f"shared variable '{name}' is written in the loop "
+                              "(make it private, lastprivate or a reduction)")
+                else:
+                    out["scalars"].append(v)
+            else:
+                arr = self.array_arg(v, by_name.get(name, []), name in info.pointer_uses)
+                if arr is not None:
+                    out["arrays"].append(arr)
+        for name in sorted((private | firstp | lastp) - names - pvars):
+            v = self.scope.get(name)
+            if v is not None and name in private and v.ctype.is_scalar:
+                out["privates"].append(v)
+        return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
+                                                  "lastprivates", "reductions")),
+                       tuple(self.reasons))
+
+    def reduction(self, v: Var, op: str, out: dict) -> None:
+        if not v.ctype.is_scalar:
+            return self.fail("clause-type", f"reduction variable '{v.name}' is not a scalar")
+        op = "+" if op == "-" else op
+        if op in ("&", "|", "^") and v.ctype.base in FLOATING:
+            return self.fail("clause-type", f"bitwise reduction on floating-point '{v.name}'")
+        out["reductions"].append(Reduction(v.name, op, v.ctype.base))
+
+    def array_arg(self, v: Var, accs: list[RawAccess], ptr_use: bool) -> ArrayArg | None:
+        ct = v.ctype
+        passed = self.calls.pointer_args.get(v.name, "")
+        fixed = not ct.pointer and all(is_constant_text(x, self.env) for x in ct.dims)
+        if ptr_use and not passed:
+            return self.fail("array-passed", f"passes array '{v.name}' to a function")
+        if passed and not fixed:
+            return self.fail("array-passed", f"passes '{v.name}' to a function but its extent "
+                             "is not fixed")
+        if not accs and not passed:
+            return self.fail("array-extent", f"uses pointer '{v.name}' without subscripts")
+        if any(len(a.subscripts) > len(ct.dims) + (1 if ct.pointer else 0) for a in accs):
+            return self.fail("array-extent", f"'{v.name}' is subscripted more times than it has "
+                             "dimensions")
+        mode = ("r" if any(a.read for a in accs) or "r" in passed else "") + (
+            "w" if any(a.write for a in accs) or "w" in passed else "")
+        if not all(is_constant_text(x, self.env) for x in ct.row_dims):
+            return self.fail("array-extent", f"array '{v.name}' has variable dimensions")
+        if fixed:
+            return ArrayArg(v.name, v, mode, None)
+        extent = array_extent(v, accs, self.dims, self.info.inner)
+        if isinstance(extent, Reason):
+            return self.fail(extent.id, extent.message)
+        return ArrayArg(v.name, v, mode, extent)
+
+
+def classify_sharing(d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo, calls: CallInfo,
+                     scope: dict[str, Var], env: TypeEnv, funcs: set[str]) -> Sharing:
+    """Place every variable the region uses: buffer, value, private, result or reduction."""
+    return _Classifier(d, loops, info, calls, scope, env, funcs).classify()

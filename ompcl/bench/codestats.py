@@ -1,0 +1,99 @@
+"""Code metrics of the ompcl package: module and function sizes, and imports that run up the
+stages (``cli → pipeline → codegen → transform → analysis → frontend``, with ``diagnostics``
+and ``ir`` at the bottom).
+
+Usage: ``python -m ompcl.bench.codestats`` (prints the figures; exit 1 on an upward import).
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+#: top-level module or subpackage -> its stage; a module may import only lower stages (or
+#: its own subpackage)
+LAYERS: dict[str, int] = {
+    "diagnostics": 0, "runtime": 0, "ir": 1, "frontend": 2, "analysis": 3, "transform": 4,
+    "predict": 5, "codegen": 6, "pipeline": 7, "outputs": 8, "ccwrap": 8, "driver": 8,
+    "demo": 9, "bench": 9, "fuzz": 9, "cli": 10, "__init__": 0, "__main__": 10,
+}
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def top(path: Path) -> str:
+    """The stage a module belongs to: its subpackage or its own name."""
+    rel = path.relative_to(PACKAGE).with_suffix("")
+    return rel.parts[0]
+
+
+def imported_stages(path: Path) -> list[tuple[int, str]]:
+    """(line, stage) of every ompcl module ``path`` imports."""
+    tree = ast.parse(path.read_text())
+    rel = path.relative_to(PACKAGE).with_suffix("").parts
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(rel[:-node.level]) if path.name != "__init__.py" else \
+                    list(rel[:len(rel) - node.level])
+                parts = base + (node.module.split(".") if node.module else [])
+                names = [parts] if node.module else [base + [a.name] for a in node.names]
+            elif node.module and node.module.split(".")[0] == "ompcl":
+                names = [node.module.split(".")[1:]]
+            else:
+                continue
+            out += [(node.lineno, p[0]) for p in names if p]
+        elif isinstance(node, ast.Import):
+            out += [(node.lineno, a.name.split(".")[1]) for a in node.names
+                    if a.name.startswith("ompcl.")]
+    return out
+
+
+def upward_imports() -> list[str]:
+    """Every import from a module to a higher (or unknown) stage."""
+    bad = []
+    for path in modules():
+        mine = top(path)
+        for line, stage in imported_stages(path):
+            if stage == mine:
+                continue
+            if LAYERS.get(stage, 99) >= LAYERS.get(mine, -1):
+                bad.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {mine} imports {stage}")
+    return bad
+
+
+def functions() -> list[tuple[int, str]]:
+    """(lines, qualified name) of every function and method."""
+    out = []
+    for path in modules():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((node.end_lineno - node.lineno + 1,
+                            f"{path.relative_to(PACKAGE.parent)}:{node.lineno}:{node.name}"))
+    return sorted(out)
+
+
+def main() -> int:
+    sizes = sorted((len(p.read_text().splitlines()), str(p.relative_to(PACKAGE.parent)))
+                   for p in modules())
+    funcs = functions()
+    lengths = [n for n, _ in funcs]
+    p90 = lengths[int(0.9 * (len(lengths) - 1))]
+    print(f"modules: {len(sizes)}, largest: {sizes[-1][1]} ({sizes[-1][0]} lines)")
+    print(f"functions: {len(funcs)}, median {lengths[len(lengths) // 2]} lines, "
+          f"90th percentile {p90} lines, longest: {funcs[-1][1]} ({funcs[-1][0]} lines)")
+    bad = upward_imports()
+    print(f"imports up the stages: {len(bad)}")
+    for b in bad:
+        print("  " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Kernel and host interfaces: an offloadable ``Region`` -> its ``KernelSpec`` (kernel
+parameters and prologue as ``c_ast.Decl`` nodes with OpenCL qualifiers, per-work-item privates,
+the renamed body) and its ``HostInterface`` (the outlined host function's parameters).
+
+Both sides of the kernel's argument list are decided here, once per region: the host template
+passes arguments in exactly the order of ``KernelSpec.params``.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+from pycparser import c_ast
+
+from ..analysis.ctypes_ import SCALARS, walk
+from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
+from ..transform.boundscheck import bounds_checked
+from ..transform.rename import device_name, renamed
+from . import names as N
+
+
+def cl_type(c_base: str) -> str:
+    """OpenCL spelling of a normalised C scalar type."""
+    return SCALARS[c_base][0]
+
+
+def _type(name: str | None, cl: str, quals: list[str]) -> c_ast.TypeDecl:
+    return c_ast.TypeDecl(name, list(quals), None, c_ast.IdentifierType([cl]))
+
+
+def scalar_decl(name: str, cl: str, quals: tuple[str, ...] = ()) -> c_ast.Decl:
+    """``quals cl name``"""
+    return c_ast.Decl(name, list(quals), [], [], [], _type(name, cl, list(quals)), None, None)
+
+
+def pointer_decl(name: str, cl: str, space: str = "__global") -> c_ast.Decl:
+    """``space cl *name``"""
+    return c_ast.Decl(name, [space], [], [], [], c_ast.PtrDecl([], _type(name, cl, [space])),
+                      None, None)
+
+
+def _rows(inner: c_ast.Node, rows: tuple[str, ...]) -> c_ast.Node:
+    for dim in reversed(rows):
+        inner = c_ast.ArrayDecl(inner, c_ast.ID(dim), [])
+    return inner
+
+
+def view_decl(name: str, cl: str, rows: tuple[str, ...], k: int) -> c_ast.Decl:
+    """``__global cl (*name)[rows] = (__global cl (*)[rows])(buffer + offset)``: the user's
+    array name as a typed view of buffer ``k``."""
+    start = c_ast.BinaryOp("+", c_ast.ID(N.buffer(k)), c_ast.ID(N.offset(k)))
+    if not rows:
+        return c_ast.Decl(name, ["__global"], [], [], [],
+                          c_ast.PtrDecl([], _type(name, cl, ["__global"])), start, None)
+    cast_type = c_ast.PtrDecl([], _rows(_type(None, cl, ["__global"]), rows))
+    cast = c_ast.Cast(c_ast.Typename(None, ["__global"], None, cast_type), start)
+    return c_ast.Decl(name, ["__global"], [], [], [],
+                      c_ast.PtrDecl([], _rows(_type(name, cl, ["__global"]), rows)), cast, None)
+
+
+def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:
+    """Buffer, view offset, and the mapped range the bounds checker allows."""
+    return [pointer_decl(N.buffer(k), cl_type(a.var.ctype.base)),
+            scalar_decl(N.offset(k), "long", ("const",)),
+            scalar_decl(N.checked_lo(k), "long", ("const",)),
+            scalar_decl(N.checked_hi(k), "long", ("const",))]
+
+
+def _private_decl(v: Var) -> c_ast.Decl:
+    decl = renamed(v.decl, set())
+    decl.init = None
+    decl.storage = []
+    decl.quals = [q for q in (decl.quals or []) if q != "const"]
+    for sub in walk(decl.type):
+        if isinstance(sub, c_ast.TypeDecl):
+            sub.quals = [q for q in (sub.quals or []) if q != "const"]
+    return decl
+
+
+def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
+    """The kernel of one offloadable region."""
+    params: list[c_ast.Decl] = []
+    prologue: list[c_ast.Decl] = []
+    for k, a in enumerate(region.arrays):
+        params += _array_params(a, k)
+        prologue.append(view_decl(device_name(a.name), cl_type(a.var.ctype.base),
+                                  a.var.ctype.row_dims, k))
+    for v in region.scalars:
+        params.append(scalar_decl(device_name(v.name), cl_type(v.ctype.base)))
+    for k in range(len(region.loops)):
+        params += [scalar_decl(N.loop_param(base, k), "long", ("const",))
+                   for base in (N.LB, N.STEP, N.TRIPS)]
+    reds = tuple((device_name(r.name), cl_type(r.ctype), r.op) for r in region.reductions)
+    params += [pointer_decl(N.result(j), cl) for j, (_, cl, _) in enumerate(reds)]
+    lps = tuple((device_name(v.name), cl_type(v.ctype.base)) for v in region.lastprivates)
+    params += [pointer_decl(N.lastprivate(j), cl) for j, (_, cl) in enumerate(lps)]
+    params.append(pointer_decl(N.CHECK_REPORT, "int"))
+    body = renamed(region.loops[-1].loop.stmt, functions)
+    if not isinstance(body, c_ast.Compound):
+        body = c_ast.Compound([body], body.coord)
+    d = region.bound.directive
+    return KernelSpec(region.id, N.kernel(region.id), tuple(params), tuple(prologue),
+                      tuple(_private_decl(v) for v in region.privates + region.lastprivates),
+                      body, tuple((device_name(x.var), cl_type(x.var_type)) for x in region.loops),
+                      reds, lps, tuple(region.functions), d.loc, d.text)
+
+
+def checked(spec: KernelSpec, region: Region) -> KernelSpec:
+    """The spec with every buffer access of its body wrapped for bounds checking."""
+    buffers = {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name)
+               for k, a in enumerate(region.arrays)}
+    body, sites = bounds_checked(spec.body, buffers)
+    return replace(spec, body=body, sites=sites)
+
+
+# -- the outlined host function ---------------------------------------------------------------
+
+def _renamed_type(decl: c_ast.Decl, name: str) -> c_ast.Node:
+    t = copy.deepcopy(decl.type)
+    for sub in walk(t):
+        if isinstance(sub, c_ast.TypeDecl):
+            sub.declname = name
+    return t
+
+
+def _param(decl: c_ast.Decl, name: str, t: c_ast.Node) -> c_ast.Decl:
+    return c_ast.Decl(name, list(decl.quals or []), [], [], [], t, None, None)
+
+
+def host_interface(region: Region) -> HostInterface:
+    """How each local variable the region names reaches its outlined host function."""
+    d = region.directive
+    lastp = set(d.names_in("lastprivate"))
+    # loop variables are private to the loop too (their value before it is never read)
+    private = (set(d.names_in("private")) | {x.var for x in region.loops}) - lastp
+    reds = {a for c in d.clause("reduction") for a in c.args}
+    params = []
+    for v in region.locals_used:
+        decl = v.decl
+        scalar = v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like
+        if v.name in private:
+            role, t = "private", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
+        elif scalar and v.name in lastp:
+            role, t = "lastprivate", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
+        elif scalar and v.name in reds:
+            role, t = "reduction", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
+        elif isinstance(decl.type, c_ast.ArrayDecl):  # arrays decay to pointers to rows
+            t = _renamed_type(decl, v.name)
+            role, t = "array", c_ast.PtrDecl([], t.type)
+        else:  # read-only scalars and pointers: by value, under their own names
+            role, t = "value", _renamed_type(decl, v.name)
+        name = N.outer_ref(v.name) if role in ("private", "lastprivate", "reduction") else v.name
+        params.append(HostParam(v, role, _param(decl, name, t)))
+    return HostInterface(region.id, tuple(params))

@@ -1,0 +1,386 @@
+"""Generator, part 4 (issue 9): parallel regions holding several ``omp for`` loops (nowait where
+legal, single/master/barrier/flush and private computations between them, region-level
+data-sharing clauses, reductions into shared variables), orphaned ``omp for`` in callees,
+threadprivate scratch arrays and copyin, ``omp atomic`` histograms, arrays of structs.
+
+Consumes LoopSpecs (gen_loops, gen_extents) and the program's arrays; produces the lines of each
+construct. Determinism by construction: code every thread runs computes the same values in every
+thread, shared data is written only in work-shared loops (one element per iteration), single or
+master (then a barrier), atomic updates or reductions, and ``nowait`` only where the next loop
+touches none of the arrays of the previous one.
+"""
+from __future__ import annotations
+
+import re
+
+from .gen_exprs import Arr, Ctx, Loop, _paren
+from .gen_extents import Extents
+from .gen_loops import FORMATS, LoopSpec, array_names
+
+HIST_BINS = (4, 7, 16, 31)
+
+
+class Regions(Extents):
+    """Issue-9 shapes (a mixin of the generator)."""
+
+    force_reduction = False
+    struct_type = ""
+    tp_names: tuple[str, str] | None = None  # (scratch, copied-in) threadprivate arrays
+    misc_names: list[str]  # main-scope variables besides arrays and scalars (default(none))
+
+    def family_region(self, fam: str, ind: str) -> list[str]:
+        if fam in ("parallel_region", "region_reduction"):
+            return self.team_region(ind, reduction=fam == "region_reduction")
+        if fam == "orphaned":
+            return self.orphan_region(ind)
+        return self.place(self.family_spec(fam), ind)
+
+    def family_spec(self, fam: str) -> LoopSpec:
+        return {"body_local": self.body_local_spec, "shadowing": self.shadowing_spec,
+                "pointer_offset": self.pointer_offset_spec, "guarded": self.guarded_spec,
+                "threadprivate": self.threadprivate_spec, "atomic": self.atomic_spec,
+                "struct": self.struct_spec}[fam]()
+
+    # -- a loop over the first dimension of some shape -------------------------------------
+    def vector_loop(self) -> tuple[int, Loop, Ctx, list[Arr]]:
+        """(shape, a loop i over its first dimension, what the body may read, the 1-D arrays of
+        that length)."""
+        s = self.shape_of_rank((1, 2, 3))
+        n = self.shapes[s][0]
+        lp = self.make_loop("i", 0, n)
+        c = Ctx(ivars=["i"])
+        vecs = [a for a in self.arrays if a.shape == (n,) and not a.alias]
+        for a in vecs:
+            if self.r.random() < 0.6:
+                self.add_read(c, a, a.at([lp.sub()]))
+        return s, lp, c, vecs
+
+    def _write_vector(self, c: Ctx, vecs: list[Arr], lp: Loop, body: list[str],
+                      writes: set[str]) -> None:
+        """Sometimes also store into one of the 1-D arrays at the loop's element."""
+        if vecs and self.r.random() < 0.6:
+            a = self.r.choice(vecs)
+            body.append(f"{a.at([lp.sub()])} = {self.store(a.ctype, c)};")
+            writes.add(a.name)
+
+    # -- atomic -----------------------------------------------------------------------------
+    def atomic_spec(self) -> LoopSpec:
+        """Histograms updated with ``omp atomic``: integer bins (exact) or floating-point bins
+        of positive terms (within the tolerance), sometimes a shared scalar."""
+        r = self.r
+        s, lp, c, vecs = self.vector_loop()
+        bins = r.choice(HIST_BINS)
+        floaty = r.random() < 0.4
+        h = self.fresh("hd" if floaty else "hg")
+        ctype = "double" if floaty else r.choice(("long", "int", "unsigned int"))
+        self.decl_local.append(f"    {ctype} {h}[{bins}];")
+        self.init_extra.append(f"    for (h0 = 0; h0 < {bins}; h0++)\n        {h}[h0] = 0;")
+        self.misc_names.append(h)
+        fmt = "%.9e" if floaty else FORMATS[ctype]
+        after = [f"for (h0 = 0; h0 < {bins}; h0++)",
+                 f'    printf("{h} %d {fmt}\\n", h0, {h}[h0]);']
+        body = [f"int hb = (({self.iexpr(c)}) % {bins} + {bins}) % {bins};"]
+        upd = r.choice(("#pragma omp atomic", "#pragma omp atomic update"))
+        if floaty:
+            self.floaty = True
+            stmt = f"{h}[hb] += fabs({self.dexpr(c)}) + 0.5;"
+        elif ctype == "unsigned int":
+            stmt = r.choice((f"{h}[hb] |= 1u << ((unsigned int)({self.iterm(c)}) & 31u);",
+                             f"{h}[hb] ^= (unsigned int)({self.iterm(c)}) * 40503u;",
+                             f"{h}[hb] += 3u;"))
+        else:
+            stmt = r.choice((f"{h}[hb] += ({self.iexpr(c)}) % 13;", f"{h}[hb]++;",
+                             f"++{h}[hb];", f"{h}[hb]--;", f"{h}[hb] -= {_paren(self.iterm(c))} % 5;"))
+        body += [upd, stmt]
+        writes = {h}
+        if r.random() < 0.4:  # a shared scalar too
+            sc = self.scalar("long", "0", "as")
+            body += ["#pragma omp atomic", f"{sc} += {_paren(self.iterm(c))} % 7;"]
+            after.append(f'printf("{sc} %ld\\n", {sc});')
+        self._write_vector(c, vecs, lp, body, writes)
+        return LoopSpec(s, {"atomic"} | self.extra_families,
+                        self.loop_nest(s, [lp], 1, False, body), after=after,
+                        reads=array_names(body), writes=writes)
+
+    # -- struct -----------------------------------------------------------------------------
+    def struct_array(self, n: int) -> tuple[str, int]:
+        """An array of ``n`` structs (type made once per program); (its name, the length of its
+        fixed member array)."""
+        r = self.r
+        if not self.struct_type:
+            self.struct_type = f"struct st{self.seed % 97}"
+            self.struct_len = r.choice((2, 3, 4))
+            self.decl_global.append(f"{self.struct_type} {{\n    double x;\n    int c;\n"
+                                    f"    double v[{self.struct_len}];\n    float f;\n}};\n")
+        name = self.fresh("sa")
+        where = r.choice(("global", "local", "heap"))
+        if where == "global":
+            self.decl_global.append(f"static {self.struct_type} {name}[{n}];")
+        elif where == "local":
+            self.decl_local.append(f"    {self.struct_type} {name}[{n}];")
+        else:
+            self.decl_local.append(f"    {self.struct_type} *{name} = "
+                                   f"malloc((size_t){n} * sizeof *{name});")
+            self.frees_extra.append(f"    free({name});")
+        self.misc_names.append(name)
+        k = self.struct_len
+        self.init_extra += [
+            f"    for (h0 = 0; h0 < {n}; h0++) {{",
+            f"        {name}[h0].x = 0.5 * cos(0.1 * h0);",
+            f"        {name}[h0].c = (h0 * 7 + {self.nnames}) % 1009;",
+            f"        for (h1 = 0; h1 < {k}; h1++)",
+            f"            {name}[h0].v[h1] = 0.25 * h1 - 0.01 * h0;",
+            f"        {name}[h0].f = (float)(0.125 * (h0 % 9));", "    }"]
+        self.check_extra += [
+            "    cd = 0.0;", "    cu = 0UL;", f"    for (h0 = 0; h0 < {n}; h0++) {{",
+            f"        cd += fabs({name}[h0].x) + fabs((double){name}[h0].f);",
+            f"        for (h1 = 0; h1 < {k}; h1++)",
+            f"            cd += fabs({name}[h0].v[h1]) * (1.0 + 0.125 * h1);",
+            f"        cu = cu * 1000003UL + (unsigned long)(long){name}[h0].c;", "    }",
+            f'    printf("{name} %.9e %lu\\n", cd, cu);']
+        self.floaty = True
+        return name, k
+
+    def struct_spec(self) -> LoopSpec:
+        """A loop over an array of structs: scalar members and a small fixed member array."""
+        r = self.r
+        s, lp, c, vecs = self.vector_loop()
+        sa, k = self.struct_array(self.shapes[s][0])
+        e = f"{sa}[{lp.sub()}]"
+        c.dread += [f"{e}.x", f"{e}.v[{k - 1}]", f"(double){e}.f"]
+        c.iread.append(f"{e}.c")
+        body = [f"for (int q = 0; q < {k}; q++)",
+                f"    {e}.v[q] = 0.5 * {e}.v[q] + 0.25 * {_paren(self.dterm(c))};",
+                f"{e}.x = {self.dexpr(c)};"]
+        if r.random() < 0.6:
+            body.append(f"{e}.c = ({self.iexpr(c)}) % 1009;")
+        if r.random() < 0.5:
+            body.append(f"{e}.f = (float)({self.dexpr(c)});")
+        writes = {sa}
+        self._write_vector(c, vecs, lp, body, writes)
+        return LoopSpec(s, {"struct"} | self.extra_families,
+                        self.loop_nest(s, [lp], 1, False, body),
+                        reads=array_names(body), writes=writes)
+
+    # -- threadprivate ----------------------------------------------------------------------
+    def threadprivate_spec(self) -> LoopSpec:
+        """A threadprivate scratch array written and then read within each iteration, and a
+        threadprivate table the master fills and ``copyin`` copies into every thread."""
+        r = self.r
+        s, lp, c, vecs = self.vector_loop()
+        if self.tp_names is None:
+            self.tp_len = r.choice((4, 8))
+            self.tp_names = (self.fresh("tps"), self.fresh("tpc"))
+            self.decl_global += [f"static double {x}[{self.tp_len}];" for x in self.tp_names]
+            self.decl_global.append(f"#pragma omp threadprivate({', '.join(self.tp_names)})")
+        tps, tpc = self.tp_names
+        k = self.tp_len
+        body: list[str] = []
+        before: list[str] = []
+        par: list[str] = []
+        if r.random() < 0.6 or not vecs:
+            cq = Ctx(list(c.iread), list(c.lread), list(c.dread), ["i", "q"])
+            body += [f"for (int q = 0; q < {k}; q++)", f"    {tps}[q] = {self.dexpr(cq)};",
+                     "double ts = 0.0;", f"for (int q = 0; q < {k}; q++)",
+                     f"    ts += {tps}[q] * (0.5 + 0.125 * q);"]
+            c.dread.append("ts")
+        if r.random() < 0.6 or not body:
+            time_term = " + 0.125 * t" if self.in_time else ""
+            before += [f"for (h0 = 0; h0 < {k}; h0++)",
+                       f"    {tpc}[h0] = 0.25 * h0 - 0.5{time_term};"]
+            c.dread.append(f"{tpc}[({lp.var} % {k} + {k}) % {k}]")
+            par.append(f"copyin({tpc})")
+        writes: set[str] = set()
+        targets = list(vecs)
+        if not targets and len(self.shapes[s]) == 1:
+            targets = [self.new_array(s, storage="heap")]
+        if targets:
+            a = r.choice(targets)
+            val = self.forced_store(a, c, "ts" if "double ts" in "".join(body) else tpc)
+            body.append(f"{a.at([lp.sub()])} = {val};")
+            writes.add(a.name)
+        else:  # nowhere to store: a reduction keeps the result
+            v = self.scalar("double", "0.0", "r")
+            body.append(f"{v} += fabs({c.dread[-1]});")
+            self.floaty = True
+            return LoopSpec(s, {"threadprivate", "reduction"} | self.extra_families,
+                            self.loop_nest(s, [lp], 1, False, body), [f"reduction(+:{v})"],
+                            before, [f'printf("{v} %.9e\\n", {v});'], array_names(body),
+                            writes, par, [v])
+        return LoopSpec(s, {"threadprivate"} | self.extra_families,
+                        self.loop_nest(s, [lp], 1, False, body), before=before,
+                        reads=array_names(body), writes=writes, par_clauses=par)
+
+    # -- parallel regions with several loops ------------------------------------------------
+    def region_spec(self, reduction: bool) -> LoopSpec:
+        r = self.r
+        kind = r.choice(("map", "map", "map", "guarded", "atomic", "struct", "threadprivate",
+                         "rowreduce", "body_local", "pointer_offset"))
+        if reduction:
+            self.force_reduction = True
+            try:
+                spec = self.map_spec(r.randrange(len(self.shapes)))
+            finally:
+                self.force_reduction = False
+            spec.families.add("region_reduction")
+            return spec
+        if kind == "map":
+            return self.map_spec(r.randrange(len(self.shapes)))
+        if kind == "rowreduce":
+            s = self.shape_of_rank((2, 3))
+            vecs = [a for a in self.arrays if a.shape == (self.shapes[s][0],)]
+            if vecs:
+                return self.rowreduce_spec(s, r.choice(vecs))
+            return self.map_spec(s)
+        return self.family_spec(kind)
+
+    def team_region(self, ind: str, reduction: bool) -> list[str]:
+        """``#pragma omp parallel`` holding 2-3 ``omp for`` loops and code between them."""
+        r = self.r
+        saved_fp = list(self.fp_d)
+        privs: list[str] = []
+        pre: list[str] = []
+        inner = ind + "    "
+        for _ in range(r.choice((0, 1, 1, 2))):  # region-private, the same in every thread
+            v = self.scalar("double", "0.0", "rp")
+            pre.append(f"{inner}{v} = {self.dexpr(Ctx())};")
+            privs.append(v)
+            self.fp_d.append(v)
+        fprivs = [v for v in saved_fp + self.fp_i if r.random() < 0.3]
+        nloops = r.choice((2, 2, 3))
+        specs: list[LoopSpec] = []
+        between: list[list[str]] = []
+        body = list(pre)
+        before: list[str] = []
+        after: list[str] = []
+        try:
+            for n in range(nloops):
+                spec = self.region_spec(reduction and n == 0)
+                spec.families.add("parallel_region")
+                if n:
+                    between.append(self.between(inner, privs, after))
+                specs.append(spec)
+            for n, spec in enumerate(specs):
+                if n:
+                    body += between[n - 1]
+                nowait = self.may_nowait(specs, between, n)
+                body += self.region_for(spec, inner, set(privs) | set(fprivs), nowait)
+                before += spec.before
+                after += spec.after
+        finally:
+            self.fp_d = saved_fp
+        clauses = self.region_clauses(specs, body, privs, fprivs)
+        return ([ind + b for b in before] + [f"#pragma omp parallel{clauses}", ind + "{"] +
+                body + [ind + "}"] + [ind + a for a in after])
+
+    def between(self, ind: str, privs: list[str], after: list[str]) -> list[str]:
+        """Code between two loops of a region."""
+        r = self.r
+        k = r.choice(("none", "barrier", "flush", "single", "master", "private", "single-print"))
+        if k == "barrier":
+            return ["#pragma omp barrier"]
+        if k == "flush":
+            return ["#pragma omp flush"]
+        if k == "private" and privs:
+            v = r.choice(privs)
+            return [f"{ind}{v} = 0.5 * {v} + {r.choice((0.125, 0.25, -0.375))};"]
+        if k in ("single", "master"):
+            v = self.scalar("double", "0.0", "sv")
+            lines = [f"#pragma omp {k}", f"{ind}{v} = {self.dexpr(Ctx())};"]
+            if k == "master":  # no barrier of its own: readers must wait
+                lines.append("#pragma omp barrier")
+            self.fp_d.append(v)
+            after.append(f'printf("{v} %.9e\\n", {v});')
+            return lines
+        if k == "single-print":
+            return ["#pragma omp single", f'{ind}printf("single %d\\n", {r.randint(0, 99)});']
+        return []
+
+    def may_nowait(self, specs: list[LoopSpec], between: list[list[str]], n: int) -> bool:
+        """``nowait`` on loop n: the last loop (the region ends with a barrier), or the next
+        loop follows directly and touches none of this loop's arrays; never twice in a row
+        (the barrier of the next loop orders this one before the one after it)."""
+        if self.r.random() < 0.5:
+            return False
+        if n == len(specs) - 1:
+            return True
+        a, b = specs[n], specs[n + 1]
+        direct = not [x for x in between[n] if "omp" in x and "flush" not in x]
+        disjoint = not (a.writes & (b.reads | b.writes) or a.reads & b.writes)
+        a.nowait = direct and disjoint and not (n > 0 and specs[n - 1].nowait)
+        return a.nowait
+
+    def region_for(self, spec: LoopSpec, ind: str, private: set[str], nowait: bool) -> list[str]:
+        """``spec`` as an ``omp for`` inside a region: its own clauses, firstprivate of
+        loop-invariant scalars shared in the region, schedule, nowait."""
+        r = self.r
+        nest = spec.nest(ind)
+        text = "\n".join(nest)
+        clauses = list(spec.clauses)
+        for v in self.fp_d + self.fp_i:
+            if v not in private and re.search(rf"\b{v}\b", text) and r.random() < 0.3:
+                clauses.append(f"firstprivate({v})")
+        if r.random() < 0.2:
+            clauses.append(r.choice(("schedule(static)", "schedule(dynamic, 2)",
+                                     "schedule(guided)", "schedule(static, 3)")))
+        if nowait:
+            clauses.append("nowait")
+        r.shuffle(clauses)
+        return [self.marker(spec.families), "#pragma omp for" + "".join(" " + c for c in
+                                                                       clauses)] + nest
+
+    def main_names(self) -> set[str]:
+        """Variables of main (and file scope) a region may reference."""
+        names = {a.name for a in self.arrays} | set(self.misc_names) | {"t"}
+        names |= {x.split(" = ")[0].split()[-1] for x in self.scalars}
+        return names
+
+    def region_clauses(self, specs: list[LoopSpec], body: list[str], privs: list[str],
+                       fprivs: list[str]) -> str:
+        r = self.r
+        text = "\n".join(body)
+        used = {n for n in re.findall(r"\b[A-Za-z_]\w*\b", text)} & self.main_names()
+        fprivs = [v for v in fprivs if v in used]
+        clauses = []
+        if privs:
+            clauses.append(f"private({', '.join(privs)})")
+        if fprivs:
+            clauses.append(f"firstprivate({', '.join(fprivs)})")
+        if r.random() < 0.3:
+            clauses.append("private(i)")
+        clauses += sorted({c for s in specs for c in s.par_clauses})
+        rest = sorted(used - set(privs) - set(fprivs) - {"i", "j", "k"})
+        k = r.random()
+        if k < 0.25 and rest:
+            clauses += ["default(none)", f"shared({', '.join(rest)})"]
+        elif k < 0.4:
+            clauses.append("default(shared)")
+        elif k < 0.6 and rest:
+            clauses.append(f"shared({', '.join(r.sample(rest, min(len(rest), 3)))})")
+        if r.random() < 0.15:
+            clauses.append("num_threads(2)")
+        r.shuffle(clauses)
+        return "".join(" " + c for c in clauses)
+
+    # -- orphaned loops ---------------------------------------------------------------------
+    def orphan_region(self, ind: str) -> list[str]:
+        """A callee holding one or two ``omp for`` loops over its pointer parameters, called
+        from a parallel region."""
+        r = self.r
+        s = r.randrange(len(self.shapes))
+
+        def make() -> list[str]:
+            specs = [self.map_spec(s) for _ in range(r.choice((1, 1, 2)))]
+            lines: list[str] = []
+            for n, spec in enumerate(specs):
+                if n and r.random() < 0.5:
+                    lines.append("#pragma omp barrier")
+                # nowait only on the last loop: the caller's region ends right after the call
+                last = n == len(specs) - 1
+                lines += self.region_for(spec, "    ", set(), last and r.random() < 0.3)
+            return lines
+        call = self.helper(s, "of", {"orphaned"}, make, orphan=True)
+        clause = r.choice(("", "", " num_threads(2)", " default(shared)"))
+        if r.random() < 0.5:
+            return [f"#pragma omp parallel{clause}", f"{ind}{call};"]
+        return [f"#pragma omp parallel{clause}", ind + "{", f"{ind}    {call};", ind + "}"]

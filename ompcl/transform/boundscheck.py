@@ -1,0 +1,76 @@
+"""Bounds checking: a kernel body -> the same body with every access to a buffer wrapped in
+``OMPCL_AT(T, k, site, ref)``, and the table of access sites.
+
+The macro is the plain access unless the program is built with ``OMPCL_BOUNDS_CHECK``
+defined (the runtime does so when the environment variable is set); then it checks the
+element's index against the range the host mapped for buffer ``k`` and reports the first
+violation with its site. Accesses inside device functions are not wrapped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ..diagnostics import SourceLoc
+from .visitor import NodeTransformer
+
+MACRO = "OMPCL_AT"
+
+
+@dataclass(frozen=True)
+class Site:
+    """One checked access: which buffer, the user's array name, where it is."""
+
+    buffer: int
+    array: str
+    loc: SourceLoc
+
+
+class _Wrapper(NodeTransformer):
+    def __init__(self, buffers: dict[str, tuple[int, str, str]]):
+        self.buffers = buffers  # device name -> (buffer index, OpenCL element type, user name)
+        self.sites: list[Site] = []
+        self.shadowed: list[set[str]] = [set()]  # names a block declares hide the buffers
+
+    def visit_Compound(self, node: c_ast.Compound) -> c_ast.Compound:
+        self.shadowed.append(set())
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.shadowed.pop()
+
+    def visit_For(self, node: c_ast.For) -> c_ast.For:
+        self.shadowed.append(set())  # a declaration in the loop header is scoped to the loop
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.shadowed.pop()
+
+    def visit_Decl(self, node: c_ast.Decl) -> c_ast.Decl:
+        out = self.generic_visit(node)  # the initialiser still sees the outer name
+        if node.name:
+            self.shadowed[-1].add(node.name)
+        return out
+
+    def visit_ArrayRef(self, node: c_ast.ArrayRef) -> c_ast.Node:
+        base = node
+        while isinstance(base, c_ast.ArrayRef):
+            base.subscript = self.visit(base.subscript)
+            base = base.name
+        if not isinstance(base, c_ast.ID) or base.name not in self.buffers or any(
+                base.name in names for names in self.shadowed):
+            return node
+        k, cl, user = self.buffers[base.name]
+        self.sites.append(Site(k, user, SourceLoc.of(node)))
+        args = [c_ast.ID(cl), c_ast.Constant("int", str(k)),
+                c_ast.Constant("int", str(len(self.sites) - 1)), node]
+        return c_ast.FuncCall(c_ast.ID(MACRO), c_ast.ExprList(args), node.coord)
+
+
+def bounds_checked(body: c_ast.Compound, buffers: dict[str, tuple[int, str, str]]
+                   ) -> tuple[c_ast.Compound, tuple[Site, ...]]:
+    """A copy of ``body`` with buffer accesses wrapped, and their sites in site order."""
+    w = _Wrapper(buffers)
+    out = w.rewrite(body)
+    return out, tuple(w.sites)
