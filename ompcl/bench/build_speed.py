@@ -87,7 +87,8 @@ def measure(tree: str, repeats: int, cls: str, only: str = "") -> dict:
                 for name, cc in runs:
                     (out / name).mkdir()
                     t = _timed(TREES[tree](cc, out / name, cls, only),
-                               dict(env, OMPCL_CACHE_DIR=str(cache if k else warm)))
+                               dict(env, OMPCL_CACHE_DIR=str(cache if k else warm),
+                                    TMPDIR=rnd))   # fallback reports stay in the round
                     if k:
                         times[name].append(t)
     med = {n: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))

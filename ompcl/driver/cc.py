@@ -52,6 +52,7 @@ class Driver:
 
     opts: DriverOptions
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    tmp: Path | None = None     # this command's temporary directory
 
     def run(self, cmd: Command, todo: list[int] | None = None) -> int:
         """Run ``cmd``; ``todo``: the indexes of the sources to translate, if known."""
@@ -61,7 +62,7 @@ class Driver:
             todo = sources_to_translate(cmd)
         if not todo and not cmd.links:
             return self.exec(list(cmd.raw))
-        tmp = Path(tempfile.mkdtemp(prefix="ompcl-cc-"))
+        tmp = self.tmp = Path(tempfile.mkdtemp(prefix="ompcl-cc-"))
         try:
             link = self.link_args(cmd, tmp) if cmd.links else []
             if link is None:
@@ -220,11 +221,16 @@ class Driver:
         return 1 if self.opts.strict else rc
 
     def save_report(self, files: dict[str, str]) -> str:
+        """Write a failure report; the same failure again (a rebuild) reuses its folder."""
         if self.opts.keep:
             d = Path(self.opts.keep)
-            d.mkdir(parents=True, exist_ok=True)
         else:
-            d = Path(tempfile.mkdtemp(prefix="ompcl-fallback-"))
+            import hashlib
+            text = repr(sorted(files.items()))
+            text = text.replace(str(self.tmp), "") if self.tmp else text
+            digest = hashlib.sha256(text.encode("utf-8", "surrogateescape"))
+            d = Path(tempfile.gettempdir()) / f"ompcl-fallback-{digest.hexdigest()[:12]}"
+        d.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
             (d / name).write_text(text, errors="surrogateescape")
         return str(d)
