@@ -56,8 +56,8 @@ BAD = [
     ("missing_header", "inc.c", "#include \"no_such_header.h\"\nint x;\n",
      1, 10, "no_such_header.h: No such file or directory"),
     ("missing_input", "missing.c", None, None, None, "{path}: No such file or directory"),
-    ("binary_file", "bin.c", b"\x7fELF\x00\x01\x02\x00\xff", None, None,
-     "{path}: not a C source file (binary data)"),
+    ("binary_file", "bin.c", b"\x7fELF\x00\x01\x02\x00\xff", 1, 1,
+     "not a C source file (binary data)"),
 ]
 
 

@@ -43,7 +43,7 @@ def read_source(path: str) -> str:
         raise InputError(f"{path}: is a directory")
     data = p.read_bytes()
     if b"\0" in data:
-        raise InputError(f"{path}: not a C source file (binary data)")
+        raise InputError("not a C source file (binary data)", SourceLoc(path, 1, 1))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

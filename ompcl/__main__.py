@@ -1,0 +1,17 @@
+"""The ``ompcl`` command's entry point: ``ompcl cc`` goes to the compiler driver before any
+option parser (or the translator) is imported; everything else to the click commands."""
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["cc"]:
+        from .driver import main as cc_main
+        sys.exit(cc_main(sys.argv[2:]))
+    from .cli import main as cli_main
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

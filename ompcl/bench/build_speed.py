@@ -1,0 +1,127 @@
+"""Build-time benchmark: real trees built with ``CC=gcc`` and with ``CC="ompcl cc"``.
+
+Builds the project's NAS tree (``make -C nas_benchmarks CLASS=W`` into fresh BINDIRs) and
+the PolyBench/ACC programs that gcc builds (their authors' command lines), both ways,
+interleaved, and prints the median wall and CPU seconds of each and their ratio per tree: a
+fresh build (empty translation cache) and a rebuild (translations cached).
+Usage: ``python -m ompcl.bench.build_speed [--repeats 5] [--trees nas,polybench]``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import polybench
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_ROOT = ROOT  # the ompcl package measured is this one
+
+
+def ompcl_cc() -> list[str]:
+    """``ompcl cc`` as a build would run it (this interpreter, this ompcl package)."""
+    return [sys.executable, "-m", "ompcl", "cc"]
+
+
+def build_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
+                                                      env.get("PYTHONPATH", "")]))
+    env.pop("OMPCL_REMARKS", None)
+    return env
+
+
+def _timed(cmds: list[tuple[list[str], Path | None]], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (children's user + system) seconds of running ``cmds`` in turn."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    for cmd, cwd in cmds:
+        subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def nas_build(cc: list[str], out: Path, cls: str, only: str = ""
+              ) -> list[tuple[list[str], Path | None]]:
+    only = [f"BENCHMARKS={only}"] if only else []
+    return [(["make", "-s", "-C", str(ROOT / "nas_benchmarks"), f"CLASS={cls}",
+              f"BINDIR={out}", f"CC={shlex.join(cc)}", *only], None)]
+
+
+def polybench_build(cc: list[str], out: Path, cls: str, only: str = ""
+                    ) -> list[tuple[list[str], Path | None]]:
+    root = polybench.find_root()
+    return [(polybench.command(p, root, cc, out / p.name), p.folder)
+            for p in polybench.programs(root) if p.builds]
+
+
+TREES = {"nas": nas_build, "polybench": polybench_build}
+
+
+def measure(tree: str, repeats: int, cls: str, only: str = "") -> dict:
+    """Median wall/CPU seconds of building ``tree`` with gcc, with ompcl cc from an empty
+    translation cache (a fresh build), and again with that cache (a rebuild), interleaved.
+    One untimed warm-up round first (file cache; it also builds the runtime library, which
+    every round then starts with, as an installed ompcl has it)."""
+    env = build_env()
+    times: dict[str, list[tuple[float, float]]] = {"gcc": [], "ompcl": [], "rebuild": []}
+    with tempfile.TemporaryDirectory(prefix="ompcl-bench-") as work:
+        warm = Path(work) / "warm-cache"
+        for k in range(repeats + 1):
+            with tempfile.TemporaryDirectory(prefix="round-", dir=work) as rnd:
+                out, cache = Path(rnd), Path(rnd) / "cache"
+                if (warm / "cc-runtime").is_dir():
+                    shutil.copytree(warm / "cc-runtime", cache / "cc-runtime")
+                runs = [("gcc", ["gcc"]), ("ompcl", ompcl_cc()), ("rebuild", ompcl_cc())]
+                for name, cc in runs:
+                    (out / name).mkdir()
+                    t = _timed(TREES[tree](cc, out / name, cls, only),
+                               dict(env, OMPCL_CACHE_DIR=str(cache if k else warm),
+                                    TMPDIR=rnd))   # fallback reports stay in the round
+                    if k:
+                        times[name].append(t)
+    med = {n: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+           for n, v in times.items()}
+    return {"tree": tree, **med,
+            "wall_ratio": med["ompcl"][0] / med["gcc"][0],
+            "cpu_ratio": med["ompcl"][1] / med["gcc"][1],
+            "rebuild_ratio": med["rebuild"][0] / med["gcc"][0]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5, help="timed rounds (median is shown)")
+    ap.add_argument("--trees", default="nas,polybench", help="comma list: nas, polybench")
+    ap.add_argument("--class", dest="cls", default="W", help="NAS class (default W)")
+    ap.add_argument("--nas-benchmarks", default="", help="e.g. 'ep is' (default: all)")
+    args = ap.parse_args(argv)
+    trees = [t for t in args.trees.split(",") if t]
+    if "polybench" in trees and polybench.find_root() is None:
+        print("polybench: skipped (../shared/thirdparty/polybench-acc not found)")
+        trees.remove("polybench")
+    print(f"CC=gcc vs CC=\"{shlex.join(ompcl_cc())}\", median of {args.repeats} "
+          f"interleaved rounds after one warm-up")
+    print(f"{'tree':12} {'gcc wall':>9} {'ompcl wall':>10} {'ratio':>6}   "
+          f"{'gcc cpu':>8} {'ompcl cpu':>9} {'ratio':>6}   {'rebuild wall':>12} {'ratio':>6}")
+    for tree in trees:
+        r = measure(tree, args.repeats, args.cls, args.nas_benchmarks if tree == "nas" else "")
+        label = f"nas {args.cls}" if tree == "nas" else tree
+        print(f"{label:12} {r['gcc'][0]:8.2f}s {r['ompcl'][0]:9.2f}s {r['wall_ratio']:5.2f}x   "
+              f"{r['gcc'][1]:7.2f}s {r['ompcl'][1]:8.2f}s {r['cpu_ratio']:5.2f}x   "
+              f"{r['rebuild'][0]:11.2f}s {r['rebuild_ratio']:5.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""``ompcl cc``: a drop-in C compiler driver for existing builds (``make CC="ompcl cc"``).
+
+``args`` reads the command line (the driver's own ``--ompcl-*``/``-Rompcl*`` options, the
+compiler's arguments verbatim), ``cc`` translates and compiles with a safety net, ``runtime``
+keeps the prebuilt runtime library, ``deps`` fixes dependency files. Importing this package
+is cheap: the translator is imported only when a file needs translating.
+"""
+from __future__ import annotations
+
+import sys
+
+HELP = """\
+usage: ompcl cc [--ompcl-OPTION ...] [-Rompcl | -Rompcl-missed] COMPILER-ARGUMENTS...
+
+A drop-in C compiler (make CC="ompcl cc"): each .c source with an OpenMP directive, in a
+command with -fopenmp, is translated (offloadable loops get an OpenCL version) and compiled
+in its place; linking commands get the ompcl runtime. Every other argument goes to the
+compiler verbatim and in order; -E, -S, -M, -fsyntax-only, --version, -v, stdin input pass
+straight through.
+
+  --ompcl-compiler=CMD  underlying compiler (default: $OMPCL_CC, else gcc)
+  --ompcl-strict        a translated file that fails to compile is an error ($OMPCL_STRICT=1)
+                        (default: warn once and build the original file instead)
+  --ompcl-keep=DIR      keep the translated sources (and failure reports) in DIR
+  --ompcl-debug         show Python tracebacks
+  --ompcl-help          this text
+  -Rompcl               remarks for every OpenMP loop, offloaded or not ($OMPCL_REMARKS=all)
+  -Rompcl-missed        remarks for loops not offloaded ($OMPCL_REMARKS=missed)
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``ompcl cc`` with ``argv`` (the arguments after ``cc``); returns the exit status."""
+    from .args import UsageError, classify, split_own_options, sources_to_translate
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        opts, args = split_own_options(argv)
+    except UsageError as e:
+        print(f"ompcl: error: {e}", file=sys.stderr)
+        return 2
+    if opts.help:
+        print(HELP, end="")
+        return 0
+    try:
+        cmd = classify(args)
+        todo = sources_to_translate(cmd) if cmd.mode != "query" else []
+        if not todo:   # the common case, kept cheap: no translator, no temporary files
+            fast = _straight_through(opts, cmd)
+            if fast is not None:
+                return _exec(opts.compiler, fast)
+        from .cc import Driver
+        return Driver(opts).run(cmd, todo)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        from .cc import NoCompiler, no_compiler
+        if isinstance(e, NoCompiler):
+            return no_compiler(opts.compiler, e.args[0])
+        if opts.debug:
+            raise
+        print(f"ompcl: internal error: {type(e).__name__}: {e} (rerun with --ompcl-debug)",
+              file=sys.stderr)
+        return 3
+
+
+def _straight_through(opts, cmd) -> list[str] | None:
+    """The compiler's arguments when nothing needs translating (the runtime library added
+    when linking), or None when only the full driver can tell (the runtime needs building
+    somewhere temporary, or failed to build)."""
+    if not cmd.links:
+        return list(cmd.raw)
+    from .runtime import LINK_LIBS, RuntimeBuildError, abi_flags, runtime_library
+    try:
+        lib = runtime_library(opts.compiler, abi_flags(cmd.args), None)
+    except RuntimeBuildError:
+        return None
+    return None if lib is None else [*cmd.raw, lib, *LINK_LIBS]
+
+
+def _exec(compiler: tuple[str, ...], args: list[str]) -> int:
+    """Replace this process by the compiler."""
+    import os
+    argv = [*compiler, *args]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as e:
+        from .cc import no_compiler
+        return no_compiler(compiler, e)

@@ -1,0 +1,234 @@
+"""Driver stage 1: an ``ompcl cc`` command line -> what the driver must do with it.
+
+Consumes the arguments after ``ompcl cc`` (gcc/clang syntax) and the environment; produces
+the driver's own options and a ``Command``: the compiler's arguments verbatim and in order,
+which of them are C sources, and whether the command compiles, links or only asks something.
+Nothing here interprets a compiler option beyond recognising its shape.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+#: gcc/clang options whose value is the next argument when not joined (``-I dir``, ``-o f``)
+WITH_VALUE = frozenset("""
+    -o -x -I -D -U -A -L -l -u -T -e -z -B -G -V -b
+    -include -imacros -iquote -isystem -idirafter -iprefix -iwithprefix -iwithprefixbefore
+    -isysroot -imultilib -imultiarch -iframework -isystem-after -cxx-isystem
+    -MF -MT -MQ -MJ -Xlinker -Xassembler -Xpreprocessor -Xclang -Xopenmp-target -mllvm
+    -aux-info -specs -wrapper -dumpbase -dumpdir -dumpbase-ext -target -arch -framework
+    -serialize-diagnostics --param --sysroot --output --language --include-directory
+    --define-macro --undefine-macro --include --imacros --for-linker --assert --dependencies
+    """.split())
+#: options with which the compiler does not compile and link: the command goes through as is
+QUERY = frozenset("""
+    -E -S -M -MM -fsyntax-only -v -### --version --help --target-help -dumpversion
+    -dumpfullversion -dumpmachine -dumpspecs --preprocess --assemble
+    """.split())
+_QUERY_PREFIXES = ("-print-", "--print-", "--help=")
+_NO_LINK = frozenset(("-c", "--compile"))
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+omp\b", re.M)
+REMARK_FLAGS = {"-Rompcl": "all", "-Rompcl-missed": "missed"}
+_BOOL_ENV_FALSE = ("", "0", "no", "off", "false")
+
+
+class UsageError(Exception):
+    """A malformed ``--ompcl-*`` option (exit code 2)."""
+
+
+class DriverOptions:
+    """``ompcl cc``'s own options (``--ompcl-*``, ``-Rompcl*``) and environment variables.
+    (Plain classes, not dataclasses, in this package's fast path: start-up time counts.)"""
+
+    __slots__ = ("compiler", "strict", "remarks", "keep", "debug", "help")
+
+    def __init__(self, compiler: tuple[str, ...] = ("gcc",), strict: bool = False,
+                 remarks: str = "", keep: str | None = None, debug: bool = False,
+                 help: bool = False):
+        self.compiler = compiler    # the underlying compiler command
+        self.strict = strict
+        self.remarks = remarks      # "", "missed" or "all"
+        self.keep = keep            # keep translated sources (and failure reports) here
+        self.debug = debug
+        self.help = help
+
+
+class Command:
+    """A compiler command line, as the compiler will see it.
+
+    ``args`` has every ``@file`` expanded (gcc's rules); ``raw`` is the line as given.
+    ``sources`` are the indexes in ``args`` of C source operands. ``mode`` is ``query``
+    (pass through untouched: ``-E``, ``-S``, ``--version``, stdin input ...), ``compile``
+    (``-c``) or ``link``.
+    """
+
+    __slots__ = ("raw", "args", "sources", "mode", "openmp")
+
+    def __init__(self, raw: tuple[str, ...], args: tuple[str, ...], sources: tuple[int, ...],
+                 mode: str, openmp: bool):
+        self.raw, self.args, self.sources, self.mode, self.openmp = \
+            raw, args, sources, mode, openmp
+
+    @property
+    def links(self) -> bool:
+        return self.mode == "link"
+
+    @property
+    def expanded(self) -> bool:
+        return self.raw != self.args
+
+
+def split_own_options(argv: list[str], env: dict[str, str] | None = None
+                      ) -> tuple[DriverOptions, list[str]]:
+    """Take ``ompcl cc``'s own options out of ``argv``; everything else stays, in order."""
+    env = os.environ if env is None else env
+    compiler = _split_command(env.get("OMPCL_CC", "") or "gcc")
+    strict = env.get("OMPCL_STRICT", "").lower() not in _BOOL_ENV_FALSE
+    remarks = env.get("OMPCL_REMARKS", "").lower()
+    if remarks not in ("", "all", "missed"):
+        raise UsageError(f"OMPCL_REMARKS must be 'all' or 'missed', not '{remarks}'")
+    keep, debug, want_help, rest = None, False, False, []
+    for a in argv:
+        if a in REMARK_FLAGS:
+            remarks = _wider(remarks, REMARK_FLAGS[a])
+        elif not a.startswith("--ompcl-"):
+            rest.append(a)
+        elif a.startswith("--ompcl-compiler="):
+            compiler = _split_command(a.partition("=")[2])
+            if not compiler:
+                raise UsageError("--ompcl-compiler= needs a compiler command")
+        elif a.startswith("--ompcl-keep="):
+            keep = a.partition("=")[2] or None
+        elif a in ("--ompcl-strict", "--ompcl-debug", "--ompcl-help"):
+            strict |= a == "--ompcl-strict"
+            debug |= a == "--ompcl-debug"
+            want_help |= a == "--ompcl-help"
+        else:
+            raise UsageError(f"unknown option '{a}' (see 'ompcl cc --ompcl-help')")
+    return DriverOptions(tuple(compiler), strict, remarks, keep, debug, want_help), rest
+
+
+def _split_command(text: str) -> list[str]:
+    if not any(c in text for c in " \t'\"\\"):
+        return [text] if text else []
+    import shlex
+    return shlex.split(text)
+
+
+def _wider(current: str, new: str) -> str:
+    return "all" if "all" in (current, new) else new
+
+
+def classify(args: list[str]) -> Command:
+    """Find the C sources and the kind of a compiler command line."""
+    expanded = expand_response_files(args)
+    sources, lang, query, compile_only, openmp = [], None, False, False, False
+    skip = False
+    for k, a in enumerate(expanded):
+        if skip:
+            skip = False
+            if expanded[k - 1] in ("-x", "--language"):
+                lang = None if a == "none" else a
+            continue
+        if a == "-":
+            query = True          # stdin input: the compiler reads it, ompcl cannot
+        elif not a.startswith("-"):
+            if lang == "c" or (lang is None and a.endswith(".c")):
+                sources.append(k)
+        elif a in WITH_VALUE:
+            skip = True
+        elif a.startswith("-x"):
+            lang = None if a[2:] == "none" else a[2:]
+        elif a.startswith("--language="):
+            lang = None if a[11:] == "none" else a[11:]
+        elif a in QUERY or a.startswith(_QUERY_PREFIXES):
+            query = True
+        elif a in _NO_LINK:
+            compile_only = True
+        elif a == "-fopenmp" or a.startswith("-fopenmp="):
+            openmp = True
+        elif a == "-fno-openmp":
+            openmp = False
+    mode = "query" if query else "compile" if compile_only else "link"
+    return Command(tuple(args), tuple(expanded), tuple(sources), mode, openmp)
+
+
+def expand_response_files(args: list[str], depth: int = 0) -> list[str]:
+    """Replace each readable ``@file`` by the arguments it holds (libiberty's rules: blanks
+    separate, quotes group, backslash escapes; nested files are expanded; an unreadable file
+    stays as a literal argument)."""
+    out: list[str] = []
+    for a in args:
+        if not a.startswith("@") or len(a) == 1 or depth > 50:
+            out.append(a)
+            continue
+        try:
+            with open(a[1:], encoding="utf-8", errors="surrogateescape") as fh:
+                text = fh.read()
+        except OSError:
+            out.append(a)
+            continue
+        out += expand_response_files(split_response_text(text), depth + 1)
+    return out
+
+
+def split_response_text(text: str) -> list[str]:
+    """Split the contents of a response file into arguments, as gcc does."""
+    out: list[str] = []
+    cur: list[str] | None = None
+    squote = dquote = escape = False
+    for ch in text:
+        if cur is None:
+            if ch.isspace():
+                continue
+            cur = []
+        if ch.isspace() and not (squote or dquote or escape):
+            out.append("".join(cur))
+            cur = None
+        elif escape:
+            escape = False
+            cur.append(ch)
+        elif ch == "\\":
+            escape = True
+        elif squote:
+            squote = ch != "'"
+            if squote:
+                cur.append(ch)
+        elif dquote:
+            dquote = ch != '"'
+            if dquote:
+                cur.append(ch)
+        elif ch == "'":
+            squote = True
+        elif ch == '"':
+            dquote = True
+        else:
+            cur.append(ch)
+    if cur is not None:
+        out.append("".join(cur))
+    return out
+
+
+def quote_response_arg(arg: str) -> str:
+    """One argument written so that ``split_response_text`` (and gcc) reads it back."""
+    if arg == "":
+        return "''"
+    return "".join("\\" + c if c.isspace() or c in "\\'\"" else c for c in arg)
+
+
+def sources_to_translate(cmd: Command) -> list[int]:
+    """The C sources worth translating: with ``-fopenmp``, those with an OpenMP directive."""
+    return [k for k in cmd.sources if cmd.openmp and has_directive(cmd.args[k])]
+
+
+def has_directive(path: str) -> bool:
+    """Whether the file's own text has a ``#pragma omp`` line (continuations joined).
+    Loops from headers and macro expansions are never offloaded, so this is enough."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return False  # the compiler reports it
+    if b"\0" in data:
+        return False
+    return _DIRECTIVE.search(data.replace(b"\\\r\n", b"").replace(b"\\\n", b"")) is not None

@@ -1,0 +1,87 @@
+"""A persistent cache of translations, for builds that translate the same file again.
+
+Consumes a source path, its preprocessor options and a translate function; produces the
+translation (host text and remarks), from the cache when an earlier translation had the same
+inputs. The key is everything translation reads: the file's own text, its preprocessed text
+(so every header's content and every macro), the path as spelled, the options, and ompcl's
+own files (a change to ompcl is a new cache). Entries live in the cache directory
+(``OMPCL_CACHE_DIR``; ``off`` disables) and can be deleted at any time.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+
+from .runtime import cache_root
+
+_VERSION = "1"
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_fingerprint: str | None = None
+#: environment variables the translator reads (besides those in the options' repr)
+_TRANSLATION_ENV = ("OMPCL_CHECK_IR",)
+
+
+def cached(path: str, cpp, translate) -> tuple[str, list[tuple[str, str]]]:
+    """``translate(path, cpp)``, or its result from an earlier run with the same inputs."""
+    root = cache_root()
+    if root is None:
+        return translate(path, cpp)
+    from ..frontend.preprocess import preprocess
+    try:
+        key = _key(path, cpp, preprocess(path, cpp))
+    except Exception:
+        return translate(path, cpp)  # translation will report the problem
+    entry = os.path.join(root, "cc-translations", key[:2], key + ".json")
+    try:
+        with open(entry, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data["host"], [tuple(r) for r in data["remarks"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    host, remarks = translate(path, cpp)
+    _store(entry, {"host": host, "remarks": remarks})
+    return host, remarks
+
+
+def _key(path: str, cpp, preprocessed: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        source = fh.read()
+    env = [os.environ.get(v, "") for v in _TRANSLATION_ENV]
+    for part in (_VERSION, package_fingerprint(), path, repr(cpp), repr(env)):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    h.update(source + b"\0")
+    h.update(preprocessed.encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def package_fingerprint() -> str:
+    """Names, sizes and modification times of ompcl's own files (code, templates, headers,
+    models): cheap to take, and changed by any edit or reinstall."""
+    global _fingerprint
+    if _fingerprint is None:
+        h = hashlib.sha256()
+        for d, dirs, files in os.walk(_PACKAGE):
+            dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+            for f in sorted(files):
+                st = os.stat(os.path.join(d, f))
+                h.update(f"{os.path.relpath(os.path.join(d, f), _PACKAGE)}:{st.st_size}:"
+                         f"{st.st_mtime_ns}\0".encode())
+        _fingerprint = h.hexdigest()
+    return _fingerprint
+
+
+def _store(entry: str, data: dict) -> None:
+    """Write atomically (parallel builds); a cache that cannot be written is no error."""
+    tmp = None
+    try:
+        os.makedirs(os.path.dirname(entry), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(entry), prefix=".tmp-")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
+            json.dump(data, fh)
+        os.replace(tmp, entry)
+    except OSError:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)

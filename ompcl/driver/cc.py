@@ -1,0 +1,316 @@
+"""Driver stage 2: run a compiler command with its OpenMP C sources translated.
+
+Consumes a classified ``Command`` and the driver's options; produces what the compiler
+produces (objects, executables, dependency files, messages, exit status). Each C source with
+an OpenMP directive is translated on its own into a temporary file of the same base name;
+the compiler runs on those in their place. A translated file that fails to compile is an
+ompcl bug: the user's original is compiled instead (the safety net), unless strict mode asks
+for an error.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..diagnostics import OmpclError
+from . import cache, deps
+from .args import Command, DriverOptions, quote_response_arg, sources_to_translate
+from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
+
+_QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
+_COMPUTED_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.M)
+
+
+class NoCompiler(Exception):
+    """The compiler command cannot be run."""
+
+
+@dataclass
+class Unit:
+    """One C source operand of the command and what became of it."""
+
+    index: int                 # position in Command.args
+    path: str                  # as the user wrote it
+    translated: str | None = None   # temporary file compiled in its place
+    error: str = ""            # why translation failed (a traceback for ompcl bugs)
+    summary: str = ""          # one-line form of ``error``
+    renames: dict[str, str] = field(default_factory=dict)   # include spellings, for deps
+    iquote: bool = False       # has a computed #include: needs its directory on -iquote
+
+
+@dataclass
+class Driver:
+    """Runs one ``ompcl cc`` command line."""
+
+    opts: DriverOptions
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    tmp: Path | None = None     # this command's temporary directory
+
+    def run(self, cmd: Command, todo: list[int] | None = None) -> int:
+        """Run ``cmd``; ``todo``: the indexes of the sources to translate, if known."""
+        if cmd.mode == "query":
+            return self.exec(list(cmd.raw))
+        if todo is None:
+            todo = sources_to_translate(cmd)
+        if not todo and not cmd.links:
+            return self.exec(list(cmd.raw))
+        tmp = self.tmp = Path(tempfile.mkdtemp(prefix="ompcl-cc-"))
+        try:
+            link = self.link_args(cmd, tmp) if cmd.links else []
+            if link is None:
+                return 1
+            if not todo and not any(a.startswith(str(tmp)) for a in link):
+                shutil.rmtree(tmp, ignore_errors=True)
+                return self.exec([*cmd.raw, *link])
+            if not todo:
+                return self.call([*cmd.raw, *link], capture=False).returncode
+            cpp = _cpp_options(cmd.args)
+            units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
+            return self.compile(cmd, units, link, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    # -- running the compiler ---------------------------------------------------------------
+    def exec(self, args: list[str]) -> int:
+        """Replace this process by the compiler (nothing left to do afterwards)."""
+        from . import _exec
+        return _exec(self.opts.compiler, args)
+
+    def call(self, args: list[str], capture: bool = True) -> subprocess.CompletedProcess:
+        """Run the compiler, its messages captured (the driver decides what the user sees)."""
+        try:
+            return subprocess.run([*self.opts.compiler, *args], text=True, errors="replace",
+                                  stderr=subprocess.PIPE if capture else None)
+        except OSError as e:
+            raise NoCompiler(e) from None
+
+    def link_args(self, cmd: Command, scratch: Path) -> list[str] | None:
+        """The runtime library and its libraries, appended to every linking command."""
+        try:
+            lib = runtime_library(self.opts.compiler, abi_flags(cmd.args), str(scratch))
+        except RuntimeBuildError as e:
+            where = self.save_report({"runtime-build.txt": f"{e}\n{e.log}"})
+            kind = "error" if self.opts.strict else "warning"
+            print(f"ompcl: {kind}: cannot build the ompcl runtime ({e}; messages saved in "
+                  f"{where}); linking without it [ompcl-runtime]", file=sys.stderr)
+            return None if self.opts.strict else []
+        return [str(lib), *LINK_LIBS]
+
+    # -- translation ------------------------------------------------------------------------
+    def translate(self, path: str, index: int, outdir: Path, cpp) -> Unit:
+        """Translate one source into ``outdir``; any failure leaves the original in place."""
+        unit = Unit(index, path)
+        try:
+            original, encoding = _read_text(path)
+            host, remarks = cache.cached(path, cpp, _translate_file)
+            fault, _, only = self.env.get("OMPCL_FAULT", "").partition(":")
+            if only and only != os.path.basename(path):
+                fault = ""
+            if fault == "cc-crash":
+                raise RuntimeError("fault injected (OMPCL_FAULT=cc-crash)")
+            if fault == "cc-translation":
+                host += "\nint ompcl_fault_injected = ;  /* OMPCL_FAULT=cc-translation */\n"
+            if host != original:   # else nothing was offloaded: compile the original
+                outdir.mkdir()
+                text, unit.renames, unit.iquote = _anchor_includes(host, path)
+                target = str(outdir / os.path.basename(path))
+                with open(target, "w", encoding=encoding, errors="surrogateescape") as fh:
+                    fh.write(text)
+                unit.translated = target
+        except Exception as e:  # any failure here is ompcl's: the original is compiled
+            unit.summary = e.format() if isinstance(e, OmpclError) else \
+                f"internal error: {type(e).__name__}: {e}"
+            unit.error = unit.summary + "\n\n" + traceback.format_exc()
+            if self.opts.debug:
+                traceback.print_exc()
+            return unit
+        self.print_remarks(remarks)
+        if unit.translated and self.opts.keep:
+            Path(self.opts.keep).mkdir(parents=True, exist_ok=True)
+            shutil.copy(unit.translated, Path(self.opts.keep) / os.path.basename(path))
+        return unit
+
+    def print_remarks(self, remarks: list[tuple[str, str]]) -> None:
+        shown = {"": ("warning",), "missed": ("warning", "missed"),
+                 "all": ("warning", "missed", "passed")}[self.opts.remarks]
+        for category, line in remarks:
+            if category in shown:
+                print(line, file=sys.stderr)
+
+    # -- compiling, with the safety net -----------------------------------------------------
+    def compile(self, cmd: Command, units: list[Unit], link: list[str], tmp: Path) -> int:
+        done = [u for u in units if u.translated]
+        failed = [u for u in units if u.error]
+        original = [*cmd.raw, *link]
+        if not done:
+            res = self.call(original)
+            sys.stderr.write(res.stderr)
+            if res.returncode != 0 or not failed:
+                return res.returncode    # the compiler rejects the user's own file
+            return self.fall_back(failed, {}, res.returncode)
+        res = self.call(self.translated_args(cmd, done, link, tmp))
+        if res.returncode == 0:
+            sys.stderr.write(res.stderr)
+            self.fix_deps(cmd, done, tmp)
+            return self.fall_back(failed, {}, 0) if failed else 0
+        orig = self.call(original)
+        if orig.returncode != 0:
+            sys.stderr.write(orig.stderr)   # the user's error: the compiler's own messages
+            return orig.returncode
+        if not self.opts.strict:
+            sys.stderr.write(orig.stderr)
+        else:
+            sys.stderr.write(res.stderr)
+        report = {"compiler-messages.txt": f"$ {shlex.join(res.args)}\n{res.stderr}"}
+        for u in done:
+            report[_report_name(report, u, "")] = Path(u.translated).read_text(
+                errors="surrogateescape")
+        return self.fall_back(failed + _culprits(done, res.stderr), report, orig.returncode)
+
+    def translated_args(self, cmd: Command, done: list[Unit], link: list[str],
+                        tmp: Path) -> list[str]:
+        """The user's arguments with each translated source in place of its original."""
+        args = list(cmd.args)
+        for u in done:
+            args[u.index] = u.translated
+        front = ["-idirafter", RUNTIME_DIR]   # ompcl_rt.h, found after everything else
+        for u in done:
+            if u.iquote:
+                front += ["-iquote", os.path.dirname(u.path) or "."]
+        if cmd.expanded:  # keep long command lines short: a response file, as the user did
+            rsp = tmp / "args.rsp"
+            rsp.write_text(" ".join(quote_response_arg(a) for a in args) + "\n",
+                           errors="surrogateescape")
+            args = [f"@{rsp}"]
+        return [*front, *args, *link]
+
+    def fix_deps(self, cmd: Command, done: list[Unit], tmp: Path) -> None:
+        if not deps.wants_deps(cmd.args):
+            return
+        renames: dict[str, str] = {}
+        for u in done:
+            renames[u.translated] = u.path
+            renames.update(u.renames)
+        drop = {os.path.join(RUNTIME_DIR, "ompcl_rt.h")}
+        deps.rewrite(deps.candidates(cmd.args, [u.path for u in done]), renames, drop, str(tmp))
+
+    def fall_back(self, units: list[Unit], report: dict[str, str], rc: int) -> int:
+        """The originals were built because translation failed: say so once per file."""
+        for u in units:
+            if u.error:
+                report[_report_name(report, u, ".translation-error.txt")] = u.error
+        where = self.save_report(report)
+        for u in units:
+            what = (f"cannot translate this file ({u.summary})" if u.error else
+                    "translated file failed to compile")
+            if self.opts.strict:
+                print(f"{u.path}: error: ompcl: {what} (strict mode; translation and compiler "
+                      f"messages saved in {where}) [ompcl-fallback]", file=sys.stderr)
+            else:
+                print(f"{u.path}: warning: ompcl: {what}; built the original instead "
+                      f"(translation and compiler messages saved in {where}) [ompcl-fallback]",
+                      file=sys.stderr)
+        return 1 if self.opts.strict else rc
+
+    def save_report(self, files: dict[str, str]) -> str:
+        """Write a failure report; the same failure again (a rebuild) reuses its folder."""
+        if self.opts.keep:
+            d = Path(self.opts.keep)
+        else:
+            import hashlib
+            text = repr(sorted(files.items()))
+            text = text.replace(str(self.tmp), "") if self.tmp else text
+            digest = hashlib.sha256(text.encode("utf-8", "surrogateescape"))
+            d = Path(tempfile.gettempdir()) / f"ompcl-fallback-{digest.hexdigest()[:12]}"
+        d.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (d / name).write_text(text, errors="surrogateescape")
+        return str(d)
+
+
+def no_compiler(compiler: tuple[str, ...], e: OSError) -> int:
+    print(f"ompcl: error: cannot run the compiler '{compiler[0]}': {e.strerror} "
+          "(set OMPCL_CC or --ompcl-compiler=)", file=sys.stderr)
+    return 1
+
+
+def _culprits(done: list[Unit], messages: str) -> list[Unit]:
+    """The translated files the compiler's errors point into (its messages name the user's
+    files: translations carry #line directives); all of them when none is named."""
+    lines = [m for m in messages.splitlines() if "error" in m]
+    named = [u for u in done if any(m.startswith(f"{u.path}:") for m in lines)]
+    return named or done
+
+
+def _report_name(report: dict[str, str], unit: Unit, suffix: str) -> str:
+    name = os.path.basename(unit.path) + suffix
+    return f"{unit.index}-{name}" if name in report else name
+
+
+def _read_text(path: str) -> tuple[str, str]:
+    """The file's text and the encoding it was read with (as the translator reads it)."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def _anchor_includes(text: str, path: str) -> tuple[str, dict[str, str], bool]:
+    """Make the quoted includes of a file that now lives elsewhere find what they found
+    beside the original (gcc looks in the including file's directory first). Returns the
+    text, the new spellings (for dependency files) and whether a computed include remains."""
+    src_dir = os.path.dirname(path)
+    renames: dict[str, str] = {}
+
+    def anchor(m: re.Match) -> str:
+        name = m[2]
+        if os.path.isabs(name) or not os.path.isfile(os.path.join(src_dir, name)):
+            return m[0]
+        spelled = os.path.abspath(os.path.join(src_dir, name))   # relative would be to tmp
+        renames[spelled] = os.path.join(src_dir, name)
+        return f'{m[1]}"{spelled}"'
+
+    return _QUOTED_INCLUDE.sub(anchor, text), renames, bool(_COMPUTED_INCLUDE.search(text))
+
+
+def _cpp_options(args: tuple[str, ...]):
+    """The preprocessor options the translator understands, from the compiler's arguments."""
+    from ..frontend.preprocess import CppOptions
+    buckets = {"-I": [], "-isystem": [], "-iquote": [], "-idirafter": [], "-D": [], "-U": []}
+    it = iter(args)
+    for a in it:
+        for flag, bucket in buckets.items():
+            if a == flag:
+                bucket.append(next(it, ""))
+                break
+            if a.startswith(flag) and len(a) > len(flag) and (len(flag) == 2 or a[1] == "i"):
+                bucket.append(a[len(flag):])
+                break
+    inc = buckets["-iquote"] + buckets["-I"] + buckets["-isystem"] + buckets["-idirafter"]
+    return CppOptions(tuple(inc), tuple(buckets["-D"]), tuple(buckets["-U"]))
+
+
+def _translate_file(path: str, cpp) -> tuple[str, list[tuple[str, str]]]:
+    """The one call into the translator: host text and remarks as (category, line) with
+    category ``warning``, ``missed`` (loop not offloaded) or ``passed`` (offloaded)."""
+    import gc
+    from ..pipeline import Options, translate
+    gc.disable()   # the parser allocates ~10^6 acyclic objects: collections only cost time
+    try:
+        u = translate(path, Options(cpp))
+    finally:
+        gc.enable()
+    out = []
+    for m in u.remarks:
+        category = "warning" if m.kind != "remark" else "missed" if m.missed else "passed"
+        out.append((category, m.format()))
+    return u.host_source, out

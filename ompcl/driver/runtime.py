@@ -1,0 +1,135 @@
+"""The C runtime as a prebuilt static library, for the link step of ``ompcl cc``.
+
+Consumes the compiler command and the user's ABI-relevant flags; produces
+``libompcl_rt.a``, built once per (compiler, ABI flags, runtime source) in the cache
+directory. It is compiled apart from the user's include paths and macros, so a program that
+ships a header named like a system one (``unistd.h``) cannot break it; as an archive it is
+linked into every program and pulled in only where translated code calls it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "runtime")
+RUNTIME_SOURCES = ("ompcl_rt.c", "ompcl_rt.h")
+#: libraries the runtime needs, placed after it on the link line
+LINK_LIBS = ("-ldl",)
+#: user flags that change the ABI of object code (other -m* are harmless and kept too)
+_ABI_WITH_VALUE = ("-target", "--sysroot", "-isysroot", "-B")
+_ABI_PREFIXES = ("-m", "--target=", "--sysroot=", "-B")
+_NOT_ABI = ("-mllvm",)
+
+
+class RuntimeBuildError(Exception):
+    """The runtime library could not be built (messages in ``log``)."""
+
+    def __init__(self, message: str, log: str):
+        super().__init__(message)
+        self.log = log
+
+
+def abi_flags(args: tuple[str, ...] | list[str]) -> list[str]:
+    """The flags of a command line that the runtime must be compiled with too."""
+    out, take = [], False
+    for a in args:
+        if take:
+            out.append(a)
+            take = False
+        elif a in _ABI_WITH_VALUE:
+            out.append(a)
+            take = True
+        elif a.startswith(_ABI_PREFIXES) and a not in _NOT_ABI:
+            out.append(a)
+    return out
+
+
+def cache_root() -> str | None:
+    """Where built runtimes are kept (shared with the kernel cache), or None when off."""
+    d = os.environ.get("OMPCL_CACHE_DIR", "")
+    if d == "off":
+        return None
+    if d:
+        return d
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ompcl")
+
+
+def runtime_library(compiler: tuple[str, ...], flags: list[str], scratch: str | None
+                    ) -> str | None:
+    """Path of the runtime archive for ``compiler`` and ``flags``, building it when missing.
+    ``scratch`` holds it when there is no usable cache directory (None: then return None)."""
+    key = _key(compiler, flags)
+    root = cache_root()
+    if root is not None:
+        lib = os.path.join(root, "cc-runtime", key, "libompcl_rt.a")
+        if os.path.exists(lib):
+            return lib
+        try:
+            os.makedirs(os.path.dirname(lib), exist_ok=True)
+            _build(compiler, flags, lib)
+            return lib
+        except OSError:
+            pass  # unwritable cache: build for this command only
+    if scratch is None:
+        return None
+    lib = os.path.join(scratch, "libompcl_rt.a")
+    if not os.path.exists(lib):
+        _build(compiler, flags, lib)
+    return lib
+
+
+def which(name: str) -> str | None:
+    """``shutil.which`` without importing shutil (start-up time)."""
+    if os.sep in name:
+        return name if os.access(name, os.X_OK) else None
+    for d in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        p = os.path.join(d or ".", name)
+        if os.access(p, os.X_OK) and not os.path.isdir(p):
+            return p
+    return None
+
+
+def _key(compiler: tuple[str, ...], flags: list[str]) -> str:
+    h = hashlib.sha256()
+    exe = os.path.realpath(which(compiler[0]) or compiler[0])
+    try:
+        st = os.stat(exe)
+        h.update(f"{exe}:{st.st_size}:{st.st_mtime_ns}".encode())
+    except OSError:
+        h.update(exe.encode())
+    h.update("\0".join((*compiler[1:], "|", *flags)).encode())
+    for name in RUNTIME_SOURCES:
+        with open(os.path.join(RUNTIME_DIR, name), "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()[:20]
+
+
+def _build(compiler: tuple[str, ...], flags: list[str], lib: str) -> None:
+    """Compile the runtime and archive it as ``lib``, atomically (parallel builds may race)."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix=".ompcl-rt-", dir=os.path.dirname(lib)) as tmp:
+        obj, arch = os.path.join(tmp, "ompcl_rt.o"), os.path.join(tmp, "libompcl_rt.a")
+        _run([*compiler, *flags, "-O2", "-fPIC", "-w", "-c",
+              os.path.join(RUNTIME_DIR, "ompcl_rt.c"), "-o", obj])
+        _run([_archiver(), "rcs", arch, obj])
+        os.replace(arch, lib)
+
+
+def _archiver() -> str:
+    for name in ("ar", "llvm-ar", "gcc-ar"):
+        if which(name):
+            return name
+    raise RuntimeBuildError("no archiver (ar) found", "")
+
+
+def _run(cmd: list[str]) -> None:
+    import subprocess
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    except OSError as e:
+        raise RuntimeBuildError(f"cannot run '{cmd[0]}': {e.strerror}", "") from None
+    if proc.returncode != 0:
+        raise RuntimeBuildError(f"'{cmd[0]}' failed building the ompcl runtime",
+                                " ".join(cmd) + "\n" + proc.stdout + proc.stderr)
