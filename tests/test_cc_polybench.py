@@ -42,7 +42,8 @@ def test_polybench_program(tmp_path, prog):
         return
     assert res.returncode == 0, f"{prog.name} builds with gcc, not with ompcl cc:\n" + \
         res.stderr[-3000:]
-    assert res.stderr == ref.stderr
+    # the same warnings; headers beside a translated file are named by their full path
+    assert res.stderr.replace(f"{prog.folder}/", "") == ref.stderr
     if prog.name in SLOW_RUNS:
         pytest.skip(f"built; not run: {SLOW_RUNS[prog.name]}")
     if prog.name in polybench.RACY:   # the original races: no particular answer is owed

@@ -47,13 +47,51 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
             return Reason("splice-text", "the loop does not directly follow its directive in "
                           "the source text", loc)
         end = scan.statement_end(stmt)
+        start = balanced_start(scan, start, stmt)
     except ScanError as e:
         why = "macro-expansion" if "macro" in str(e) else "splice-text"
         return Reason(why, f"cannot find the loop's extent in the source text ({e})", loc)
     fline = function_line(prog, b.func)
     if fline is None:
         return Reason("macro-expansion", "the enclosing function is not in the main file", loc)
-    return SpliceRange(start, end, scan.offset(fline, 1), fline)
+    # outlined code goes before the whole declaration: its storage class and return type may
+    # stand on the lines above the name
+    fstart = scan.declaration_start(scan.offset(fline, 1))
+    return SpliceRange(start, end, fstart, scan.line_of(fstart))
+
+
+_OPENERS = ("if", "ifdef", "ifndef")
+
+
+def balanced_start(scan: Scanner, start: int, stmt: int) -> int:
+    """The splice start moved up over the conditional lines that open what the lines between
+    the directive and its statement close (``#ifdef _OPENMP`` / pragma / ``#endif`` / loop),
+    so the spliced text keeps its preprocessor conditionals balanced."""
+    need, depth = 0, 0
+    for line in range(scan.line_of(start), scan.line_of(stmt)):
+        word = scan.directive_line(scan.offset(line, 1))
+        if word in _OPENERS:
+            depth += 1
+        elif word == "endif":
+            depth -= 1
+        elif word in ("else", "elif") and depth == 0:
+            need = max(need, 1)
+        need = max(need, -depth)
+    if depth > need:
+        raise ScanError("a preprocessor conditional opens between the directive and its loop")
+    line = scan.line_of(start)
+    while need > 0:
+        line -= 1
+        word = scan.directive_line(scan.offset(line, 1)) if line >= 1 else None
+        if word is None:
+            raise ScanError("the directive is inside a preprocessor conditional that also "
+                            "holds other code")
+        if word in _OPENERS:
+            need -= 1
+        elif word == "endif":
+            need += 1
+        start = scan.offset(line, 1)
+    return start
 
 
 def _stmt_offset(prog: Program, scan: Scanner, loc: SourceLoc, stmt: c_ast.Node) -> int:

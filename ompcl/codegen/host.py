@@ -114,6 +114,7 @@ def _c_string(text: str) -> str:
 
 _OMP_FOR = re.compile(r"\bomp\s+for\b")
 _NOWAIT = re.compile(r"\bnowait\b")
+_FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 
 
 def team_fallback(hr: HostRegion, text: str) -> str:
@@ -123,11 +124,13 @@ def team_fallback(hr: HostRegion, text: str) -> str:
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
     extra = [x for x in r.directive.names_in("private") if x not in given]
-    first, nl, rest = text.partition("\n")
-    first = _NOWAIT.sub("", _OMP_FOR.sub("omp parallel for", first, count=1))
+    m = _FOR_LINE.search(text)
+    line = _NOWAIT.sub("", _OMP_FOR.sub("omp parallel for", m.group(0), count=1))
     if extra:
-        first = first.rstrip().rstrip("\\").rstrip() + f" private({', '.join(extra)})"
-    return first + nl + rest
+        cont = line.rstrip().endswith("\\")
+        line = line.rstrip().rstrip("\\").rstrip() + f" private({', '.join(extra)})" + (
+            " \\" if cont else "")
+    return text[:m.start()] + line + text[m.end():]
 
 
 def _call(prog: Program, hr: HostRegion, text: str, scan: Scanner, host: str = "") -> str:

@@ -22,6 +22,47 @@ class Scanner:
         self.starts = [0]
         for m in re.finditer("\n", text):
             self.starts.append(m.end())
+        self._decls: list[int] | None = None
+
+    def declaration_starts(self) -> list[int]:
+        """Offsets of the first token of every file-scope declaration or definition (after
+        each top-level ';' or '}' and at the start), in order."""
+        if self._decls is None:
+            out, depth, p, fresh = [], 0, 0, True
+            while True:
+                tok, s, e = self.token(p)
+                if not tok:
+                    break
+                if fresh and depth == 0:
+                    out.append(s)
+                fresh = False
+                if tok in "({[" and len(tok) == 1:
+                    depth += 1
+                elif tok in ")}]" and len(tok) == 1:
+                    depth -= 1
+                    fresh = depth == 0 and tok == "}"
+                elif tok == ";" and depth == 0:
+                    fresh = True
+                p = e
+            self._decls = out
+        return self._decls
+
+    def declaration_start(self, offset: int) -> int:
+        """Start of the file-scope declaration holding ``offset`` (storage class, return type
+        and attributes included, on whatever lines they stand)."""
+        starts = self.declaration_starts()
+        best = 0
+        for s in starts:
+            if s > offset:
+                break
+            best = s
+        return best
+
+    def directive_line(self, p: int) -> str | None:
+        """The preprocessor directive word of the line at ``p`` ('if', 'endif', ...), or None."""
+        start = self.starts[self.line_of(p) - 1]
+        m = re.match(r"\s*#\s*(\w+)", self.text[start:self.line_end(start)])
+        return m.group(1) if m else None
 
     def offset(self, line: int, col: int) -> int:
         if not 1 <= line <= len(self.starts):
