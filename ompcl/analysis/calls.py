@@ -19,7 +19,7 @@ from ..frontend.library import ExternalFunction, SourceLibrary
 from ..ir import Var
 from .accesses import scan_body
 from .builtins import host_only_reason, is_host_only, is_math
-from .ctypes_ import TypeEnv, c_text, visible_vars
+from .ctypes_ import TypeEnv, c_text, is_constant_text, visible_vars
 
 
 @dataclass(frozen=True)
@@ -103,9 +103,9 @@ class _CallWalk:
                           f"'{p.name}' of unsupported type", fdef)
                 return None
             if ct.pointer or ct.dims:
-                if len(ct.dims) > (0 if ct.pointer else 1):
+                if not all(is_constant_text(x, env) for x in ct.row_dims):
                     self.fail("callee-interface", f"function '{fdef.decl.name}' takes "
-                              f"multi-dimensional array parameter '{p.name}'", fdef)
+                              f"array parameter '{p.name}' with variable dimensions", fdef)
                     return None
                 out[k] = ct.const
         return out

@@ -1,6 +1,8 @@
 """C types and scopes: declarations -> ``CType``/``Var``; the variables visible at a statement."""
 from __future__ import annotations
 
+import re
+
 from pycparser import c_ast, c_generator
 
 from ..ir import CType, Var
@@ -198,3 +200,15 @@ def _free(node: c_ast.Node | None, scopes: list[set[str]], out: set[str]) -> Non
         return
     for _, child in node.children():
         _free(child, scopes, out)
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_CONSTANT_WORDS = {"sizeof", "char", "short", "int", "long", "unsigned", "signed", "float",
+                   "double", "_Bool"}
+
+
+def is_constant_text(text: str, env: TypeEnv) -> bool:
+    """True when a dimension's C text is a constant expression (literals, enumerators,
+    sizeof, casts to arithmetic types)."""
+    return bool(text) and not any(t not in env.enumerators and t not in _CONSTANT_WORDS
+                                  for t in _IDENT.findall(re.sub(r"\d\w*", "", text)))

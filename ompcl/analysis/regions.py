@@ -26,8 +26,9 @@ from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
 from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
-from .sharing import classify_sharing, dim_syms, is_constant_text
-from .teams import ThreadView, live_after, privatised, team_of, thread_view
+from .sharing import classify_sharing, dim_syms
+from .ctypes_ import is_constant_text
+from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -161,9 +162,13 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
             extra.add(name)
     for name in sorted({a.name for a in info.accesses if a.write} & view.private - explicit):
         v = scope.get(name)
-        if v is not None and not v.ctype.pointer:
+        if v is None or v.ctype.pointer:
+            continue  # a pointer of the thread's points to shared memory
+        if array_read_after(name, cand.loop, cand.bound.path, view):
             reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
-                                  "and written in the loop"))
+                                  "and read after the loop"))
+        else:
+            extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
               if isinstance(n, c_ast.ID)}
     used = info.scalar_reads | {a.name for a in info.accesses} | bounds
@@ -176,7 +181,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
 def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                  declared: set[str], cand: Candidate, rid: int,
                  teams: tuple[TeamCandidate, ...] = (), library: SourceLibrary | None = None,
-                 file_scope: dict[str, Var] | None = None) -> Region:
+                 file_scope: dict[str, Var] | None = None,
+                 cands: tuple[Candidate, ...] = ()) -> Region:
     """Everything known about offloading one candidate loop."""
     b, d = cand.bound, cand.directive
     scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env)
@@ -189,7 +195,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     info = scan_body(body, set(), IndexScope(dim_syms(loops), scope,
                                              frozenset(env.enumerators)))
     reasons = list(info.problems) + bound_reasons(loops, info) + local_type_reasons(info, env)
-    view = thread_view(cand, scope, teams)
+    view = thread_view(cand, scope, teams, cands)
     if view is not None:
         extra, why = thread_reasons(view, cand, loops, info, scope)
         d = privatised(d, extra)
@@ -215,7 +221,8 @@ def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalys
     file_scope = visible_vars(prog.ast, None, (), prog.ast, env)
     scan = find_candidates(prog)
     regions = tuple(build_region(prog, env, funcs, declared, cand, rid, scan.teams, library,
-                                 file_scope) for rid, cand in enumerate(scan.candidates))
+                                 file_scope, scan.candidates)
+                    for rid, cand in enumerate(scan.candidates))
     teams = []
     for tid, tc in enumerate(scan.teams):
         b = tc.bound

@@ -4,18 +4,14 @@ reasons a variable cannot be placed on the device.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..diagnostics import Reason
 from ..ir import ArrayArg, Directive, LoopDim, Reduction, Sym, Var
 from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
-from .ctypes_ import FLOATING, TypeEnv
+from .ctypes_ import FLOATING, TypeEnv, is_constant_text
 from .extents import Range, array_extent, dim_range
-
-_IDENT = re.compile(r"[A-Za-z_]\w*")
-
 
 @dataclass(frozen=True)
 class Sharing:
@@ -27,13 +23,6 @@ class Sharing:
     lastprivates: tuple[Var, ...] = ()
     reductions: tuple[Reduction, ...] = ()
     reasons: tuple[Reason, ...] = ()
-
-
-def is_constant_text(text: str, env: TypeEnv) -> bool:
-    """True when a dimension's C text is a constant expression (literals, enumerators,
-    sizeof)."""
-    return bool(text) and not any(t not in env.enumerators and t != "sizeof"
-                                  for t in _IDENT.findall(re.sub(r"\d\w*", "", text)))
 
 
 def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:

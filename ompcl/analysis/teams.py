@@ -32,6 +32,7 @@ class ThreadView:
     private: frozenset[str]  # variables each thread has its own copy of
     dependent: frozenset[str]  # variables whose value depends on the thread
     container: c_ast.Node  # the region statement or the function body
+    loops: frozenset[int] = frozenset()  # ids of the work-sharing loops in it
 
 
 def thread_dependent(container: c_ast.Node) -> frozenset[str]:
@@ -94,13 +95,57 @@ def live_after(name: str, loop: c_ast.Node, path: tuple[c_ast.Node, ...],
     return False
 
 
+def array_read_after(name: str, loop: c_ast.Node, path: tuple[c_ast.Node, ...],
+                     view: ThreadView) -> bool:
+    """True when the thread's code outside its work-sharing loops may read array ``name``
+    after ``loop`` (its contents at a work-sharing loop's start depend on the schedule, so a
+    correct program does not read them there)."""
+    chain = list(path) + [loop]
+    try:
+        top = next(k for k, n in enumerate(chain) if n is view.container)
+    except StopIteration:
+        return True
+    for k in range(len(chain) - 2, top - 1, -1):
+        node, child = chain[k], chain[k + 1]
+        if isinstance(node, c_ast.Compound):
+            items = node.block_items or []
+            later = items[next(i for i, it in enumerate(items) if it is child) + 1:]
+        elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)) and child is node.stmt:
+            later = [node.stmt]  # the next iteration
+        else:
+            continue
+        if any(_reads(name, item, view.loops) for item in later):
+            return True
+    return False
+
+
+def _reads(name: str, node: c_ast.Node | None, skip: frozenset[int]) -> bool:
+    """Whether ``node``, work-sharing loops aside, may read array ``name``: any use other than
+    as the target of a plain assignment to one of its elements."""
+    if node is None or id(node) in skip:
+        return False
+    if isinstance(node, c_ast.Assignment) and node.op == "=":
+        target = node.lvalue
+        while isinstance(target, c_ast.ArrayRef):
+            if _reads(name, target.subscript, skip):
+                return True
+            target = target.name
+        if not (isinstance(target, c_ast.ID) and target.name == name):
+            if _reads(name, node.lvalue, skip):
+                return True
+        return _reads(name, node.rvalue, skip)
+    if isinstance(node, c_ast.ID):
+        return node.name == name
+    return any(_reads(name, child, skip) for _, child in node.children())
+
+
 def _declared_in(node: c_ast.Node, scope: dict[str, Var]) -> set[str]:
     inside = {id(n) for n in walk(node)}
     return {name for name, v in scope.items() if v.decl is not None and id(v.decl) in inside}
 
 
-def thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandidate, ...]
-                ) -> ThreadView | None:
+def thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandidate, ...],
+                cands: tuple[Candidate, ...] = ()) -> ThreadView | None:
     """The thread's view for a region or orphaned loop (None for a ``parallel for``)."""
     if cand.context == "region":
         team = teams[cand.team]
@@ -108,11 +153,14 @@ def thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandida
         d = team.bound.directive
         private = _declared_in(stmt, scope) | set(d.names_in("private")) | set(
             d.names_in("firstprivate")) | {a for c in d.clause("reduction") for a in c.args}
-        return ThreadView(frozenset(private), thread_dependent(stmt), stmt)
+        loops = frozenset(id(cands[k].loop) for k in team.loops) if cands else frozenset()
+        return ThreadView(frozenset(private), thread_dependent(stmt), stmt, loops)
     if cand.context == "orphaned" and cand.bound.func is not None:
         body = cand.bound.func.body
         private = {name for name, v in scope.items() if v.storage in ("local", "param")}
-        return ThreadView(frozenset(private), thread_dependent(body), body)
+        loops = frozenset(id(c.loop) for c in cands if c.context == "orphaned"
+                          and c.bound.func is cand.bound.func)
+        return ThreadView(frozenset(private), thread_dependent(body), body, loops)
     return None
 
 
