@@ -195,7 +195,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     info = scan_body(body, set(), IndexScope(dim_syms(loops), scope,
                                              frozenset(env.enumerators)))
     reasons = list(info.problems) + bound_reasons(loops, info) + local_type_reasons(info, env)
-    view = thread_view(cand, scope, teams, cands)
+    view = thread_view(cand, scope, teams, cands, prog.threadprivate() & (
+        info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses}))
     if view is not None:
         extra, why = thread_reasons(view, cand, loops, info, scope)
         d = privatised(d, extra)
@@ -203,10 +204,11 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     calls = analyze_calls(info.calls, funcs, env, scope, declared, library, file_scope)
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
     used, local_reasons = outlined_locals(cand, scope)
-    touched = info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses}
+    used += [v for v in sharing.scalars if v.storage != "global" and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
-    if prog.threadprivate() & touched:
-        reasons.append(Reason("threadprivate", "uses a threadprivate variable"))
+    if prog.threadprivate() & set(calls.globals):
+        reasons.append(Reason("threadprivate", "a called function uses a threadprivate "
+                              "variable"))
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls)

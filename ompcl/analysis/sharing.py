@@ -4,6 +4,7 @@ reasons a variable cannot be placed on the device.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..diagnostics import Reason
@@ -12,6 +13,9 @@ from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text
 from .extents import Range, array_extent, dim_range
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_WORDS = {"sizeof", "char", "short", "int", "long", "unsigned", "signed"}
 
 @dataclass(frozen=True)
 class Sharing:
@@ -36,6 +40,7 @@ class _Classifier:
         self.d, self.loops, self.info, self.calls = d, loops, info, calls
         self.scope, self.env, self.funcs = scope, env, funcs
         self.reasons: list[Reason] = []
+        self.vla_dims: set[str] = set()  # names in variable row dimensions of the arrays
         syms = dim_syms(loops)
         self.dims: dict[Sym, Range] = {syms[x.var]: dim_range(k, x.var)
                                        for k, x in enumerate(loops)}
@@ -105,6 +110,8 @@ class _Classifier:
             v = self.scope.get(name)
             if v is not None and name in private and v.ctype.is_scalar:
                 out["privates"].append(v)
+        for name in sorted(self.vla_dims - {v.name for v in out["scalars"]}):
+            out["scalars"].append(self.scope[name])  # the kernel indexes the flat buffer
         return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
                                                   "lastprivates", "reductions")),
                        tuple(self.reasons))
@@ -116,6 +123,18 @@ class _Classifier:
         if op in ("&", "|", "^") and v.ctype.base in FLOATING:
             return self.fail("clause-type", f"bitwise reduction on floating-point '{v.name}'")
         out["reductions"].append(Reduction(v.name, op, v.ctype.base))
+
+    def invariant_dims(self, dims: tuple[str, ...]) -> bool:
+        """Row dimensions of a pointer to variable-length rows: every name an integer scalar
+        visible at the region and not written in the loop."""
+        for name in _IDENT.findall(" ".join(dims)):
+            v = self.scope.get(name)
+            if name in self.env.enumerators or name in _WORDS:
+                continue
+            if v is None or not v.ctype.is_scalar or v.ctype.base in FLOATING or \
+                    name in self.info.scalar_writes:
+                return False
+        return True
 
     def array_arg(self, v: Var, accs: list[RawAccess], ptr_use: bool) -> ArrayArg | None:
         ct = v.ctype
@@ -134,7 +153,9 @@ class _Classifier:
         mode = ("r" if any(a.read for a in accs) or "r" in passed else "") + (
             "w" if any(a.write for a in accs) or "w" in passed else "")
         if not all(is_constant_text(x, self.env) for x in ct.row_dims):
-            return self.fail("array-extent", f"array '{v.name}' has variable dimensions")
+            if not ct.pointer or passed or not self.invariant_dims(ct.row_dims):
+                return self.fail("array-extent", f"array '{v.name}' has variable dimensions")
+            self.vla_dims |= set(_IDENT.findall(" ".join(ct.row_dims))) - self.env.enumerators
         if fixed:
             return ArrayArg(v.name, v, mode, None)
         extent = array_extent(v, accs, self.dims, self.info.inner)

@@ -145,8 +145,23 @@ def _declared_in(node: c_ast.Node, scope: dict[str, Var]) -> set[str]:
 
 
 def thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandidate, ...],
-                cands: tuple[Candidate, ...] = ()) -> ThreadView | None:
-    """The thread's view for a region or orphaned loop (None for a ``parallel for``)."""
+                cands: tuple[Candidate, ...] = (), threadprivate: set[str] = frozenset()
+                ) -> ThreadView | None:
+    """The thread's view for a region or orphaned loop, or a ``parallel for`` that uses
+    threadprivate data (every thread has its own copy of those); None otherwise."""
+    view = _thread_view(cand, scope, teams, cands)
+    if view is None and threadprivate and cand.bound.func is not None:
+        body = cand.bound.func.body
+        return ThreadView(frozenset(threadprivate), frozenset(), body,
+                          frozenset({id(cand.loop)}))
+    if view is not None and threadprivate:
+        return ThreadView(view.private | threadprivate, view.dependent, view.container,
+                          view.loops)
+    return view
+
+
+def _thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandidate, ...],
+                 cands: tuple[Candidate, ...]) -> ThreadView | None:
     if cand.context == "region":
         team = teams[cand.team]
         stmt = team.bound.stmt

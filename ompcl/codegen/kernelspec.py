@@ -8,6 +8,7 @@ passes arguments in exactly the order of ``KernelSpec.params``.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import replace
 
 from pycparser import c_ast
@@ -16,6 +17,7 @@ from ..analysis.ctypes_ import SCALARS, walk
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
 from ..transform.boundscheck import bounds_checked
 from ..transform.callargs import with_global_args
+from ..transform.linearize import linearized, row_dims
 from ..transform.rename import device_name, renamed
 from . import names as N
 
@@ -70,6 +72,14 @@ def global_param(v: Var) -> c_ast.Decl:
                       c_ast.PtrDecl([], _rows(_type(name, cl, ["__global"]), rows)), None, None)
 
 
+def is_vla(a: ArrayArg) -> bool:
+    """An array seen through a pointer to variable-length rows (flat in the kernel)."""
+    return a.var.ctype.pointer and not all(_CONST.fullmatch(d) for d in a.var.ctype.row_dims)
+
+
+_CONST = re.compile(r"[\d\s()+\-*/]+")
+
+
 def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:
     """Buffer, view offset, and the mapped range the bounds checker allows."""
     return [pointer_decl(N.buffer(k), cl_type(a.var.ctype.base)),
@@ -93,10 +103,11 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
     """The kernel of one offloadable region."""
     params: list[c_ast.Decl] = []
     prologue: list[c_ast.Decl] = []
+    views = {a.name: row_dims(a.var.decl) for a in region.arrays if is_vla(a)}
     for k, a in enumerate(region.arrays):
         params += _array_params(a, k)
         prologue.append(view_decl(device_name(a.name), cl_type(a.var.ctype.base),
-                                  a.var.ctype.row_dims, k))
+                                  () if a.name in views else a.var.ctype.row_dims, k))
     for v in region.scalars:
         params.append(scalar_decl(device_name(v.name), cl_type(v.ctype.base)))
     for k in range(len(region.loops)):
@@ -107,7 +118,7 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
     lps = tuple((device_name(v.name), cl_type(v.ctype.base)) for v in region.lastprivates)
     params += [pointer_decl(N.lastprivate(j), cl) for j, (_, cl) in enumerate(lps)]
     params.append(pointer_decl(N.CHECK_REPORT, "int"))
-    body = region.loops[-1].loop.stmt
+    body = linearized(region.loops[-1].loop.stmt, views)
     if region.calls is not None:
         body = with_global_args(body, region.calls.function_globals)
     body = renamed(body, functions)
@@ -123,6 +134,7 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
 def checked(spec: KernelSpec, region: Region) -> KernelSpec:
     """The spec with every buffer access of its body wrapped for bounds checking."""
     buffers = {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name,
+                                     1 if is_vla(a) else
                                      len(a.var.ctype.dims) + int(a.var.ctype.pointer))
                for k, a in enumerate(region.arrays)}
     body, sites = bounds_checked(spec.body, buffers)
@@ -152,7 +164,8 @@ def host_interface(region: Region) -> HostInterface:
     private = (set(d.names_in("private")) | {x.var for x in region.loops}) - lastp
     reds = {a for c in d.clause("reduction") for a in c.args}
     params = []
-    for v in region.locals_used:
+    # scalars first: a pointer to variable-length rows names them in its type
+    for v in sorted(region.locals_used, key=lambda v: not v.ctype.is_scalar):
         decl = v.decl
         scalar = v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like
         if v.name in private:
