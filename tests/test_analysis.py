@@ -219,7 +219,10 @@ REGIONS = [
      False, "loop variable 'x' is not of integer type"),
     ("threadprivate", "double a[100]; int tp;\n#pragma omp threadprivate(tp)\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) a[i]=tp;\n}\n",
-     False, "uses a threadprivate variable"),
+     True, None),
+    ("threadprivate_carried", "double a[100]; int tp;\n#pragma omp threadprivate(tp)\n"
+     "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) { tp += i; a[i]=tp; }\n}\n",
+     False, "'tp' is private to each thread and carries a value between iterations"),
     ("bitwise_reduction_on_double", "double a[100];\ndouble f(int n){ int i; double s = 0;\n"
      "#pragma omp parallel for reduction(^:s)\nfor(i=0;i<n;i++) s += a[i];\nreturn s;}\n",
      False, "bitwise reduction on floating-point 's'"),
@@ -283,7 +286,7 @@ REASON_IDS = {
     'non_canonical': 'not-canonical',
     'bound_written': 'bound-variant',
     'float_loop_var': 'loop-var-type',
-    'threadprivate': 'threadprivate',
+    'threadprivate_carried': 'thread-private',
     'bitwise_reduction_on_double': 'clause-type',
     'recursive_function': 'recursion',
     'function_writes_global': 'callee-global',

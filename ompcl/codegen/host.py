@@ -123,7 +123,9 @@ def team_fallback(hr: HostRegion, text: str) -> str:
     thread's variables the loop privatised stay private."""
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
-    extra = [x for x in r.directive.names_in("private") if x not in given]
+    # threadprivate variables stay the threads' own without a clause (one is an error)
+    extra = [x for x in r.directive.names_in("private") if x not in given
+             and r.scope.get(x) is not None and r.scope[x].storage != "global"]
     m = _FOR_LINE.search(text)
     line = _NOWAIT.sub("", _OMP_FOR.sub("omp parallel for", m.group(0), count=1))
     if extra:

@@ -42,7 +42,7 @@ OFFLOADED: dict[str, bool] = {
     "parallel_region": True,  # omp for loops in a parallel region with other statements
     "region_reduction": True,  # reduction on an omp for inside such a region
     "orphaned": True,  # omp for in a callee called from a parallel region
-    "threadprivate": False,  # threadprivate scratch arrays, copyin
+    "threadprivate": True,  # threadprivate scratch arrays, copyin
     "atomic": False,  # omp atomic updates (histograms)
     "struct": False,  # arrays of structs
     # kept on the host by design

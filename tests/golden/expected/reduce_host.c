@@ -117,7 +117,7 @@ static double weight(double x, int k) { return exp(-x * k) + 1.0; }
 /* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_0(const double *a, int *ompcl_p_li, double *ompcl_p_m, int n, double *ompcl_p_s)
+static int ompcl_region_0(int *ompcl_p_li, double *ompcl_p_m, int n, double *ompcl_p_s, const double *a)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
@@ -173,7 +173,7 @@ double norm(int n, const double *a, int *last)
 {
     int i, li = -1;
     double s = 0.0, m = 0.0;
-    if (!ompcl_region_0(a, &li, &m, n, &s)) {  /* else the OpenCL device ran it */
+    if (!ompcl_region_0(&li, &m, n, &s, a)) {  /* else the OpenCL device ran it */
 #line 9 "tests/golden/reduce.c"
 #pragma omp parallel for reduction(+:s) reduction(max:m) lastprivate(li)
     for (i = n - 1; i >= 0; i -= 2) {
