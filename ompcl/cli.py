@@ -53,7 +53,8 @@ def _translate_all(files, include, define, undef, no_embed, dump_after, debug) -
     out = []
     for f in files:
         kernel_file = f"{Path(f).stem}_kernel.cl" if no_embed else ""
-        opts = Options(cpp, embed=not no_embed, kernel_file=kernel_file, dump_after=dump_after)
+        opts = Options(cpp, embed=not no_embed, kernel_file=kernel_file, dump_after=dump_after,
+                       sources=tuple(x for x in files if x != f))
         out.append(translate(f, Options(**{**opts.__dict__, "check": opts.check or debug})))
     return out
 

@@ -46,7 +46,7 @@ REASONS: dict[str, str] = {
     # the loop nest
     "collapse-depth": "collapse() over more than the 3 dimensions of an ND-range",
     "ordered": "the loop has an 'ordered' clause",
-    "copyin": "the region has a 'copyin' clause",
+    "copyin": "a threadprivate array copied in to every thread is written in the loop",
     "not-canonical": "the loop is not in OpenMP canonical form",
     "loop-var-type": "the loop variable is not of integer type",
     "bound-variant": "a loop bound or step changes inside the loop",

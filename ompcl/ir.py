@@ -69,6 +69,7 @@ class CType:
     dims: tuple[str, ...] = ()
     pointer: bool = False
     const: bool = False
+    record: bool = False  # ``base`` is a struct type's spelling (typedef name or 'struct tag')
 
     @property
     def is_scalar(self) -> bool:

@@ -41,6 +41,7 @@ class Options:
     kernel_file: str = ""  # read at run time when not embedded
     dump_after: str | None = None
     check: bool = field(default_factory=lambda: os.environ.get("OMPCL_CHECK_IR", "") == "1")
+    sources: tuple[str, ...] = ()  # the program's other source files (for their functions)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Unit:
     interfaces: tuple[HostInterface, ...] = ()
     features: dict[int, tuple[float, ...]] = field(default_factory=dict)
     kernel_source: str = ""
+    layout: tuple = ()  # codegen.records.Layout entries of the kernel program
     host_source: str = ""
     remarks: tuple[Remark, ...] = ()
     passed_through: bool = False  # valid C ompcl cannot read: the host file is the input
@@ -96,7 +98,7 @@ def parse(u: Unit) -> Unit:
 
 def analyze_regions(u: Unit) -> Unit:
     """Loops, accesses, calls, data sharing and extents: a verdict per region."""
-    result = analyze(u.program, SourceLibrary(u.path, u.options.cpp))
+    result = analyze(u.program, SourceLibrary(u.path, u.options.cpp, u.options.sources))
     return replace(u, regions=result.regions, teams=result.teams,
                    remarks=u.remarks + result.remarks)
 
@@ -130,9 +132,11 @@ def outline(u: Unit) -> Unit:
 
 def print_kernels(u: Unit) -> Unit:
     """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
-    text = generate_kernels(u.kernels, list(u.regions), u.program.ast, TypeEnv(u.program.ast),
-                            u.path) if u.kernels else ""
-    return replace(u, kernel_source=text)
+    if not u.kernels:
+        return u
+    prog = generate_kernels(u.kernels, list(u.regions), u.program.ast, TypeEnv(u.program.ast),
+                            u.path)
+    return replace(u, kernel_source=prog.source, layout=prog.layout)
 
 
 def splice_host(u: Unit) -> Unit:
@@ -143,7 +147,7 @@ def splice_host(u: Unit) -> Unit:
                                                            if h.region.team == t.id))
                   for t in u.teams if t.offload)
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
-                         u.options.kernel_file, teams)
+                         u.options.kernel_file, teams, u.layout)
     verdicts = tuple(_verdict(r) for r in u.regions) + tuple(
         _team_verdict(t) for t in u.teams)
     remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))

@@ -191,10 +191,13 @@ REGIONS = [
      False, "cannot derive the extent of 'a': subscript 'idx[i]' is not affine"),
     ("struct_member_write", "struct P { double x; };\nstruct P p[100];\nvoid f(int n){ int i;\n"
      "#pragma omp parallel for\nfor(i=0;i<n;i++) p[i].x = 1.0;\n}\n",
-     False, "assignment through 'p[i].x'"),
+     True, None),
     ("struct_member_read", "struct P { double x; };\nstruct P p[100]; double a[100];\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = p[i].x;\n}\n",
-     False, "accesses struct member 'p[i].x'"),
+     True, None),
+    ("struct_through_pointer", "struct P { double x; };\nstruct P *p; double a[100];\n"
+     "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = (p+i)->x;\n}\n",
+     False, "through a pointer"),
     ("function_pointer_deref", "double a[100];\nvoid f(int n, double (*g)(double)){ int i;\n"
      "#pragma omp parallel for\nfor(i=0;i<n;i++) a[i] = (*g)(a[i]);\n}\n",
      False, "calls through function pointer '*g'"),
@@ -277,8 +280,7 @@ REASON_IDS = {
     'atomic': 'omp-construct',
     'omp_get_thread_num': 'omp-runtime-call',
     'indirect_store': 'array-extent',
-    'struct_member_write': 'struct-member',
-    'struct_member_read': 'struct-member',
+    'struct_through_pointer': 'struct-member',
     'function_pointer_deref': 'function-pointer',
     'function_pointer_call': 'host-only-call',
     'ordered': 'ordered',

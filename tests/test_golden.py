@@ -48,7 +48,8 @@ def kernel_as_c(source: str, *defines: str) -> str:
     dropped); ``defines`` as for the OpenCL compiler (``OMPCL_BOUNDS_CHECK``)."""
     text = _CL_QUALS.sub("", source)
     text = "\n".join(l for l in text.splitlines() if not l.startswith("#pragma"))
-    cpp = subprocess.run(["gcc", "-E", "-P", *(f"-D{d}" for d in defines), "-x", "c", "-"],
+    cpp = subprocess.run(["gcc", "-E", "-P", *(f"-D{d}" for d in defines),
+                          "-D__builtin_offsetof(t,m)=0", "-x", "c", "-"],
                          input=text, capture_output=True, text=True, check=True)
     types = "typedef unsigned char uchar; typedef unsigned short ushort; " \
             "typedef unsigned int uint; typedef unsigned long ulong;\n" \
@@ -99,5 +100,5 @@ def test_kernels_build(src, cl_context):
         pytest.skip("no kernel in this program")
     for options in ([], ["-DOMPCL_BOUNDS_CHECK"]):
         prog = cl.Program(ctx, t.kernel_source).build(options=options)
-        assert {k.function_name for k in prog.all_kernels()} == {
-            f"ompcl_k{r.id}" for r in t.offloaded}
+        kernels = {k.function_name for k in prog.all_kernels()} - {"ompcl_layout"}
+        assert kernels == {f"ompcl_k{r.id}" for r in t.offloaded}

@@ -406,6 +406,10 @@ class _Scanner:
             base = base.name
         for s in subs:
             self.expr(s)
+        if isinstance(base, c_ast.StructRef) and base.type == ".":
+            for s in subs:  # an array member of a struct: the struct is accessed
+                self.expr(s)
+            return self.e_StructRef(base, write, read)
         if not isinstance(base, c_ast.ID):
             return self.problem(n, "pointer-op", f"subscripted expression '{c_text(base)}' is "
                                 "not an array name")
@@ -425,8 +429,11 @@ class _Scanner:
             self.expr(n.rvalue)
 
     def lvalue(self, n, also_read: bool) -> None:
-        if isinstance(n, (c_ast.ID, c_ast.ArrayRef)):
+        if isinstance(n, (c_ast.ID, c_ast.ArrayRef)) or isinstance(
+                n, c_ast.StructRef) and n.type == ".":
             self.expr(n, write=True, read=also_read)
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "*":
+            self.e_UnaryOp(n, write=True, read=also_read)
         elif isinstance(n, c_ast.StructRef):
             self.problem(n, "struct-member", f"assignment through '{c_text(n)}'")
         else:
@@ -440,8 +447,11 @@ class _Scanner:
                 self.note_write(n.expr.name)
                 return
             return self.problem(n, "pointer-op", f"takes the address of '{c_text(n.expr)}'")
-        if n.op == "*":
-            return self.problem(n, "pointer-op", f"dereferences pointer '{c_text(n.expr)}'")
+        if n.op == "*":  # *p is p[0], *(p + e) is p[e]
+            ref = _as_subscript(n.expr)
+            if ref is None:
+                return self.problem(n, "pointer-op", f"dereferences pointer '{c_text(n.expr)}'")
+            return self.e_ArrayRef(ref, write, read)
         if n.op == "sizeof":
             if isinstance(n.expr, c_ast.Typename):
                 return
@@ -483,7 +493,12 @@ class _Scanner:
         pass
 
     def e_StructRef(self, n, write, read):
-        self.problem(n, "struct-member", f"accesses struct member '{c_text(n)}'")
+        if n.type != ".":
+            return self.problem(n, "struct-member", f"accesses struct member '{c_text(n)}' "
+                                "through a pointer")
+        # a member of a struct variable or array element: the struct is read or written
+        # (a partial write: the rest of the element stays as it is)
+        self.expr(n.name, write=write, read=read or write)
 
     def e_FuncCall(self, n, write, read):
         if not isinstance(n.name, c_ast.ID):
@@ -516,6 +531,18 @@ class _Scanner:
             stmt = getattr(self, "s_" + name[2:])
             return lambda n, w, r: stmt(n, 1)
         raise AttributeError(name)
+
+
+def _as_subscript(e: c_ast.Node) -> c_ast.ArrayRef | None:
+    """The subscript form of a dereferenced pointer expression, or None."""
+    if isinstance(e, c_ast.ID):
+        return c_ast.ArrayRef(e, c_ast.Constant("int", "0"), e.coord)
+    if isinstance(e, c_ast.BinaryOp) and e.op == "+":
+        if isinstance(e.left, c_ast.ID):
+            return c_ast.ArrayRef(e.left, e.right, e.coord)
+        if isinstance(e.right, c_ast.ID):
+            return c_ast.ArrayRef(e.right, e.left, e.coord)
+    return None
 
 
 def _is_integer_scalar(decl: c_ast.Decl) -> bool:

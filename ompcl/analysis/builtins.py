@@ -21,11 +21,14 @@ MATH.update({"fma": ("fma", "double"), "fmaf": ("fma", "float"), "ldexp": ("ldex
              "__finite": ("isfinite", "double"), "__finitef": ("isfinite", "float"),
              "__isnanl": ("isnan", "double"), "__finitel": ("isfinite", "double")})
 
-#: calls that make a loop stay on the host, with the reason shown to the user
-HOST_ONLY_PREFIXES = ("omp_", "printf", "fprintf", "sprintf", "snprintf", "puts", "putchar",
-                      "fputs", "fwrite", "fread", "scanf", "malloc", "calloc", "realloc", "free",
-                      "rand", "srand", "exit", "abort", "memcpy", "memset", "strlen", "time",
-                      "clock", "gettimeofday")
+#: calls that make a loop stay on the host, with the reason shown to the user (a user
+#: function named like a prefix, such as NPB's randlc, is not one of them)
+HOST_ONLY = {"printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "putchar",
+             "fputs", "fputc", "putc", "fwrite", "fread", "fopen", "fclose", "fflush", "scanf",
+             "fscanf", "sscanf", "getchar", "malloc", "calloc", "realloc", "free", "rand", "srand",
+             "rand_r", "random", "drand48", "exit", "abort", "assert", "memcpy", "memmove",
+             "memset", "strlen", "strcpy", "strcmp", "time", "clock", "gettimeofday", "sleep",
+             "usleep", "system", "perror"}
 
 
 def is_math(name: str) -> bool:
@@ -39,4 +42,4 @@ def host_only_reason(name: str) -> str:
 
 
 def is_host_only(name: str) -> bool:
-    return name.startswith(HOST_ONLY_PREFIXES)
+    return name in HOST_ONLY or name.startswith(("omp_", "__builtin_", "pthread_"))

@@ -68,6 +68,7 @@ class _CallWalk:
         self.external: dict[str, ExternalFunction] = {}
         self.envs: dict[int, TypeEnv] = {}
         self.reasons: list[Reason] = []
+        self.passed_writable: set[str] = set()
 
     def fail(self, id: str, msg: str, node: c_ast.Node | None = None) -> None:
         if all(r.message != msg for r in self.reasons):
@@ -148,14 +149,16 @@ class _CallWalk:
             if caller_ptrs is None:
                 self.pointer_args[arg.name] = _merge(self.pointer_args.get(arg.name, ""),
                                                      "r" if const else "rw")
-            elif arg.name not in caller_ptrs:
+            elif arg.name not in caller_ptrs:  # the caller's own variables are private memory
                 self.fail("callee-pointer-arg", f"function passes '{arg.name}' to pointer "
                           f"parameter of '{name}'", call)
                 return False
+            elif not const:
+                self.passed_writable.add(arg.name)  # a global the callee lets another write
         return True
 
-    def own_globals(self, name: str, fdef: c_ast.FuncDef, body, pnames: set[str]
-                    ) -> list[str] | None:
+    def own_globals(self, name: str, fdef: c_ast.FuncDef, body, pnames: set[str],
+                    passed_writable: set[str] = frozenset()) -> list[str] | None:
         """The globals a callee uses (its file's variables), recorded with their modes; None
         when one cannot be a parameter of its device version."""
         env = self.env_of(name)
@@ -166,8 +169,8 @@ class _CallWalk:
         out = []
         for g in sorted(used):
             v = file_vars.get(g)
-            written = g in body.scalar_writes or any(a.write for a in body.accesses
-                                                     if a.name == g)
+            written = g in body.scalar_writes or g in passed_writable or any(
+                a.write for a in body.accesses if a.name == g)
             if v is None or v.ctype.base == "?":
                 return self.fail("callee-global", f"function '{name}' uses '{g}', which ompcl "
                                  "cannot place on the device", fdef)
@@ -189,12 +192,17 @@ class _CallWalk:
             if why.id == "return":
                 continue  # a function body may return; its value was scanned
             return self.fail("callee-body", f"function '{name}' {why.message}", fdef)
-        own = self.own_globals(name, fdef, body, pnames)
+        # a callee may pass on its pointer parameters, its own variables' addresses and the
+        # globals it uses (whose modes then include what the callee's callees do)
+        used = (body.scalar_reads | body.scalar_writes | {a.name for a in body.accesses})
+        reachable = {params[k].name for k in ptrs} | set(body.locals) | pnames | used
+        outer, self.passed_writable = self.passed_writable, set()
+        for sub, subcall in body.calls:
+            self.call(sub, subcall, stack | {name}, reachable, name)
+        mine, self.passed_writable = self.passed_writable, outer
+        own = self.own_globals(name, fdef, body, pnames, mine)
         if own is None:
             return
-        ptr_names = {params[k].name for k in ptrs}
-        for sub, subcall in body.calls:
-            self.call(sub, subcall, stack | {name}, ptr_names, name)
         needed = list(own)
         for sub, _ in body.calls:
             needed += [g for g in self.fglobals.get(sub, ()) if g not in needed]

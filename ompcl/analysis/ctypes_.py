@@ -56,10 +56,14 @@ class TypeEnv:
     def __init__(self, ast: c_ast.FileAST):
         self.typedefs: dict[str, c_ast.Node] = {}
         self.enumerators: set[str] = set()
+        self.structs: dict[str, c_ast.Struct] = {}  # tag -> the definition with members
         for ext in ast.ext:
             if isinstance(ext, c_ast.Typedef):
                 self.typedefs[ext.name] = ext.type
             self._collect_enums(ext)
+            for sub in _walk(ext):
+                if isinstance(sub, c_ast.Struct) and sub.name and sub.decls is not None:
+                    self.structs.setdefault(sub.name, sub)
 
     def _collect_enums(self, node: c_ast.Node) -> None:
         for sub in _walk(node):
@@ -86,18 +90,41 @@ class TypeEnv:
                 inner = node.type
                 if isinstance(inner, c_ast.Enum):
                     return CType("int", tuple(dims), pointer, const)
+                if isinstance(inner, c_ast.Struct):
+                    if not inner.name or not self.struct_ok(inner):
+                        return None
+                    return CType(f"struct {inner.name}", tuple(dims), pointer, const, True)
                 if not isinstance(inner, c_ast.IdentifierType):
                     return None
                 if len(inner.names) == 1 and inner.names[0] in self.typedefs:
-                    sub = self.ctype(self.typedefs[inner.names[0]])
+                    name = inner.names[0]
+                    target = self.typedefs[name]
+                    if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.Struct):
+                        if not self.struct_ok(target.type):
+                            return None  # a typedef of a struct: the typedef name spells it
+                        return CType(name, tuple(dims), pointer, const, True)
+                    sub = self.ctype(target)
                     if sub is None or (pointer and sub.pointer) or (sub.pointer and dims):
                         return None
-                    return CType(sub.base, tuple(dims) + sub.dims, pointer or sub.pointer,
-                                 const or sub.const)
+                    base = name if sub.record and not sub.dims and not sub.pointer else sub.base
+                    return CType(base, tuple(dims) + sub.dims, pointer or sub.pointer,
+                                 const or sub.const, sub.record)
                 base = normalise(inner.names)
                 return CType(base, tuple(dims), pointer, const) if base else None
             else:
                 return None
+
+    def struct_ok(self, s: c_ast.Struct) -> bool:
+        """A struct whose members the device can hold: scalars, fixed arrays, such structs."""
+        decls = s.decls if s.decls is not None else self.structs.get(s.name, c_ast.Struct(
+            s.name, None)).decls
+        if decls is None:
+            return False
+        for d in decls:
+            ct = self.ctype(d.type) if d.bitsize is None else None
+            if ct is None or ct.pointer or not all(is_constant_text(x, self) for x in ct.dims):
+                return False
+        return True
 
     def scalar_of(self, names: list[str]) -> str | None:
         """Resolve an IdentifierType name list (maybe a typedef) to a scalar spelling."""

@@ -62,8 +62,6 @@ def nest_of(d: Directive, loop: c_ast.For, scope: dict[str, Var], env: TypeEnv
                       "ND-range has 3 dimensions)", d.loc)
     if d.clause("ordered"):
         return Reason("ordered", "the loop has an 'ordered' clause", d.loc)
-    if d.clause("copyin"):
-        return Reason("copyin", "the region has a 'copyin' clause", d.loc)
     try:
         dims = [canonical_loop(f) for f in loop_nest(loop, depth)]
     except NotCanonical as e:
@@ -140,9 +138,11 @@ def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
 
 
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
-                   info: BodyInfo, scope: dict[str, Var]) -> tuple[set[str], list[Reason]]:
+                   info: BodyInfo, scope: dict[str, Var], through: dict[str, str]
+                   ) -> tuple[set[str], list[Reason]]:
     """For a loop of a region or an orphaned loop: the thread's own variables the loop can
-    privatise per iteration, and why others keep it on the host."""
+    privatise per iteration, and why others keep it on the host. ``through``: what the
+    called functions use, with modes."""
     d = cand.directive
     explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
@@ -160,18 +160,24 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
                                   "its value after the loop is used"))
         else:
             extra.add(name)
-    for name in sorted({a.name for a in info.accesses if a.write} & view.private - explicit):
+    copied = set(d.names_in("copyin"))
+    written = {a.name for a in info.accesses if a.write} | {
+        n for n, mode in through.items() if "w" in mode}
+    for name in sorted(written & view.private - explicit):
         v = scope.get(name)
         if v is None or v.ctype.pointer:
             continue  # a pointer of the thread's points to shared memory
-        if array_read_after(name, cand.loop, cand.bound.path, view):
+        if name in copied:
+            reasons.append(Reason("copyin", f"array '{name}' is copied in to every thread and "
+                                  "written in the loop"))
+        elif array_read_after(name, cand.loop, cand.bound.path, view):
             reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
                                   "and read after the loop"))
         else:
             extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
               if isinstance(n, c_ast.ID)}
-    used = info.scalar_reads | {a.name for a in info.accesses} | bounds
+    used = info.scalar_reads | {a.name for a in info.accesses} | bounds | set(through)
     for name in sorted(used & view.dependent):
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
@@ -195,20 +201,18 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     info = scan_body(body, set(), IndexScope(dim_syms(loops), scope,
                                              frozenset(env.enumerators)))
     reasons = list(info.problems) + bound_reasons(loops, info) + local_type_reasons(info, env)
+    calls = analyze_calls(info.calls, funcs, env, scope, declared, library, file_scope)
+    through = calls.through_calls()
     view = thread_view(cand, scope, teams, cands, prog.threadprivate() & (
-        info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses}))
+        info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses} | set(through)))
     if view is not None:
-        extra, why = thread_reasons(view, cand, loops, info, scope)
+        extra, why = thread_reasons(view, cand, loops, info, scope, through)
         d = privatised(d, extra)
         reasons += why
-    calls = analyze_calls(info.calls, funcs, env, scope, declared, library, file_scope)
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
     used, local_reasons = outlined_locals(cand, scope)
     used += [v for v in sharing.scalars if v.storage != "global" and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
-    if prog.threadprivate() & set(calls.globals):
-        reasons.append(Reason("threadprivate", "a called function uses a threadprivate "
-                              "variable"))
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls)

@@ -117,7 +117,7 @@ class _Classifier:
                        tuple(self.reasons))
 
     def reduction(self, v: Var, op: str, out: dict) -> None:
-        if not v.ctype.is_scalar:
+        if not v.ctype.is_scalar or v.ctype.record:
             return self.fail("clause-type", f"reduction variable '{v.name}' is not a scalar")
         op = "+" if op == "-" else op
         if op in ("&", "|", "^") and v.ctype.base in FLOATING:

@@ -98,7 +98,8 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         directive=_comment(region.bound.directive.text),
         params=[_GEN.visit(p.decl) for p in hr.interface.params], copies=copies, dims=dims,
         arrays=_array_args(region),
-        scalars=[{"name": v.name, "ctype": v.ctype.base} for v in region.scalars],
+        scalars=[{"name": v.name, "ctype": v.ctype.base, "record": v.ctype.record}
+                 for v in region.scalars],
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks)
@@ -250,7 +251,7 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
 
 def generate_host(prog: Program, regions: list[HostRegion], residency: ResidencyPlan,
                   kernel_source: str, embed: bool = True, kernel_file: str = "",
-                  teams: tuple[HostTeam, ...] = ()) -> str:
+                  teams: tuple[HostTeam, ...] = (), layout: tuple = ()) -> str:
     """The spliced host source for the offloaded ``regions`` and ``teams`` (original text if
     none)."""
     if not regions and not teams:
@@ -285,8 +286,13 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                   "features": [repr(float(v)) for v in hr.features],
                   "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
                             for s in hr.sites]} for hr in regions],
-        teams=[{"id": ht.team.id, "line": ht.team.loc.line} for ht in teams])
-    return prologue + "".join(out)
+        teams=[{"id": ht.team.id, "line": ht.team.loc.line} for ht in teams],
+        layout=[e.host for e in layout])
+    epilogue = ""
+    if layout:  # the host's struct layout, where every file-scope type is declared
+        body = " ".join(f"out[{k}] = (long)({e.host});" for k, e in enumerate(layout))
+        epilogue = f"\nstatic void ompcl_layout_host(long *out) {{ {body} }}\n"
+    return prologue + "".join(out) + epilogue
 
 
 def _indent_of(text: str) -> str:

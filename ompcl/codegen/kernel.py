@@ -10,7 +10,7 @@ functions, after prototypes of all of them.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pycparser import c_ast, c_generator
@@ -26,6 +26,7 @@ from ..transform.rename import renamed
 from . import names as N
 from .cprinter import OpenCLPrinter
 from .kernelspec import global_param
+from .records import Layout, layout_kernel, records
 from .templates import render
 
 WORK_GROUP = 128
@@ -105,8 +106,16 @@ def _device_functions(offload: list[Region], ast: c_ast.FileAST, env: TypeEnv
     return out
 
 
+@dataclass(frozen=True)
+class KernelProgram:
+    """The OpenCL program of a file and the struct layout table both sides must agree on."""
+
+    source: str
+    layout: tuple[Layout, ...] = ()
+
+
 def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: c_ast.FileAST,
-                     env: TypeEnv, source: str) -> str:
+                     env: TypeEnv, source: str) -> KernelProgram:
     """OpenCL C source with a kernel per spec and the functions they call."""
     offload = [r for r in regions if r.offload]
     device_fns = _device_functions(offload, ast, env)
@@ -125,9 +134,12 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
-    return render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
+    defs, layout = records(ast, env, used)
+    text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
-                  enums=_enums_used(ast, printer, used), functions=functions, kernels=kernels)
+                  enums=_enums_used(ast, printer, used), records=defs, functions=functions,
+                  kernels=kernels, layout=layout_kernel(layout) if layout else "")
+    return KernelProgram(text, tuple(layout))
 
 
 def _origin(name: str, envs: dict) -> str:
@@ -138,7 +150,7 @@ def _origin(name: str, envs: dict) -> str:
 def _buffer_type(spec: KernelSpec, k: int) -> str:
     """OpenCL element type of buffer parameter ``k`` of a kernel."""
     decl = next(p for p in spec.params if p.name == N.buffer(k))
-    return decl.type.type.type.names[0]
+    return decl.type.type.type.names[0]  # a struct's one-word spelling too
 
 
 def _enums_used(ast: c_ast.FileAST, printer: OpenCLPrinter, used: set[str]) -> list[str]:

@@ -23,8 +23,11 @@ from . import names as N
 
 
 def cl_type(c_base: str) -> str:
-    """OpenCL spelling of a normalised C scalar type."""
-    return SCALARS[c_base][0]
+    """OpenCL spelling of a normalised C scalar type, or of a struct type (a typedef name as
+    it is, ``struct tag`` as the one-word alias the kernel program declares)."""
+    if c_base in SCALARS:
+        return SCALARS[c_base][0]
+    return N.struct_alias(c_base) if c_base.startswith("struct ") else c_base
 
 
 def _type(name: str | None, cl: str, quals: list[str]) -> c_ast.TypeDecl:

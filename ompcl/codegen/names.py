@@ -24,6 +24,15 @@ def region_function(rid: int) -> str:
     return f"ompcl_region_{rid}"
 
 
+def struct_alias(spelling: str) -> str:
+    """The one-word name of ``struct tag`` in kernel code (a typedef of it)."""
+    return "ompcl_" + spelling.replace(" ", "_")
+
+
+#: the kernel checking that the device lays out structs as the host does
+LAYOUT_KERNEL = "ompcl_layout"
+
+
 def descriptor(rid: int) -> str:
     """The host-side ``ompcl_region`` descriptor of a region."""
     return f"ompcl_r{rid}"

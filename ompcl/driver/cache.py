@@ -23,16 +23,20 @@ _fingerprint: str | None = None
 _TRANSLATION_ENV = ("OMPCL_CHECK_IR",)
 
 
-def cached(path: str, cpp, translate) -> tuple[str, list[tuple[str, str]]]:
-    """``translate(path, cpp)``, or its result from an earlier run with the same inputs."""
+def cached(path: str, cpp, translate, sources: tuple[str, ...] = ()
+           ) -> tuple[str, list[tuple[str, str]]]:
+    """``translate(path, cpp, sources)``, or its result from an earlier run with the same
+    inputs (the program's other sources, where called functions may be defined, included)."""
     root = cache_root()
     if root is None:
-        return translate(path, cpp)
+        return translate(path, cpp, sources)
+    from ..frontend.library import SourceLibrary
     from ..frontend.preprocess import preprocess
     try:
-        key = _key(path, cpp, preprocess(path, cpp))
+        others = SourceLibrary(path, cpp, sources).candidates()
+        key = _key(path, cpp, preprocess(path, cpp), others)
     except Exception:
-        return translate(path, cpp)  # translation will report the problem
+        return translate(path, cpp, sources)  # translation will report the problem
     entry = os.path.join(root, "cc-translations", key[:2], key + ".json")
     try:
         with open(entry, encoding="utf-8") as fh:
@@ -40,13 +44,16 @@ def cached(path: str, cpp, translate) -> tuple[str, list[tuple[str, str]]]:
         return data["host"], [tuple(r) for r in data["remarks"]]
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    host, remarks = translate(path, cpp)
+    host, remarks = translate(path, cpp, sources)
     _store(entry, {"host": host, "remarks": remarks})
     return host, remarks
 
 
-def _key(path: str, cpp, preprocessed: str) -> str:
+def _key(path: str, cpp, preprocessed: str, others=()) -> str:
     h = hashlib.sha256()
+    for f in others:  # a callee defined there may change
+        st = os.stat(f)
+        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}\0".encode())
     with open(path, "rb") as fh:
         source = fh.read()
     env = [os.environ.get(v, "") for v in _TRANSLATION_ENV]

@@ -53,6 +53,7 @@ class Driver:
     opts: DriverOptions
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     tmp: Path | None = None     # this command's temporary directory
+    sources: tuple[str, ...] = ()  # the command's C sources (where callees may be defined)
 
     def run(self, cmd: Command, todo: list[int] | None = None) -> int:
         """Run ``cmd``; ``todo``: the indexes of the sources to translate, if known."""
@@ -73,6 +74,7 @@ class Driver:
             if not todo:
                 return self.call([*cmd.raw, *link], capture=False).returncode
             cpp = _cpp_options(cmd.args)
+            self.sources = tuple(a for a in cmd.args if a.endswith(".c") and os.path.isfile(a))
             units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
             return self.compile(cmd, units, link, tmp)
         finally:
@@ -110,7 +112,7 @@ class Driver:
         unit = Unit(index, path)
         try:
             original, encoding = _read_text(path)
-            host, remarks = cache.cached(path, cpp, _translate_file)
+            host, remarks = cache.cached(path, cpp, _translate_file, self.sources)
             fault, _, only = self.env.get("OMPCL_FAULT", "").partition(":")
             if only and only != os.path.basename(path):
                 fault = ""
@@ -299,14 +301,15 @@ def _cpp_options(args: tuple[str, ...]):
     return CppOptions(tuple(inc), tuple(buckets["-D"]), tuple(buckets["-U"]))
 
 
-def _translate_file(path: str, cpp) -> tuple[str, list[tuple[str, str]]]:
+def _translate_file(path: str, cpp, sources: tuple[str, ...] = ()
+                    ) -> tuple[str, list[tuple[str, str]]]:
     """The one call into the translator: host text and remarks as (category, line) with
     category ``warning``, ``missed`` (loop not offloaded) or ``passed`` (offloaded)."""
     import gc
     from ..pipeline import Options, translate
     gc.disable()   # the parser allocates ~10^6 acyclic objects: collections only cost time
     try:
-        u = translate(path, Options(cpp))
+        u = translate(path, Options(cpp, sources=tuple(s for s in sources if s != path)))
     finally:
         gc.enable()
     out = []

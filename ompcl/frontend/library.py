@@ -37,17 +37,27 @@ class SourceLibrary:
 
     main: str
     cpp: CppOptions = field(default_factory=CppOptions)
+    sources: tuple[str, ...] = ()  # the other sources of the same compiler command
     _parsed: dict[str, c_ast.FileAST | None] = field(default_factory=dict)
 
     def candidates(self) -> list[Path]:
-        """The other source files of the program, in a stable order."""
+        """The other source files of the program, in a stable order: ``OMPCL_SOURCES`` if set,
+        else the command's other sources, the main file's directory and the include
+        directories (NPB-style trees keep shared code in an include directory)."""
         listed = os.environ.get("OMPCL_SOURCES", "")
         if listed:
             files = [Path(p) for p in listed.split(os.pathsep) if p]
         else:
-            files = sorted(Path(self.main).resolve().parent.glob("*.c"))
-        me = Path(self.main).resolve()
-        return [f for f in files if f.resolve() != me and f.is_file()]
+            files = [Path(p) for p in self.sources]
+            for d in (Path(self.main).resolve().parent, *map(Path, self.cpp.include_dirs)):
+                files += sorted(d.glob("*.c")) if d.is_dir() else []
+        me, seen, out = Path(self.main).resolve(), set(), []
+        for f in files:
+            r = f.resolve()
+            if r != me and r not in seen and f.is_file():
+                seen.add(r)
+                out.append(f)
+        return out
 
     def _ast(self, path: Path) -> c_ast.FileAST | None:
         key = str(path)

@@ -44,7 +44,7 @@ OFFLOADED: dict[str, bool] = {
     "orphaned": True,  # omp for in a callee called from a parallel region
     "threadprivate": True,  # threadprivate scratch arrays, copyin
     "atomic": False,  # omp atomic updates (histograms)
-    "struct": False,  # arrays of structs
+    "struct": True,  # arrays of structs
     # kept on the host by design
     "critical": False,
 }

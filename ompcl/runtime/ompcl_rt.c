@@ -479,6 +479,33 @@ static int load_kernel_file(ompcl_program *prog) {
   return 0;
 }
 
+/* Structs cross the host-device boundary only if both lay them out alike: the program's
+ * ompcl_layout kernel writes the device's sizes and offsets, compared with the host's. */
+static int check_layout(ompcl_program *prog) {
+  size_t bytes = sizeof(long) * (size_t)prog->nlayout, one = 1;
+  long *dev = calloc((size_t)prog->nlayout, sizeof(long));
+  long *host = calloc((size_t)prog->nlayout, sizeof(long));
+  cl_int err;
+  cl_kernel k = rt.cl.CreateKernel((cl_program)prog->handle, "ompcl_layout", &err);
+  cl_mem out = err == CL_SUCCESS ? rt.cl.CreateBuffer(rt.ctx, CL_MEM_WRITE_ONLY, bytes, 0, &err)
+                                 : 0;
+  int same = 0;
+  if (out && dev && host && rt.cl.SetKernelArg(k, 0, sizeof out, &out) == CL_SUCCESS &&
+      rt.cl.EnqueueNDRangeKernel(rt.queue, k, 1, 0, &one, &one, 0, 0, 0) == CL_SUCCESS &&
+      rt.cl.EnqueueReadBuffer(rt.queue, out, CL_TRUE, 0, bytes, dev, 0, 0, 0) == CL_SUCCESS) {
+    prog->layout(host);
+    same = !memcmp(dev, host, bytes);
+  }
+  if (!same)
+    fprintf(stderr, "ompcl: warning: %s: the OpenCL device lays out this file's structs "
+                    "differently from the host; running its loops with OpenMP\n", prog->file);
+  if (out) rt.cl.ReleaseMemObject(out);
+  if (k) rt.cl.ReleaseKernel(k);
+  free(dev);
+  free(host);
+  return same;
+}
+
 /* Build `prog` once per process, from the binary cache when possible. */
 static int ensure_program(ompcl_program *prog) {
   char path[1100] = "";
@@ -509,6 +536,13 @@ static int ensure_program(ompcl_program *prog) {
   prog->handle = p;
   prog->state = 1;
   log_line("built %s from %s in %.3f s", prog->file, how, now() - t0);
+  if (prog->nlayout && (fault("layout") || !check_layout(prog))) {
+    if (fault("layout"))
+      fprintf(stderr, "ompcl: warning: %s: the OpenCL device lays out this file's structs "
+                      "differently from the host; running its loops with OpenMP\n", prog->file);
+    prog->state = -1;
+    return 0;
+  }
   return 1;
 }
 

@@ -39,6 +39,8 @@ typedef struct ompcl_program {
   const char *file;        /* user's file, for messages */
   const char *kernel_path; /* kernel file (searched in $OMPCL_KERNEL_DIR, the executable's
                               directory, the working directory) when source is "" */
+  int nlayout;             /* struct sizes and member offsets the device must agree on: */
+  void (*layout)(long *out); /* writes the host's (the kernel ompcl_layout the device's) */
   /* runtime state (zero-initialised) */
   int state;               /* 0 = not built, 1 = built, -1 = failed */
   void *handle;            /* cl_program */

@@ -1,6 +1,7 @@
-/* ompcl-expect: device=1 host=2 */
+/* ompcl-expect: device=2 host=1 */
 /* isnan/isfinite (glibc macros over __isnan & co.) and sizeof of an element on the device;
-   loop bodies declaring a struct or a variable-length array stay on the host. */
+   a loop body declaring a struct runs on the device (its layout checked), one with a
+   variable-length array stays on the host. */
 #include <math.h>
 #include <stdio.h>
 typedef struct { double x, y; } pt;

@@ -1,0 +1,86 @@
+"""Struct types in kernels: the struct definitions (and typedefs) the kernel program needs, in
+file order, and the layout table (sizes and member offsets) that the runtime compares between
+host and device before any kernel of the program runs.
+
+Consumes the file's AST and the identifiers the kernel program uses; produces definition text
+(OpenCL) and ``Layout`` entries: the same expression spelled for the host and the device.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ..analysis.ctypes_ import TypeEnv
+from . import names as N
+from .cprinter import OpenCLPrinter
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One number both sides must agree on: ``sizeof`` or a member offset."""
+
+    host: str
+    device: str
+
+
+def _struct_of(ext: c_ast.Node) -> c_ast.Struct | None:
+    t = getattr(ext, "type", None)
+    while isinstance(t, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
+        t = t.type
+    return t if isinstance(t, c_ast.Struct) and t.decls is not None else None
+
+
+def _members(s: c_ast.Struct) -> list[str]:
+    return [d.name for d in s.decls or [] if d.name]
+
+
+def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str], list[Layout]]:
+    """Definitions of the structs named in ``used`` (typedef names or ``ompcl_struct_tag``
+    aliases) and of the structs they contain, with their layout entries."""
+    printer = OpenCLPrinter(env)
+    wanted, defs, layout, done = set(used), {}, [], set()
+    changed = True
+    while changed:  # members may name further structs
+        changed = False
+        for k, ext in enumerate(ast.ext):
+            s = _struct_of(ext)
+            if k in done:
+                continue
+            if s is None and isinstance(ext, c_ast.Typedef) and ext.name in wanted and \
+                    env.ctype(ext.type) is not None and env.ctype(ext.type).record:
+                done.add(k)  # typedef struct tag name; (the tag defined elsewhere)
+                changed = True
+                defs[k] = printer.visit(ext) + ";"
+                wanted |= set(_IDENT.findall(defs[k]))
+                continue
+            if s is None:
+                continue
+            alias = N.struct_alias(f"struct {s.name}") if s.name else None
+            tname = ext.name if isinstance(ext, c_ast.Typedef) else None
+            if not ({alias, tname, s.name} & wanted):
+                continue
+            done.add(k)
+            changed = True
+            text = printer.visit(c_ast.Decl(None, [], [], [], [], s, None, None)) + ";"
+            if tname:  # typedef struct [tag] {...} name;
+                text = printer.visit(ext) + ";"
+            elif alias:
+                text += f"\ntypedef struct {s.name} {alias};"
+            defs[k] = text
+            wanted |= set(_IDENT.findall(text))
+            host = tname or f"struct {s.name}"
+            device = tname or alias
+            layout.append(Layout(f"sizeof({host})", f"sizeof({device})"))
+            layout += [Layout(f"__builtin_offsetof({host}, {m})", f"__builtin_offsetof({device}, "
+                              f"{m})") for m in _members(s)]
+    return [defs[k] for k in sorted(defs)], layout
+
+
+def layout_kernel(layout: list[Layout]) -> str:
+    """The kernel writing the device's side of the layout table."""
+    body = "\n".join(f"  out[{k}] = (long)({e.device});" for k, e in enumerate(layout))
+    return f"__kernel void {N.LAYOUT_KERNEL}(__global long *out)\n{{\n{body}\n}}\n"
