@@ -58,6 +58,26 @@ def thread_dependent(container: c_ast.Node) -> frozenset[str]:
     return frozenset(dep)
 
 
+def _chain(path: tuple[c_ast.Node, ...], loop: c_ast.Node) -> list[c_ast.Node]:
+    """The nodes from the function down to ``loop`` (which may sit in the construct's own
+    block, for a 'parallel' region holding only it)."""
+    chain = list(path)
+    if chain and isinstance(chain[-1], c_ast.Compound) and loop not in (
+            chain[-1].block_items or []):
+        for item in chain[-1].block_items or []:
+            if isinstance(item, c_ast.Compound) and loop in (item.block_items or []):
+                chain.append(item)
+                break
+    return chain + [loop]
+
+
+def _after_item(block: c_ast.Compound, child: c_ast.Node) -> list[c_ast.Node] | None:
+    """The items of ``block`` after ``child`` (None when it is not one of them)."""
+    items = block.block_items or []
+    k = next((i for i, it in enumerate(items) if it is child), None)
+    return None if k is None else items[k + 1:]
+
+
 def _first_use(name: str, items: list[c_ast.Node]) -> str | None:
     """'read' if ``name`` may be read before it is surely assigned in ``items``, 'write' if
     it is surely assigned first, None if neither."""
@@ -74,16 +94,17 @@ def live_after(name: str, loop: c_ast.Node, path: tuple[c_ast.Node, ...],
                view: ThreadView) -> bool:
     """True when the thread's code may read the value ``name`` has after ``loop`` (before
     assigning it again); the thread's variables die at the end of its container."""
-    chain = list(path) + [loop]
-    try:
-        top = next(k for k, n in enumerate(chain) if n is view.container)
-    except StopIteration:
+    chain = _chain(path, loop)
+    top = next((k for k, n in enumerate(chain) if n is view.container), None)
+    if top is None:
         return True
     for k in range(len(chain) - 2, top - 1, -1):
         node, child = chain[k], chain[k + 1]
         if isinstance(node, c_ast.Compound):
-            items = node.block_items or []
-            use = _first_use(name, items[next(i for i, it in enumerate(items) if it is child) + 1:])
+            later = _after_item(node, child)
+            if later is None:
+                return True
+            use = _first_use(name, later)
             if use is not None:
                 return use == "read"
         elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)) and child is node.stmt:
@@ -100,16 +121,16 @@ def array_read_after(name: str, loop: c_ast.Node, path: tuple[c_ast.Node, ...],
     """True when the thread's code outside its work-sharing loops may read array ``name``
     after ``loop`` (its contents at a work-sharing loop's start depend on the schedule, so a
     correct program does not read them there)."""
-    chain = list(path) + [loop]
-    try:
-        top = next(k for k, n in enumerate(chain) if n is view.container)
-    except StopIteration:
+    chain = _chain(path, loop)
+    top = next((k for k, n in enumerate(chain) if n is view.container), None)
+    if top is None:
         return True
     for k in range(len(chain) - 2, top - 1, -1):
         node, child = chain[k], chain[k + 1]
         if isinstance(node, c_ast.Compound):
-            items = node.block_items or []
-            later = items[next(i for i, it in enumerate(items) if it is child) + 1:]
+            later = _after_item(node, child)
+            if later is None:
+                return True
         elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)) and child is node.stmt:
             later = [node.stmt]  # the next iteration
         else:

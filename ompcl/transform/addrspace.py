@@ -32,17 +32,49 @@ class _Calls(NodeTransformer):
     """Renames calls by the spaces of their pointer arguments; records what is needed."""
 
     def __init__(self, fdefs: dict[str, c_ast.FuncDef], private: set[str],
-                 param_spaces: dict[str, str]):
-        self.fdefs, self.private, self.param_spaces = fdefs, private, param_spaces
+                 param_spaces: dict[str, str], arrays: set[str] = frozenset()):
+        self.fdefs, self.private = fdefs, private
+        self.param_spaces = dict(param_spaces)  # pointers (parameters, locals) -> space
+        self.arrays = arrays  # the kernel's buffers (global)
         self.needed: list[tuple[str, tuple[str, ...]]] = []
 
     def space(self, arg: c_ast.Node) -> str:
-        while isinstance(arg, (c_ast.ArrayRef, c_ast.UnaryOp)):  # &a[k], a[k] of rows
-            arg = arg.name if isinstance(arg, c_ast.ArrayRef) else arg.expr
+        """Where a pointer expression points: the space of the array or pointer it is
+        derived from (``&a[k]``, a row ``a[k]``, ``p + k``, a cast)."""
+        while True:
+            if isinstance(arg, c_ast.ArrayRef):
+                arg = arg.name
+            elif isinstance(arg, c_ast.UnaryOp):
+                arg = arg.expr
+            elif isinstance(arg, c_ast.Cast):
+                arg = arg.expr
+            elif isinstance(arg, c_ast.BinaryOp):
+                arg = arg.left if self._pointerish(arg.left) else arg.right
+            else:
+                break
         name = getattr(arg, "name", None)
         if name in self.param_spaces:
             return self.param_spaces[name]
         return PRIVATE if name in self.private else GLOBAL
+
+    def _pointerish(self, e: c_ast.Node) -> bool:
+        while isinstance(e, (c_ast.ArrayRef, c_ast.Cast)):
+            e = e.name if isinstance(e, c_ast.ArrayRef) else e.expr
+        return isinstance(e, c_ast.ID) and (e.name in self.param_spaces or e.name in self.private
+                                            or e.name in self.arrays)
+
+    def visit_Decl(self, node: c_ast.Decl) -> c_ast.Decl:
+        """A local pointer points where its initial value does (qualified when global)."""
+        node = self.generic_visit(node)
+        if isinstance(node.type, c_ast.PtrDecl) and node.init is not None and node.name:
+            space = self.space(node.init)
+            self.param_spaces[node.name] = space
+            if space == GLOBAL:
+                inner = node.type.type
+                while not isinstance(inner, c_ast.TypeDecl):
+                    inner = inner.type
+                inner.quals = list(inner.quals or []) + ["__global"]
+        return node
 
     def visit_FuncCall(self, node: c_ast.FuncCall) -> c_ast.FuncCall:
         node = self.generic_visit(node)
@@ -57,9 +89,11 @@ class _Calls(NodeTransformer):
         return node
 
 
-def _private_arrays(body: c_ast.Node) -> set[str]:
+def _locals(body: c_ast.Node) -> set[str]:
+    """Names declared in a body (a work-item's own memory), pointers aside (they point to
+    wherever their value comes from)."""
     return {n.name for n in _walk(body) if isinstance(n, c_ast.Decl) and n.name
-            and isinstance(n.type, c_ast.ArrayDecl)}
+            and not isinstance(n.type, c_ast.PtrDecl)}
 
 
 def _walk(node):
@@ -92,7 +126,7 @@ def specialise(bodies: list[tuple[c_ast.Node, set[str]]], fdefs: dict[str, c_ast
     function version they need (in first-needed order, callees before callers not implied)."""
     out_bodies, todo = [], []
     for body, private in bodies:
-        calls = _Calls(fdefs, private | _private_arrays(body), {})
+        calls = _Calls(fdefs, private | _locals(body), {})
         out_bodies.append(calls.rewrite(body))
         todo += calls.needed
     done: dict[tuple[str, tuple[str, ...]], c_ast.FuncDef] = {}
@@ -103,7 +137,8 @@ def specialise(bodies: list[tuple[c_ast.Node, set[str]]], fdefs: dict[str, c_ast
         fdef = fdefs[name]
         params = fdef.decl.type.args.params
         pspaces = {params[k].name: s for k, s in zip(pointer_params(fdef), spaces)}
-        calls = _Calls(fdefs, _private_arrays(fdef.body), pspaces)
+        scalars = {p.name for p in params if isinstance(p, c_ast.Decl) and p.name not in pspaces}
+        calls = _Calls(fdefs, _locals(fdef.body) | scalars, pspaces)
         clone = _clone(fdef, spaces)
         clone.body = calls.rewrite(fdef.body)
         done[(name, spaces)] = clone
