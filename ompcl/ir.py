@@ -121,7 +121,9 @@ class Sym:
     identity of its declaration, so a same-named variable elsewhere is another symbol);
     kind 'expr': a loop-invariant expression that is not affine (``n / 2``), ``key`` its text;
     kinds 'first' / 'last': the value of dimension ``key``'s variable in its first / last
-    iteration (known on the host at region entry).
+    iteration (known on the host at region entry);
+    kinds 'mod' / 'div': ``form % c`` / ``form / c`` of a loop-varying form and a positive
+    constant (their range follows from the form's).
     """
 
     kind: str
@@ -131,7 +133,9 @@ class Sym:
 
     @property
     def is_loop(self) -> bool:
-        return self.kind in ("dim", "inner")
+        """Varies with the iterations: a loop variable, or 'mod' / 'div' of a form that
+        does (``payload`` = (form, positive divisor))."""
+        return self.kind in ("dim", "inner", "mod", "div")
 
 
 Monomial = tuple[Sym, ...]  # sorted; a symbol appears once per power
@@ -233,9 +237,9 @@ class Bound:
     """A host-side bound: the minimum, maximum or sum of its parts, or a coefficient times a
     part. Leaves are ``Affine`` forms over invariant and 'first'/'last' symbols."""
 
-    op: str  # 'min' | 'max' | 'sum' | 'scale' | 'skip_lo' | 'skip_hi'
+    op: str  # 'min' | 'max' | 'sum' | 'scale' | 'skip_lo' | 'skip_hi' | 'div'
     parts: tuple["Bound | Affine", ...]
-    coef: Affine | None = None  # for 'scale'
+    coef: Affine | None = None  # for 'scale'; the divisor for 'div'
     # skip_lo (b, c): b + 1 where b == c, else b (a range's low end that a guard 'v != c'
     # excludes); skip_hi (b, c): b - 1 where b == c, else b
 

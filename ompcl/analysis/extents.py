@@ -47,6 +47,10 @@ def bounds(f: Affine, ranges: dict[Sym, Range]) -> Range | None:
     lo: list[BoundExpr] = [f.without(f.loop_syms())]
     hi: list[BoundExpr] = [f.without(f.loop_syms())]
     for sym in sorted(f.loop_syms()):
+        if sym not in ranges and sym.kind in ("mod", "div"):
+            derived = _derived_range(sym, ranges)
+            if derived is not None:
+                ranges = {**ranges, sym: derived}
         if sym not in ranges:
             return None
         coef = f.coef(sym)
@@ -59,6 +63,21 @@ def bounds(f: Affine, ranges: dict[Sym, Range]) -> Range | None:
             lo.append(Bound("min", (a, b)))
             hi.append(Bound("max", (a, b)))
     return _sum(lo), _sum(hi)
+
+
+def _derived_range(sym: Sym, ranges: dict[Sym, Range]) -> Range | None:
+    """The range of ``form % c`` or ``form / c`` (C's truncating division, c > 0) from the
+    form's: division is monotone; a remainder lies within (-c, c), on the form's side of 0."""
+    form_, c = sym.payload
+    rng = bounds(form_, ranges)
+    if rng is None:
+        return None
+    lo, hi = rng
+    if sym.kind == "div":
+        return Bound("div", (lo,), Affine.constant(c)), Bound("div", (hi,), Affine.constant(c))
+    zero = Affine()
+    return (Bound("max", (Affine.constant(-(c - 1)), Bound("min", (zero, lo)))),
+            Bound("min", (Affine.constant(c - 1), Bound("max", (zero, hi)))))
 
 
 def narrowed(ranges: dict[Sym, Range], facts: tuple[Constraint, ...],

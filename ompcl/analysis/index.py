@@ -66,6 +66,14 @@ def form(e: c_ast.Node | None, resolve: Resolver, invariant: Callable[[c_ast.Nod
     if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "+"):
         inner = form(e.expr, resolve, invariant)
         return -inner if inner is not None and e.op == "-" else inner
+    if isinstance(e, c_ast.BinaryOp) and e.op in ("%", "/") and isinstance(
+            e.right, c_ast.Constant) and (int_constant(e.right) or 0) > 0:
+        a = form(e.left, resolve, invariant)
+        if a is not None and a.loop_syms() and a.is_affine_in_loops():
+            kind = "mod" if e.op == "%" else "div"
+            text = c_text(e)
+            return Affine.of(Sym(kind, text, text, (a, int_constant(e.right))))
+        return _opaque(e, invariant)
     if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-", "*"):
         a, b = form(e.left, resolve, invariant), form(e.right, resolve, invariant)
         if a is None or b is None:

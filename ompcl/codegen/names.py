@@ -144,6 +144,8 @@ def bound(b: BoundExpr) -> str:
         return acc
     if b.op == "scale":
         return f"(long)({affine(b.coef)})*({bound(b.parts[0])})"
+    if b.op == "div":
+        return f"({bound(b.parts[0])}) / {affine(b.coef)}"
     if b.op in SKIP:
         return f"{SKIP[b.op]}({bound(b.parts[0])}, {bound(b.parts[1])})"
     return " + ".join(bound(p) for p in b.parts)
