@@ -374,6 +374,7 @@ class KernelSpec:
     loc: SourceLoc | None = None
     directive_text: str = ""
     sites: tuple = ()  # transform.boundscheck.Site per checked access, by site number
+    atomics: frozenset = frozenset()  # (operator, OpenCL type) of the atomic helpers called
 
 
 @dataclass(frozen=True)
@@ -382,8 +383,9 @@ class HostParam:
     passed (role) and the parameter's declaration.
 
     Roles: 'lastprivate' and 'reduction' (address passed, the result written back when the
-    device ran the loop), 'array' (as a pointer to rows), 'value' (read-only scalar or pointer,
-    by value under its own name).
+    device ran the loop), 'shared' (address passed: a scalar the kernel updates atomically in
+    place), 'array' (as a pointer to rows), 'value' (read-only scalar or pointer, by value
+    under its own name).
     """
 
     var: Var
@@ -392,7 +394,7 @@ class HostParam:
 
     @property
     def by_address(self) -> bool:
-        return self.role in ("lastprivate", "reduction")
+        return self.role in ("lastprivate", "reduction", "shared")
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ AFFINE = [
     ("idx[i]", None),
     ("i*i", None),
     ("i*j", None),
-    ("i/2", None),
+    ("i/2", ({("i / 2",): 1}, 0)),  # a 'div' symbol, ranged by i's range
     ("i % n", None),
     ("(i+1)*(j+1)", None),
     ("i + idx[0]", None),
@@ -182,7 +182,11 @@ REGIONS = [
      False, "contains '#pragma omp critical' (line 8)"),
     ("atomic", "double a[100]; double s;\nvoid f(int n){ int i;\n#pragma omp parallel for\n"
      "for(i=0;i<n;i++) {\n#pragma omp atomic\n  s += a[i];\n}\n}\n",
-     False, "contains '#pragma omp atomic' (line 8)"),
+     True, None),
+    ("atomic_capture", "double a[100]; double s;\nvoid f(int n){ int i; double v;\n"
+     "#pragma omp parallel for private(v)\nfor(i=0;i<n;i++) {\n#pragma omp atomic capture\n"
+     "  v = s += a[i];\n a[i] = v; }\n}\n",
+     False, "contains '#pragma omp atomic capture'"),
     ("omp_get_thread_num", "int a[100];\nvoid f(int n){ int i;\n#pragma omp parallel for\n"
      "for(i=0;i<n;i++) a[i] = omp_get_thread_num();\n}\n",
      False, "calls the OpenMP runtime function 'omp_get_thread_num'"),
@@ -277,7 +281,7 @@ REASON_IDS = {
     'printf': 'host-only-call',
     'malloc': 'host-only-call',
     'critical': 'omp-construct',
-    'atomic': 'omp-construct',
+    'atomic_capture': 'omp-construct',
     'omp_get_thread_num': 'omp-runtime-call',
     'indirect_store': 'array-extent',
     'struct_through_pointer': 'struct-member',

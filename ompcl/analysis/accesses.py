@@ -37,6 +37,44 @@ class RawAccess:
 
 
 @dataclass(frozen=True)
+class Atomic:
+    """An ``omp atomic`` update or write of a shared scalar or array element."""
+
+    stmt: c_ast.Node = field(compare=False, repr=False)
+    target: str  # the scalar or array updated
+    op: str  # '+', '-', '*', ... for updates; '=' for writes
+    loc: SourceLoc | None = None
+
+
+#: update operators OpenMP's atomic allows, and the compound assignments that spell them
+_ATOMIC_OPS = {"+": "+", "-": "-", "*": "*", "/": "/", "&": "&", "|": "|", "^": "^",
+               "<<": "<<", ">>": ">>"}
+
+
+def atomic_form(stmt: c_ast.Node, kind: str) -> tuple[c_ast.Node, str, c_ast.Node | None] | None:
+    """(target, operator, value) of an atomic statement of the given kind ('update',
+    'write', 'read' (target is the value read)), or None when it has another form."""
+    if kind == "update" and isinstance(stmt, c_ast.UnaryOp) and stmt.op in (
+            "++", "--", "p++", "p--"):
+        return stmt.expr, "+" if "+" in stmt.op else "-", c_ast.Constant("int", "1")
+    if not isinstance(stmt, c_ast.Assignment):
+        return None
+    if kind == "update" and stmt.op[:-1] in _ATOMIC_OPS and stmt.op.endswith("="):
+        return stmt.lvalue, stmt.op[:-1], stmt.rvalue
+    if kind == "update" and stmt.op == "=" and isinstance(stmt.rvalue, c_ast.BinaryOp):
+        e, target = stmt.rvalue, c_text(stmt.lvalue)
+        if e.op in _ATOMIC_OPS and c_text(e.left) == target:
+            return stmt.lvalue, e.op, e.right
+        if e.op in ("+", "*", "&", "|", "^") and c_text(e.right) == target:
+            return stmt.lvalue, e.op, e.left
+    if kind == "write" and stmt.op == "=":
+        return stmt.lvalue, "=", stmt.rvalue
+    if kind == "read" and stmt.op == "=":
+        return stmt.rvalue, "read", None
+    return None
+
+
+@dataclass(frozen=True)
 class InnerLoop:
     """A canonical loop inside the body whose variable is an index symbol."""
 
@@ -72,6 +110,8 @@ class BodyInfo:
     inner: tuple[InnerLoop, ...] = ()
     live_in: frozenset[str] = frozenset()  # outer names read before surely assigned
     assigned: frozenset[str] = frozenset()  # outer names surely assigned by the end
+    atomics: tuple[Atomic, ...] = ()
+    atomic_only: frozenset[str] = frozenset()  # shared scalars written only atomically
 
 
 def arrays_written(node: c_ast.Node | None) -> set[str]:
@@ -127,6 +167,9 @@ class _Scanner:
         self.declared: set[str] = set(known_locals)
         self.assigned: set[str] = set()  # outer names surely assigned so far in the iteration
         self.live_in: set[str] = set()
+        self.atomics: list[Atomic] = []
+        self.in_atomic = False
+        self.plain_writes: set[str] = set()  # outer names written outside atomic statements
 
     def problem(self, node: c_ast.Node, id: str, msg: str) -> None:
         loc = SourceLoc.of(node)
@@ -232,8 +275,38 @@ class _Scanner:
 
     def s_Compound(self, n, depth):
         with self.nested():
-            for item in n.block_items or []:
-                self.block_item(item, depth)
+            items = n.block_items or []
+            k = 0
+            while k < len(items):
+                kind = _atomic_kind(items[k])
+                if kind is not None and k + 1 < len(items):
+                    self.atomic(items[k], items[k + 1], kind, depth)
+                    k += 2
+                    continue
+                self.block_item(items[k], depth)
+                k += 1
+
+    def atomic(self, pragma: c_ast.Pragma, stmt: c_ast.Node, kind: str, depth: int) -> None:
+        """``#pragma omp atomic`` and its statement: updates and writes of shared data run
+        as device atomics; other forms (capture) keep the loop on the host."""
+        form_ = atomic_form(stmt, kind)
+        if form_ is None or kind == "capture":
+            return self.problem(pragma, "omp-construct", f"contains '#pragma omp atomic "
+                                f"{kind}' of a form ompcl does not run on the device")
+        target = form_[0]
+        base = target
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        if not isinstance(base, c_ast.ID):
+            return self.problem(pragma, "omp-construct", "contains '#pragma omp atomic' on "
+                                f"'{c_text(target)}'")
+        if kind != "read" and not self.is_local(base.name):
+            self.atomics.append(Atomic(stmt, base.name, form_[1], SourceLoc.of(pragma)))
+        self.in_atomic = kind != "read"
+        try:
+            self.block_item(stmt, depth)
+        finally:
+            self.in_atomic = False
 
     def block_item(self, item: c_ast.Node, depth: int) -> None:
         """A statement of a block; ``x = e;`` makes ``e`` (as it is now) x's definition."""
@@ -380,6 +453,8 @@ class _Scanner:
             self.live_in.add(n.name)
         if write:
             self.writes.add(n.name)
+            if not self.in_atomic:
+                self.plain_writes.add(n.name)
             if not read:
                 self.assigned.add(n.name)
         if read:
@@ -533,6 +608,19 @@ class _Scanner:
         raise AttributeError(name)
 
 
+def _atomic_kind(item: c_ast.Node) -> str | None:
+    """'update', 'write', 'read' or 'capture' for an ``omp atomic`` directive, else None."""
+    if not isinstance(item, c_ast.Pragma) or not is_omp_pragma(item.string):
+        return None
+    words = item.string.split()
+    if len(words) < 2 or words[1] != "atomic":
+        return None
+    for w in words[2:]:
+        if w in ("update", "write", "read", "capture"):
+            return w
+    return "update"
+
+
 def _as_subscript(e: c_ast.Node) -> c_ast.ArrayRef | None:
     """The subscript form of a dereferenced pointer expression, or None."""
     if isinstance(e, c_ast.ID):
@@ -566,4 +654,5 @@ def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset(),
     return BodyInfo(tuple(s.acc), frozenset(s.reads), frozenset(s.writes),
                     frozenset(s.ptr_uses), frozenset(s.declared), tuple(s.calls), tuple(s.loops),
                     tuple(s.problems), tuple(s.decls), tuple(s.inner), frozenset(s.live_in),
-                    frozenset(s.assigned))
+                    frozenset(s.assigned), tuple(s.atomics),
+                    frozenset({a.target for a in s.atomics} - s.plain_writes))

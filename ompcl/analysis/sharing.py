@@ -15,6 +15,8 @@ from .ctypes_ import FLOATING, TypeEnv, is_constant_text
 from .extents import Range, array_extent, dim_range
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+#: element types the device updates atomically (32- and 64-bit)
+ATOMIC_C_TYPES = {"int", "unsigned int", "long", "unsigned long", "float", "double"}
 _WORDS = {"sizeof", "char", "short", "int", "long", "unsigned", "signed"}
 
 @dataclass(frozen=True)
@@ -96,6 +98,12 @@ class _Classifier:
                     self.fail("clause-type", f"firstprivate '{name}' is not a scalar")
                 else:
                     out["scalars"].append(v)
+            elif v.ctype.is_scalar and name in info.atomic_only:
+                if v.ctype.base not in ATOMIC_C_TYPES:
+                    self.fail("omp-construct", f"atomic update of '{name}' of type "
+                              f"'{v.ctype.base}' (the device has no such atomics)")
+                else:  # updated only atomically: a one-element buffer
+                    out["arrays"].append(ArrayArg(name, v, "rw", None))
             elif v.ctype.is_scalar:
                 if name in info.scalar_writes or "w" in self.calls.globals.get(name, ""):
                     self.fail("shared-write", f"shared variable '{name}' is written in the loop "
@@ -156,6 +164,10 @@ class _Classifier:
             if not ct.pointer or passed or not self.invariant_dims(ct.row_dims):
                 return self.fail("array-extent", f"array '{v.name}' has variable dimensions")
             self.vla_dims |= set(_IDENT.findall(" ".join(ct.row_dims))) - self.env.enumerators
+        if any(t.target == v.name for t in self.info.atomics) and \
+                ct.base not in ATOMIC_C_TYPES:
+            return self.fail("omp-construct", f"atomic update of '{v.name}' elements of type "
+                             f"'{ct.base}' (the device has no such atomics)")
         if fixed:
             return ArrayArg(v.name, v, mode, None)
         extent = array_extent(v, accs, self.dims, self.info.inner)

@@ -78,7 +78,10 @@ def _array_args(region: Region) -> list[dict]:
     out = []
     for a in region.arrays:
         lo, hi = N.extent(a.extent, a.var.ctype.dims)
-        out.append({"name": a.name, "lo": lo, "hi": hi, "ctype": a.var.ctype.base,
+        ptr = a.name
+        if a.var.ctype.is_scalar:  # a scalar updated atomically: the variable itself
+            ptr = N.outer_ref(a.name) if a.var.storage != "global" else f"&{a.name}"
+        out.append({"name": ptr, "lo": lo, "hi": hi, "ctype": a.var.ctype.base,
                     "mode": _MODES[a.mode]})
     return out
 
@@ -178,6 +181,8 @@ def _dropped_pragmas(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[i
         text = prog.source[start:end]
         if not text.lstrip().startswith("#"):
             continue  # from a macro (_Pragma): harmless in a team of one
+        if any(hr.splice.start <= start < hr.splice.end for hr in ht.loops):
+            continue  # inside a loop the device attempt replaces: its host path keeps it
         out.append((start, end, f"/* omp {d.kind}: a team of one runs it as plain code */"
                     + "\n" * text.count("\n")))
     return out

@@ -19,6 +19,7 @@ from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import TypeEnv, walk
 from ..ir import KernelSpec, Region
 from ..transform.addrspace import specialise
+from ..transform.atomics import helpers
 from ..transform.callargs import with_global_args
 from ..transform.device import device_function
 from ..transform.reductions import combine, identity
@@ -135,6 +136,7 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)
+    defs += helpers({h for s in specs for h in s.atomics})
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
                   enums=_enums_used(ast, printer, used), records=defs, functions=functions,

@@ -15,6 +15,7 @@ from pycparser import c_ast
 
 from ..analysis.ctypes_ import SCALARS, walk
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
+from ..transform.atomics import with_atomics
 from ..transform.boundscheck import bounds_checked
 from ..transform.callargs import with_global_args
 from ..transform.linearize import linearized, row_dims
@@ -127,11 +128,15 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
     body = renamed(body, functions)
     if not isinstance(body, c_ast.Compound):
         body = c_ast.Compound([body], body.coord)
+    shared = {device_name(a.name) for a in region.arrays if a.var.ctype.is_scalar}
+    body, atomics = with_atomics(body, shared, {device_name(a.name): cl_type(a.var.ctype.base)
+                                                for a in region.arrays})
     d = region.bound.directive
     return KernelSpec(region.id, N.kernel(region.id), tuple(params), tuple(prologue),
                       tuple(_private_decl(v) for v in region.privates + region.lastprivates),
                       body, tuple((device_name(x.var), cl_type(x.var_type)) for x in region.loops),
-                      reds, lps, tuple(region.functions), d.loc, d.text)
+                      reds, lps, tuple(region.functions), d.loc, d.text, (),
+                      frozenset(atomics))
 
 
 def checked(spec: KernelSpec, region: Region) -> KernelSpec:
@@ -171,8 +176,11 @@ def host_interface(region: Region) -> HostInterface:
     for v in sorted(region.locals_used, key=lambda v: not v.ctype.is_scalar):
         decl = v.decl
         scalar = v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like
+        shared = any(a.name == v.name and a.var.ctype.is_scalar for a in region.arrays)
         if v.name in private:
             continue
+        elif shared:  # updated atomically by the kernel, in the caller's variable
+            role, t = "shared", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
         elif scalar and v.name in lastp:
             role, t = "lastprivate", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
         elif scalar and v.name in reds:
@@ -182,6 +190,6 @@ def host_interface(region: Region) -> HostInterface:
             role, t = "array", c_ast.PtrDecl([], t.type)
         else:  # read-only scalars and pointers: by value, under their own names
             role, t = "value", _renamed_type(decl, v.name)
-        name = N.outer_ref(v.name) if role in ("lastprivate", "reduction") else v.name
+        name = N.outer_ref(v.name) if role in ("lastprivate", "reduction", "shared") else v.name
         params.append(HostParam(v, role, _param(decl, name, t)))
     return HostInterface(region.id, tuple(params))

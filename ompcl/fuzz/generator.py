@@ -43,7 +43,7 @@ OFFLOADED: dict[str, bool] = {
     "region_reduction": True,  # reduction on an omp for inside such a region
     "orphaned": True,  # omp for in a callee called from a parallel region
     "threadprivate": True,  # threadprivate scratch arrays, copyin
-    "atomic": False,  # omp atomic updates (histograms)
+    "atomic": True,  # omp atomic updates (histograms)
     "struct": True,  # arrays of structs
     # kept on the host by design
     "critical": False,

@@ -1,5 +1,5 @@
-/* ompcl-expect: device=2 host=1 */
-/* Histogram with "#pragma omp atomic" (stays on host) between two offloadable loops. */
+/* ompcl-expect: device=3 host=0 */
+/* Histogram with "#pragma omp atomic" (device atomics) between two offloadable loops. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,0 +1,109 @@
+"""Atomics: ``#pragma omp atomic`` statements of a kernel body -> calls of the device's atomic
+helpers (``ompcl_atomic_add_double(&a[k], v)``); shared scalars updated atomically are
+buffers in the kernel, so their uses become ``(*x)``.
+
+Consumes a (renamed) body, the device names of the atomically updated scalars and the
+OpenCL element type of each atomic target; produces the rewritten body and the set of
+(operator, type) helpers it calls.
+"""
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from ..analysis.accesses import atomic_form
+from .visitor import NodeTransformer
+
+#: operator -> helper name part
+OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "&": "and", "|": "or", "^": "xor",
+            "<<": "shl", ">>": "shr", "=": "write"}
+ATOMIC_TYPES = {"int", "uint", "long", "ulong", "float", "double"}
+
+
+def helper(op: str, cl: str) -> str:
+    return f"ompcl_atomic_{OP_NAMES[op]}_{cl}"
+
+
+class _Atomics(NodeTransformer):
+    def __init__(self, scalars: set[str], types: dict[str, str]):
+        self.scalars, self.types = scalars, types
+        self.used: set[tuple[str, str]] = set()
+
+    def visit_ID(self, node: c_ast.ID) -> c_ast.Node:
+        if node.name in self.scalars:
+            return c_ast.UnaryOp("*", c_ast.ID(node.name, node.coord), node.coord)
+        return node
+
+    def visit_Compound(self, node: c_ast.Compound) -> c_ast.Compound:
+        items, out, k = node.block_items or [], [], 0
+        while k < len(items):
+            item = items[k]
+            kind = _kind(item)
+            if kind in ("update", "write") and k + 1 < len(items):
+                out.append(self.call(items[k + 1], kind))
+                k += 2
+                continue
+            if kind == "read" and k + 1 < len(items):  # a plain read of the shared value
+                out.append(self.visit(items[k + 1]))
+                k += 2
+                continue
+            new = self.visit(item)
+            out.extend(new if isinstance(new, list) else [new] if new is not None else [])
+            k += 1
+        node.block_items = out
+        return node
+
+    def call(self, stmt: c_ast.Node, kind: str) -> c_ast.Node:
+        target, op, value = atomic_form(stmt, kind)
+        base = target
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        cl = self.types.get(getattr(base, "name", ""))
+        if cl is None:  # a work-item's own variable: no other work-item sees it
+            return self.visit(stmt)
+        self.used.add((op, cl))
+        target, value = self.visit(target), self.visit(value)
+        return c_ast.FuncCall(c_ast.ID(helper(op, cl)), c_ast.ExprList(
+            [c_ast.UnaryOp("&", target), value]), stmt.coord)
+
+
+def _kind(item: c_ast.Node) -> str | None:
+    if not isinstance(item, c_ast.Pragma):
+        return None
+    words = item.string.split()
+    if words[:2] != ["omp", "atomic"]:
+        return None
+    return next((w for w in words[2:] if w in ("update", "write", "read", "capture")), "update")
+
+
+def with_atomics(body: c_ast.Compound, scalars: set[str], types: dict[str, str]
+                 ) -> tuple[c_ast.Compound, set[tuple[str, str]]]:
+    """The body with atomic statements as helper calls (``types``: device name of each
+    shared atomic target -> its OpenCL element type), and the helpers used."""
+    t = _Atomics(scalars, types)
+    return t.rewrite(body), t.used
+
+
+def helpers(used: set[tuple[str, str]]) -> list[str]:
+    """OpenCL definitions of the atomic helpers, as compare-and-swap loops (32-bit integer
+    add and subtract use the built-ins)."""
+    out = []
+    if any(cl in ("long", "ulong", "double") for _, cl in used):
+        out.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
+    for op, cl in sorted(used):
+        name = helper(op, cl)
+        wide = cl in ("long", "ulong", "double")
+        bits = "long" if wide else "int"
+        cas = "atom_cmpxchg" if wide else "atomic_cmpxchg"
+        if op in ("+", "-") and cl in ("int", "uint"):
+            fn = "atomic_add" if op == "+" else "atomic_sub"
+            out.append(f"void {name}(volatile __global {cl} *p, {cl} v) {{ {fn}(p, v); }}")
+            continue
+        to_bits = f"as_{bits}" if cl in ("float", "double") else f"({bits})"
+        from_bits = f"as_{cl}" if cl in ("float", "double") else f"({cl})"
+        new = "v" if op == "=" else f"cur {op} v"
+        out.append(
+            f"void {name}(volatile __global {cl} *p, {cl} v)\n{{\n"
+            f"  {bits} old, upd;\n  do {{\n    {cl} cur = {from_bits}(*(volatile __global "
+            f"{bits} *)p);\n    old = {to_bits}(cur);\n    upd = {to_bits}(({cl})({new}));\n"
+            f"  }} while ({cas}((volatile __global {bits} *)p, old, upd) != old);\n}}")
+    return out
