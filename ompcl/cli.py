@@ -28,6 +28,9 @@ def _cpp_options(f):
     f = click.option("--dump-after", type=click.Choice(PASS_NAMES), help="Print the program after a pass.")(f)
     f = click.option("--no-embed", is_flag=True, help="Load the kernel file at run time instead "
                      "of embedding it in the host file.")(f)
+    f = click.option("--model", "model", default="", metavar="FILE|none",
+                     help="Dispatch model compiled into the program (default: "
+                     "models/default.json; 'none': the device whenever one is ready).")(f)
     return f
 
 
@@ -48,13 +51,14 @@ def _run(debug: bool, fn):
         sys.exit(3)
 
 
-def _translate_all(files, include, define, undef, no_embed, dump_after, debug) -> list[Unit]:
+def _translate_all(files, include, define, undef, no_embed, dump_after, debug,
+                   model="") -> list[Unit]:
     cpp = CppOptions(tuple(include), tuple(define), tuple(undef))
     out = []
     for f in files:
         kernel_file = f"{Path(f).stem}_kernel.cl" if no_embed else ""
         opts = Options(cpp, embed=not no_embed, kernel_file=kernel_file, dump_after=dump_after,
-                       sources=tuple(x for x in files if x != f))
+                       sources=tuple(x for x in files if x != f), model=model)
         out.append(translate(f, Options(**{**opts.__dict__, "check": opts.check or debug})))
     return out
 
@@ -92,10 +96,10 @@ def main() -> None:
               show_default=True, help="Which outputs to write.")
 @_cpp_options
 def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
-                  dump_after, no_embed):
+                  dump_after, no_embed, model):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
     def work():
-        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug)
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model)
         _emit_diags(ts, verbose)
         written = write_outputs(ts, Path(outdir), emit)
         if report:
@@ -115,10 +119,10 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
 @click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
 @_cpp_options
 def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
-              report, dump_after, no_embed):
+              report, dump_after, no_embed, model):
     """Translate and compile OpenMP C files into an executable."""
     def work():
-        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug)
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model)
         _emit_diags(ts, verbose)
         if report:
             _print_report(ts)

@@ -19,7 +19,7 @@ from .analysis.placement import place
 from .analysis.regions import analyze
 from .analysis.residency import plan_residency
 from .codegen import names as N
-from .codegen.features import static_features
+from .codegen.features import KernelFeatures, static_features
 from .codegen.host import HostRegion, HostTeam, generate_host
 from .codegen.kernel import generate_kernels
 from .codegen.kernelspec import checked, host_interface, kernel_spec
@@ -29,6 +29,7 @@ from .frontend.library import SourceLibrary
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
+from .predict.model import resolve as resolve_model
 from .transform.rename import device_name
 
 
@@ -42,6 +43,7 @@ class Options:
     dump_after: str | None = None
     check: bool = field(default_factory=lambda: os.environ.get("OMPCL_CHECK_IR", "") == "1")
     sources: tuple[str, ...] = ()  # the program's other source files (for their functions)
+    model: str = ""  # dispatch model compiled in: "" the default, "none", or a model file
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class Unit:
     residency: ResidencyPlan = field(default_factory=lambda: ResidencyPlan({}))
     kernels: tuple[KernelSpec, ...] = ()
     interfaces: tuple[HostInterface, ...] = ()
-    features: dict[int, tuple[float, ...]] = field(default_factory=dict)
+    features: dict[int, KernelFeatures] = field(default_factory=dict)
     kernel_source: str = ""
     layout: tuple = ()  # codegen.records.Layout entries of the kernel program
     host_source: str = ""
@@ -122,7 +124,8 @@ def outline(u: Unit) -> Unit:
     offload = u.offloaded
     functions = {f for r in offload for f in r.functions}
     kernels = tuple(kernel_spec(r, functions) for r in offload)
-    features = {k.region_id: static_features(k, {device_name(a.name) for a in r.arrays})
+    features = {k.region_id: static_features(k, {device_name(a.name) for a in r.arrays},
+                                             {device_name(v.name): v.name for v in r.scalars})
                 for k, r in zip(kernels, offload)}
     # wrapped after counting: the checks are not the kernel's work
     kernels = tuple(checked(k, r) for k, r in zip(kernels, offload))
@@ -146,8 +149,9 @@ def splice_host(u: Unit) -> Unit:
     teams = tuple(HostTeam(t, u.team_splices[t.id], tuple(h for h in hosted
                                                            if h.region.team == t.id))
                   for t in u.teams if t.offload)
+    model = resolve_model(u.options.model) if hosted else None
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
-                         u.options.kernel_file, teams, u.layout)
+                         u.options.kernel_file, teams, u.layout, model)
     verdicts = tuple(_verdict(r) for r in u.regions) + tuple(
         _team_verdict(t) for t in u.teams)
     remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))
@@ -179,7 +183,7 @@ PASSES: tuple[Pass, ...] = (
         f"region {k}: {'keep data on the device' if v else 'sync host at exit'}"
         for k, v in sorted(u.residency.keep.items()))),
     Pass("outline", outline, lambda u: "\n".join(
-        f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id]}"
+        f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id].values}"
         for k in u.kernels)),
     Pass("kernels", print_kernels, lambda u: u.kernel_source),
     Pass("host", splice_host, lambda u: u.host_source),

@@ -23,6 +23,8 @@ from ..frontend.textscan import Scanner
 from ..ir import HostInterface, HostParam, Region, ResidencyPlan, SpliceRange, Team
 from ..transform.reductions import combine
 from . import names as N
+from ..predict.export import c_source
+from .features import KernelFeatures
 from .kernel import combine_text
 from .templates import render
 
@@ -47,7 +49,7 @@ class HostRegion:
     region: Region
     splice: SpliceRange
     interface: HostInterface
-    features: tuple[float, ...]
+    features: KernelFeatures
     sites: tuple = ()  # the kernel's checked access sites (transform.boundscheck.Site)
 
 
@@ -105,7 +107,7 @@ def region_function(hr: HostRegion, keep: bool) -> str:
                  for v in region.scalars],
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
-        keep=int(keep), writebacks=writebacks)
+        keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs))
 
 
 def _comment(text: str) -> str:
@@ -256,7 +258,8 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
 
 def generate_host(prog: Program, regions: list[HostRegion], residency: ResidencyPlan,
                   kernel_source: str, embed: bool = True, kernel_file: str = "",
-                  teams: tuple[HostTeam, ...] = (), layout: tuple = ()) -> str:
+                  teams: tuple[HostTeam, ...] = (), layout: tuple = (),
+                  model: dict | None = None) -> str:
     """The spliced host source for the offloaded ``regions`` and ``teams`` (original text if
     none)."""
     if not regions and not teams:
@@ -286,7 +289,8 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                                   for p, fns in inserts.items()])]
     prologue = render(
         "host_prologue.c.j2", file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
-        kernel_lines=_c_lines(kernel_source), model="", predict="0",
+        kernel_lines=_c_lines(kernel_source), model=c_source(model) if model else "",
+        predict="ompcl_model" if model else "0",
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),
                   "features": [repr(float(v)) for v in hr.features],
                   "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))

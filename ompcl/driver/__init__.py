@@ -22,6 +22,8 @@ straight through.
   --ompcl-strict        a translated file that fails to compile is an error ($OMPCL_STRICT=1)
                         (default: warn once and build the original file instead)
   --ompcl-keep=DIR      keep the translated sources (and failure reports) in DIR
+  --ompcl-model=FILE    dispatch model compiled into translated files ('none': no model;
+                        default: models/default.json); OMPCL_MODEL replaces it at run time
   --ompcl-debug         show Python tracebacks
   --ompcl-help          this text
   -Rompcl               remarks for every OpenMP loop, offloaded or not ($OMPCL_REMARKS=all)

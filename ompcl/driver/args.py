@@ -40,17 +40,18 @@ class DriverOptions:
     """``ompcl cc``'s own options (``--ompcl-*``, ``-Rompcl*``) and environment variables.
     (Plain classes, not dataclasses, in this package's fast path: start-up time counts.)"""
 
-    __slots__ = ("compiler", "strict", "remarks", "keep", "debug", "help")
+    __slots__ = ("compiler", "strict", "remarks", "keep", "debug", "help", "model")
 
     def __init__(self, compiler: tuple[str, ...] = ("gcc",), strict: bool = False,
                  remarks: str = "", keep: str | None = None, debug: bool = False,
-                 help: bool = False):
+                 help: bool = False, model: str = ""):
         self.compiler = compiler    # the underlying compiler command
         self.strict = strict
         self.remarks = remarks      # "", "missed" or "all"
         self.keep = keep            # keep translated sources (and failure reports) here
         self.debug = debug
         self.help = help
+        self.model = model          # dispatch model compiled in ("" default, "none", a file)
 
 
 class Command:
@@ -87,7 +88,7 @@ def split_own_options(argv: list[str], env: dict[str, str] | None = None
     remarks = env.get("OMPCL_REMARKS", "").lower()
     if remarks not in ("", "all", "missed"):
         raise UsageError(f"OMPCL_REMARKS must be 'all' or 'missed', not '{remarks}'")
-    keep, debug, want_help, rest = None, False, False, []
+    keep, debug, want_help, model, rest = None, False, False, "", []
     for a in argv:
         if a in REMARK_FLAGS:
             remarks = _wider(remarks, REMARK_FLAGS[a])
@@ -99,13 +100,17 @@ def split_own_options(argv: list[str], env: dict[str, str] | None = None
                 raise UsageError("--ompcl-compiler= needs a compiler command")
         elif a.startswith("--ompcl-keep="):
             keep = a.partition("=")[2] or None
+        elif a.startswith("--ompcl-model="):
+            model = a.partition("=")[2]
+            if not model:
+                raise UsageError("--ompcl-model= needs a model file (or 'none')")
         elif a in ("--ompcl-strict", "--ompcl-debug", "--ompcl-help"):
             strict |= a == "--ompcl-strict"
             debug |= a == "--ompcl-debug"
             want_help |= a == "--ompcl-help"
         else:
             raise UsageError(f"unknown option '{a}' (see 'ompcl cc --ompcl-help')")
-    return DriverOptions(tuple(compiler), strict, remarks, keep, debug, want_help), rest
+    return DriverOptions(tuple(compiler), strict, remarks, keep, debug, want_help, model), rest
 
 
 def _split_command(text: str) -> list[str]:

@@ -23,18 +23,22 @@ _fingerprint: str | None = None
 _TRANSLATION_ENV = ("OMPCL_CHECK_IR",)
 
 
-def cached(path: str, cpp, translate, sources: tuple[str, ...] = ()
+def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str = ""
            ) -> tuple[str, list[tuple[str, str]]]:
     """``translate(path, cpp, sources)``, or its result from an earlier run with the same
-    inputs (the program's other sources, where called functions may be defined, included)."""
+    inputs (the program's other sources, where called functions may be defined, and the
+    dispatch model compiled in, included)."""
     root = cache_root()
     if root is None:
         return translate(path, cpp, sources)
     from ..frontend.library import SourceLibrary
     from ..frontend.preprocess import preprocess
     try:
-        others = SourceLibrary(path, cpp, sources).candidates()
-        key = _key(path, cpp, preprocess(path, cpp), others)
+        from ..predict.model import model_file
+        others = list(SourceLibrary(path, cpp, sources).candidates())
+        chosen = model_file(model)
+        key = _key(path, cpp, preprocess(path, cpp), others + ([chosen] if chosen else []),
+                   model)
     except Exception:
         return translate(path, cpp, sources)  # translation will report the problem
     entry = os.path.join(root, "cc-translations", key[:2], key + ".json")
@@ -49,7 +53,7 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = ()
     return host, remarks
 
 
-def _key(path: str, cpp, preprocessed: str, others=()) -> str:
+def _key(path: str, cpp, preprocessed: str, others=(), model: str = "") -> str:
     h = hashlib.sha256()
     for f in others:  # a callee defined there may change
         st = os.stat(f)
@@ -57,7 +61,7 @@ def _key(path: str, cpp, preprocessed: str, others=()) -> str:
     with open(path, "rb") as fh:
         source = fh.read()
     env = [os.environ.get(v, "") for v in _TRANSLATION_ENV]
-    for part in (_VERSION, package_fingerprint(), path, repr(cpp), repr(env)):
+    for part in (_VERSION, package_fingerprint(), path, repr(cpp), repr(env), model):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     h.update(source + b"\0")
     h.update(preprocessed.encode("utf-8", "surrogateescape"))

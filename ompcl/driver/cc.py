@@ -9,6 +9,7 @@ for an error.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -112,7 +113,9 @@ class Driver:
         unit = Unit(index, path)
         try:
             original, encoding = _read_text(path)
-            host, remarks = cache.cached(path, cpp, _translate_file, self.sources)
+            host, remarks = cache.cached(
+                path, cpp, functools.partial(_translate_file, model=self.opts.model),
+                self.sources, self.opts.model)
             fault, _, only = self.env.get("OMPCL_FAULT", "").partition(":")
             if only and only != os.path.basename(path):
                 fault = ""
@@ -301,7 +304,7 @@ def _cpp_options(args: tuple[str, ...]):
     return CppOptions(tuple(inc), tuple(buckets["-D"]), tuple(buckets["-U"]))
 
 
-def _translate_file(path: str, cpp, sources: tuple[str, ...] = ()
+def _translate_file(path: str, cpp, sources: tuple[str, ...] = (), model: str = ""
                     ) -> tuple[str, list[tuple[str, str]]]:
     """The one call into the translator: host text and remarks as (category, line) with
     category ``warning``, ``missed`` (loop not offloaded) or ``passed`` (offloaded)."""
@@ -309,7 +312,8 @@ def _translate_file(path: str, cpp, sources: tuple[str, ...] = ()
     from ..pipeline import Options, translate
     gc.disable()   # the parser allocates ~10^6 acyclic objects: collections only cost time
     try:
-        u = translate(path, Options(cpp, sources=tuple(s for s in sources if s != path)))
+        u = translate(path, Options(cpp, sources=tuple(s for s in sources if s != path),
+                                    model=model))
     finally:
         gc.enable()
     out = []

@@ -35,7 +35,8 @@
   X(GetProgramBuildInfo) X(GetProgramInfo) X(CreateKernel) X(GetKernelWorkGroupInfo)         \
   X(SetKernelArg) X(CreateBuffer) X(EnqueueWriteBuffer) X(EnqueueReadBuffer)                  \
   X(EnqueueNDRangeKernel) X(Finish) X(ReleaseMemObject) X(ReleaseKernel) X(ReleaseProgram)   \
-  X(ReleaseCommandQueue) X(ReleaseContext) X(EnqueueMapBuffer) X(EnqueueUnmapMemObject)
+  X(ReleaseCommandQueue) X(ReleaseContext) X(EnqueueMapBuffer) X(EnqueueUnmapMemObject)       \
+  X(GetEventProfilingInfo) X(ReleaseEvent) X(WaitForEvents)
 
 typedef struct cl_api {
 #define OMPCL_FIELD(f) __typeof__(&cl##f) f;
@@ -86,6 +87,8 @@ static struct {
   ompcl_region *regions, **regions_tail;
   mapping *maps;
   cl_mem dummy;         /* bound to array parameters whose range is empty */
+  struct model *model;  /* OMPCL_MODEL, replacing every compiled-in model; 0 if unset */
+  const char *model_path;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- small helpers ------------------------------------------------------------------ */
@@ -94,6 +97,20 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds between an event's start and end (0 when the device does not say); releases it. */
+static double event_seconds(cl_event ev) {
+  cl_ulong t0 = 0, t1 = 0;
+  if (!ev) return 0.0;
+  if (rt.cl.WaitForEvents(1, &ev) != CL_SUCCESS ||
+      rt.cl.GetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, 0) !=
+          CL_SUCCESS ||
+      rt.cl.GetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, 0) !=
+          CL_SUCCESS)
+    t0 = t1 = 0;
+  rt.cl.ReleaseEvent(ev);
+  return t1 > t0 ? 1e-9 * (double)(t1 - t0) : 0.0;
 }
 
 __attribute__((format(printf, 1, 2))) static void log_line(const char *fmt, ...) {
@@ -186,6 +203,8 @@ static void mkdir_p(const char *dir) {
 /* ---- environment and exit ----------------------------------------------------------- */
 
 static void finish(void);
+static void load_model(void);
+static double transfer_bytes(const ompcl_launch *L);
 
 static int parse_mode(const char *s) {
   if (!s || !*s || !strcmp(s, "auto")) return MODE_AUTO;
@@ -219,6 +238,7 @@ static void start(void) {
   if (rt.bounds_check) build_options = OMPCL_CHECK_OPTION;
   rt.regions_tail = &rt.regions;
   set_cache_dir();
+  load_model();
   atexit(finish);
 }
 
@@ -316,7 +336,8 @@ static int create_context(cl_platform_id p) {
   cl_int err;
   rt.ctx = rt.cl.CreateContext(props, 1, &rt.device, 0, 0, &err);
   if (err != CL_SUCCESS) return 0;
-  rt.queue = rt.cl.CreateCommandQueue(rt.ctx, rt.device, 0, &err);
+  /* profiling: kernel and transfer times in the statistics come from the device's events */
+  rt.queue = rt.cl.CreateCommandQueue(rt.ctx, rt.device, CL_QUEUE_PROFILING_ENABLE, &err);
   return err == CL_SUCCESS;
 }
 
@@ -592,6 +613,8 @@ static cl_int map_unmap(mapping *m, cl_map_flags flags) {
 /* Make the host copy of `m` valid (reads back a device-only copy). */
 static void sync_mapping(mapping *m) {
   size_t bytes = m->end - m->start;
+  cl_event ev = 0;
+  double dt;
   cl_int err;
   if (m->host_valid) return;
   if (m->zero_copy) {
@@ -599,12 +622,21 @@ static void sync_mapping(mapping *m) {
     bytes = 0;  /* nothing moved */
   } else {
     err = rt.cl.EnqueueReadBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0,
-                                  0);
+                                  &ev);
   }
+  dt = event_seconds(ev);
   if (err != CL_SUCCESS)
     fprintf(stderr, "ompcl: warning: reading %zu bytes back from the device failed (CL error "
                     "%d); host data may be stale\n", bytes, (int)err);
-  if (m->owner) m->owner->bytes_to_host += (long)bytes;
+  if (m->owner && bytes) { /* charged to the region whose kernel wrote it */
+    m->owner->bytes_to_host += (long)bytes;
+    m->owner->transfers_to_host++;
+    m->owner->transfer_seconds += dt;
+    if (m->owner->t_start > 0) { /* read back within that region's entry */
+      m->owner->b_to_host += (long)bytes;
+      m->owner->t_transfer += dt;
+    }
+  }
   m->host_valid = 1;
   log_line("download %zu bytes", bytes);
 }
@@ -711,20 +743,29 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
 
 static int upload(ompcl_launch *L, mapping *m) {
   size_t bytes = m->end - m->start;
+  cl_event ev = 0;
+  double dt;
   cl_int err;
   if (m->zero_copy) {
     err = map_unmap(m, CL_MAP_WRITE);
     bytes = 0;  /* nothing moved */
   } else {
     err = rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, 0, bytes, (void *)m->start, 0, 0,
-                                   0);
+                                   &ev);
   }
   if (err != CL_SUCCESS) {
     launch_fail(L, "copy to the device failed", err);
     return 0;
   }
   m->dev_valid = 1;
-  L->r->bytes_to_device += (long)bytes;
+  if (bytes) {
+    L->r->bytes_to_device += (long)bytes;
+    L->r->b_to_device += (long)bytes;
+    L->r->transfers_to_device++;
+    dt = event_seconds(ev);
+    L->r->transfer_seconds += dt;
+    L->r->t_transfer += dt;
+  }
   log_line("%s:%d: upload %zu bytes", L->r->file, L->r->line, bytes);
   return 1;
 }
@@ -735,6 +776,212 @@ static mapping *map_range(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   if (!m && (!absorb_overlaps(L, &a, &b) || !(m = new_mapping(L, a, b)))) return 0;
   if (!m->dev_valid && !upload(L, m)) return 0;
   return m;
+}
+
+/* ---- dispatch model ----------------------------------------------------------------- */
+
+/* Feature names, in the order of ompcl.predict.schema.FEATURES. */
+static const char *const feature_names[OMPCL_NFEATURES] = {
+    "comp", "mem", "localmem", "coalesced", "atomic", "branches", "transfer", "work_items",
+    "wgsize", "transfer_per_op", "coalesced_per_mem", "localmem_wgsize", "comp_per_mem"};
+
+/* The features of one entry: static counts, dynamic values, combined features (Grewe et al.
+ * F1-F4; a zero denominator counts as one). */
+static void entry_features(const ompcl_launch *L, double transfer, long wg, double *f) {
+  const ompcl_region *r = L->r;
+  const double *stat = L->nstatic ? L->features : r->features;
+  int nstat = L->nstatic ? L->nstatic : r->nfeatures;
+  long items = L->iters;
+  double comp, mem;
+  for (int k = 0; k < OMPCL_NSTATIC; k++) f[k] = k < nstat ? stat[k] : 0.0;
+  f[6] = transfer;
+  f[7] = (double)items;
+  f[8] = (double)wg;
+  comp = f[0];
+  mem = f[1] > 0 ? f[1] : 1.0;
+  f[9] = transfer / (comp + f[1] > 0 ? comp + f[1] : 1.0);
+  f[10] = f[3] / mem;
+  f[11] = f[2] / mem * (double)wg;
+  f[12] = comp / mem;
+}
+
+/* A tree ensemble read from OMPCL_MODEL: node k tests f[feature[k]] <= threshold[k] (then
+ * left[k], else right[k]); a leaf (feature -1) holds value[k].  combine 0: the device when the
+ * mean leaf value exceeds `base` (class probability); 1: when base + the sum exceeds 0
+ * (boosting's log-odds). */
+typedef struct model_tree {
+  int n;
+  int *feature, *left, *right;
+  double *threshold, *value;
+} model_tree;
+
+typedef struct model {
+  int combine;
+  double base;
+  int ntrees;
+  model_tree *trees;
+} model;
+
+static double tree_value(const model_tree *t, const double *f) {
+  int k = 0;
+  for (int steps = 0; steps < t->n && t->feature[k] >= 0; steps++)
+    k = f[t->feature[k]] <= t->threshold[k] ? t->left[k] : t->right[k];
+  return t->value[k];
+}
+
+static int model_predict(const model *m, const double *f) {
+  double sum = 0;
+  for (int i = 0; i < m->ntrees; i++) sum += tree_value(&m->trees[i], f);
+  return m->combine ? m->base + sum > 0 : sum / (m->ntrees ? m->ntrees : 1) > m->base;
+}
+
+/* The string value of "runtime" in a model's JSON, unescaped (\n, \t, \", \\, \/). */
+static char *json_runtime_text(const char *json) {
+  const char *p = strstr(json, "\"runtime\"");
+  char *out, *q;
+  if (!p) return 0;
+  p += 9;
+  while (isspace((unsigned char)*p)) p++;
+  if (*p++ != ':') return 0;
+  while (isspace((unsigned char)*p)) p++;
+  if (*p++ != '"' || !(out = q = malloc(strlen(p) + 1))) return 0;
+  for (; *p && *p != '"'; p++) {
+    if (*p != '\\') {
+      *q++ = *p;
+      continue;
+    }
+    switch (*++p) {
+      case 'n': *q++ = '\n'; break;
+      case 't': *q++ = '\t'; break;
+      case '"': case '\\': case '/': *q++ = *p; break;
+      default: free(out); return 0;
+    }
+  }
+  *q = 0;
+  return *p == '"' ? out : (free(out), (char *)0);
+}
+
+static int read_tree(char **cur, model_tree *t) {
+  char word[16];
+  int used;
+  if (sscanf(*cur, " %15s %d%n", word, &t->n, &used) != 2 || strcmp(word, "tree") || t->n < 1 ||
+      t->n > 1000000)
+    return 0;
+  *cur += used;
+  t->feature = calloc((size_t)t->n, sizeof(int));
+  t->left = calloc((size_t)t->n, sizeof(int));
+  t->right = calloc((size_t)t->n, sizeof(int));
+  t->threshold = calloc((size_t)t->n, sizeof(double));
+  t->value = calloc((size_t)t->n, sizeof(double));
+  if (!t->feature || !t->left || !t->right || !t->threshold || !t->value) return 0;
+  for (int k = 0; k < t->n; k++) {
+    if (sscanf(*cur, " %d %lf %d %d %lf%n", &t->feature[k], &t->threshold[k], &t->left[k],
+               &t->right[k], &t->value[k], &used) != 5)
+      return 0;
+    *cur += used;
+    if (t->feature[k] >= OMPCL_NFEATURES ||
+        (t->feature[k] >= 0 && (t->left[k] <= k || t->right[k] <= k || t->left[k] >= t->n ||
+                                t->right[k] >= t->n)))
+      return 0;
+  }
+  return 1;
+}
+
+/* Parse the runtime text of a model:
+ *   ompcl-model 1 / features N name... / combine mean|logit BASE / trees K / tree N, N lines
+ *   "feature threshold left right value".  The feature names must be this runtime's. */
+static int parse_model(char *text, model *m) {
+  char word[64], kind[16];
+  int version, n, used;
+  char *cur = text;
+  if (sscanf(cur, " ompcl-model %d features %d%n", &version, &n, &used) != 2 || version != 1 ||
+      n != OMPCL_NFEATURES)
+    return 0;
+  cur += used;
+  for (int k = 0; k < n; k++) {
+    if (sscanf(cur, " %63s%n", word, &used) != 1 || strcmp(word, feature_names[k])) return 0;
+    cur += used;
+  }
+  if (sscanf(cur, " combine %15s %lf trees %d%n", kind, &m->base, &m->ntrees, &used) != 3 ||
+      m->ntrees < 1 || m->ntrees > 100000)
+    return 0;
+  cur += used;
+  m->combine = !strcmp(kind, "logit");
+  if (!m->combine && strcmp(kind, "mean")) return 0;
+  if (!(m->trees = calloc((size_t)m->ntrees, sizeof *m->trees))) return 0;
+  for (int i = 0; i < m->ntrees; i++)
+    if (!read_tree(&cur, &m->trees[i])) return 0;
+  return 1;
+}
+
+/* OMPCL_MODEL: a model file written by 'ompcl train' replaces the compiled-in models. */
+static void load_model(void) {
+  const char *path = getenv("OMPCL_MODEL");
+  size_t len;
+  char *json, *text = 0;
+  model *m;
+  if (!path || !*path) return;
+  json = read_file(path, &len);
+  m = calloc(1, sizeof *m);
+  if (json && m && (text = json_runtime_text(json)) && parse_model(text, m)) {
+    rt.model = m;
+    rt.model_path = path;
+    log_line("dispatch model from %s (%d trees)", path, m->ntrees);
+  } else {
+    fprintf(stderr, "ompcl: warning: OMPCL_MODEL=%s is not a readable ompcl model (written by "
+                    "'ompcl train' for these %d features); using the compiled-in model\n",
+            path, OMPCL_NFEATURES);
+    free(m); /* (a partly read model's trees are left to the process exit) */
+  }
+  free(text);
+  free(json);
+}
+
+static ompcl_size_stats *size_class(ompcl_region *r, long items) {
+  int k = 0;
+  while (k < OMPCL_MAX_SIZES - 1 && (1L << (k + 1)) <= items) k++;
+  return &r->sizes[k];
+}
+
+static void log_decision(const ompcl_region *r, const double *f, int dev, int cached) {
+  char buf[512];
+  size_t n = 0;
+  if (!rt.log) return;
+  for (int k = 0; k < OMPCL_NFEATURES && n < sizeof buf; k++)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s=%g", k ? " " : "", feature_names[k],
+                          f[k]);
+  log_line("%s:%d: %s for %.0f work-items (%s; %s)", r->file, r->line, dev ? "device" : "host",
+           f[7], cached ? "cached decision" : "model", buf);
+}
+
+/* The device/host choice for a launch, once the device is ready and the launch sized: 1 for
+ * the device.  Forced modes and programs without a model take the device; in auto mode the
+ * model decides once per problem-size class (and whether data has to move). */
+static int decide(ompcl_launch *L) {
+  ompcl_region *r = L->r;
+  ompcl_size_stats *z = size_class(r, L->iters);
+  long wg = 1;
+  double transfer = transfer_bytes(L);
+  int moves = transfer > 0, dev, cached;
+  for (int d = 0; d < L->ndim; d++) wg *= (long)L->local[d];
+  entry_features(L, transfer, wg, r->last_features);
+  memcpy(z->statics, r->last_features, sizeof z->statics);
+  z->transfer = transfer;
+  z->wgsize = wg;
+  if (rt.mode != MODE_AUTO || (!rt.model && !r->predict)) return 1;
+  cached = z->decision[moves] != 0;
+  if (cached)
+    dev = z->decision[moves] == 1;
+  else
+    dev = rt.model ? model_predict(rt.model, r->last_features)
+                   : r->predict(r->last_features, OMPCL_NFEATURES);
+  z->decision[moves] = dev ? 1 : 2;
+  if (dev)
+    r->decisions_device++;
+  else
+    r->decisions_host++;
+  log_decision(r, r->last_features, dev, cached);
+  return dev;
 }
 
 /* ---- launches ----------------------------------------------------------------------- */
@@ -763,18 +1010,11 @@ static int choose_device(ompcl_region *r, long iters) {
     r->fallback = "no OpenCL device available";
     return 0;
   }
-  if (rt.mode == MODE_AUTO && !rt.team_depth && r->predict &&
-      !r->predict(r->features, r->nfeatures)) {
-    log_line("%s:%d: host for %ld iterations (model)", r->file, r->line, iters);
-    return 0;
-  }
   if (!ensure_program(r->prog)) {
     r->fallback = "OpenCL program build failed";
     return 0;
   }
-  if (!ensure_kernel(r)) return 0;
-  log_line("%s:%d: device for %ld iterations", r->file, r->line, iters);
-  return 1;
+  return ensure_kernel(r);
 }
 
 static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
@@ -782,7 +1022,10 @@ static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   register_region(r);
   memset(L, 0, sizeof *L);
   L->r = r;
+  L->iters = iters;
   r->t_start = now();
+  r->t_kernel = r->t_transfer = 0;
+  r->b_to_device = r->b_to_host = 0;
   r->last_iters = iters;
   r->last_decision = L->ok = choose_device(r, iters);
   if (L->ok) r->t_start = now(); /* keeps program build time out of seconds_device */
@@ -791,41 +1034,76 @@ static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
 
 static void arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
                       int mode) {
-  uintptr_t base = (uintptr_t)ptr;
-  mapping *m;
-  intptr_t delta;
-  cl_long offset = 0, checked_lo = lo, checked_hi = hi;
-  cl_mem mem;
+  ompcl_array_arg *a;
   if (!L->ok) return;
-  if (L->nmaps >= OMPCL_MAX_ARGS || L->narrays >= OMPCL_MAX_ARGS) {
+  if (L->narrays >= OMPCL_MAX_ARGS) {
     launch_fail(L, "too many arrays", CL_INVALID_VALUE);
     return;
   }
-  if (hi < lo) { /* nothing is accessed: bind a placeholder */
+  a = &L->arrays[L->narrays++];
+  a->ptr = ptr;
+  a->lo = lo;
+  a->hi = hi;
+  a->esize = esize;
+  a->mode = mode;
+  a->arg = L->nargs;
+  L->nargs += 4; /* buffer, offset, checked low and high element */
+}
+
+/* Map array argument k (copying what is stale) and bind its four kernel parameters. */
+static void bind_array(ompcl_launch *L, int k) {
+  const ompcl_array_arg *a = &L->arrays[k];
+  uintptr_t base = (uintptr_t)a->ptr;
+  mapping *m;
+  intptr_t delta;
+  cl_long offset = 0, checked_lo = a->lo, checked_hi = a->hi;
+  cl_mem mem;
+  if (!L->ok) return;
+  if (a->hi < a->lo) { /* nothing is accessed: bind a placeholder */
     mem = dummy_buffer(L);
     checked_lo = 0;
     checked_hi = -1;
   } else {
-    if (!(m = map_range(L, base + (uintptr_t)lo * esize, base + (uintptr_t)(hi + 1) * esize)))
+    if (!(m = map_range(L, base + (uintptr_t)a->lo * a->esize,
+                        base + (uintptr_t)(a->hi + 1) * a->esize)))
       return;
     delta = (intptr_t)(base - m->start);
-    if (delta % (intptr_t)esize) {
+    if (delta % (intptr_t)a->esize) {
       launch_fail(L, "array is misaligned within its mapping", CL_INVALID_VALUE);
       return;
     }
-    offset = delta / (intptr_t)esize;
+    offset = delta / (intptr_t)a->esize;
     mem = m->mem;
     L->maps[L->nmaps] = m;
-    L->modes[L->nmaps++] = mode;
+    L->modes[L->nmaps++] = a->mode;
   }
   /* test hook: the checker must catch an extent one element too short */
   if (fault("extent") && checked_hi >= checked_lo) checked_hi--;
-  L->lo[L->narrays] = checked_lo;
-  L->hi[L->narrays++] = checked_hi;
-  set_arg(L, L->nargs++, sizeof mem, &mem);
-  set_arg(L, L->nargs++, sizeof offset, &offset);
-  set_arg(L, L->nargs++, sizeof checked_lo, &checked_lo);
-  set_arg(L, L->nargs++, sizeof checked_hi, &checked_hi);
+  L->lo[k] = checked_lo;
+  L->hi[k] = checked_hi;
+  set_arg(L, a->arg, sizeof mem, &mem);
+  set_arg(L, a->arg + 1, sizeof offset, &offset);
+  set_arg(L, a->arg + 2, sizeof checked_lo, &checked_lo);
+  set_arg(L, a->arg + 3, sizeof checked_hi, &checked_hi);
+}
+
+/* Bytes a launch would move: the array ranges no valid device copy holds (the mapping they
+ * would join is taken whole), and what the kernel writes, which the host reads back unless it
+ * stays resident.  Zero-copy buffers move nothing. */
+static double transfer_bytes(const ompcl_launch *L) {
+  double bytes = 0;
+  if (rt.zero_copy) return 0;
+  for (int k = 0; k < L->narrays; k++) {
+    const ompcl_array_arg *a = &L->arrays[k];
+    uintptr_t lo = (uintptr_t)a->ptr + (uintptr_t)a->lo * a->esize;
+    uintptr_t hi = (uintptr_t)a->ptr + (uintptr_t)(a->hi + 1) * a->esize;
+    mapping *m;
+    if (a->hi < a->lo) continue;
+    m = find_containing(lo, hi);
+    if (!m || !m->dev_valid) bytes += (double)(m ? m->end - m->start : hi - lo);
+    if (a->mode & OMPCL_WRITE) bytes += (double)(hi - lo);
+  }
+  return bytes;
 }
 
 void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size) {
@@ -949,6 +1227,7 @@ static void check_report(ompcl_launch *L) {
 
 static void enqueue(ompcl_launch *L) {
   size_t global[3], local[3];
+  cl_event ev = 0;
   cl_int err;
   bind_check_buffer(L);
   if (!L->ok) return;
@@ -958,8 +1237,14 @@ static void enqueue(ompcl_launch *L) {
   }
   err = fault("launch") ? CL_OUT_OF_RESOURCES
                         : rt.cl.EnqueueNDRangeKernel(rt.queue, (cl_kernel)L->r->kernel_handle,
-                                                     (cl_uint)L->ndim, 0, global, local, 0, 0, 0);
+                                                     (cl_uint)L->ndim, 0, global, local, 0, 0,
+                                                     &ev);
   if (err == CL_SUCCESS) err = rt.cl.Finish(rt.queue);
+  if (ev) {
+    double dt = event_seconds(ev);
+    L->r->kernel_seconds += dt;
+    L->r->t_kernel += dt;
+  }
   if (err != CL_SUCCESS) launch_fail(L, "OpenCL launch failed", err);
 }
 
@@ -986,6 +1271,13 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
     return 0;
   }
   size_launch(L, ndim, n);
+  if (!decide(L)) { /* the model chose the host: not a failure */
+    L->ok = 0;
+    L->declined = 1;
+    L->r->last_decision = 0;
+    return 0;
+  }
+  for (int k = 0; k < L->narrays && L->ok; k++) bind_array(L, k);
   create_results(L);
   enqueue(L);
   check_report(L);
@@ -1028,15 +1320,29 @@ static void host(ompcl_region *r) {
 /* Times the entry begun by ompcl_rt_begin; host paths run inside an enclosing parallel
  * region call no ompcl_rt_begin (t_start is 0) and are counted but not timed. */
 static void end(ompcl_region *r, int keep_resident) {
+  ompcl_size_stats *z;
   double dt;
-  if (!keep_resident) release_unused(0);
-  dt = r->t_start > 0 ? now() - r->t_start : 0;
-  if (r->last_decision)
-    r->seconds_device += dt;
-  else
-    r->seconds_host += dt;
-  r->t_start = 0;
   r->entries++;
+  if (!keep_resident) release_unused(0);
+  if (r->t_start <= 0) return;
+  dt = now() - r->t_start;
+  r->t_start = 0;
+  z = size_class(r, r->last_iters);
+  z->work_items = r->last_iters;
+  z->entries++;
+  if (r->last_decision) {
+    r->seconds_device += dt;
+    z->device_runs++;
+    z->seconds_device += dt;
+    z->kernel_seconds += r->t_kernel;
+    z->transfer_seconds += r->t_transfer;
+    z->bytes_to_device += r->b_to_device;
+    z->bytes_to_host += r->b_to_host;
+  } else {
+    r->seconds_host += dt;
+    z->host_runs++;
+    z->seconds_host += dt;
+  }
 }
 
 /* Device copies are stale from here on, so their buffers are released: a later region maps
@@ -1150,21 +1456,80 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+static void json_sizes(FILE *f, const ompcl_region *r) {
+  static const char *const decisions[] = {"null", "\"device\"", "\"host\""};
+  int first = 1;
+  fputs(", \"sizes\": [", f);
+  for (int k = 0; k < OMPCL_MAX_SIZES; k++) {
+    const ompcl_size_stats *z = &r->sizes[k];
+    if (!z->entries && !z->decision[0] && !z->decision[1]) continue;
+    fprintf(f, "%s{\"work_items\": %ld, \"entries\": %ld, \"device_runs\": %ld, "
+               "\"host_runs\": %ld, \"seconds_device\": %.6f, \"seconds_host\": %.6f, "
+               "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"bytes_to_device\": %ld, "
+               "\"bytes_to_host\": %ld, \"transfer\": %.0f, \"wgsize\": %ld, "
+               "\"decision\": [%s, %s]",
+            first ? "" : ", ", z->work_items, z->entries, z->device_runs, z->host_runs,
+            z->seconds_device, z->seconds_host, z->kernel_seconds, z->transfer_seconds,
+            z->bytes_to_device, z->bytes_to_host, z->transfer, z->wgsize,
+            decisions[z->decision[0]], decisions[z->decision[1]]);
+    fputs(", \"static\": [", f);
+    for (int s = 0; s < OMPCL_NSTATIC; s++) fprintf(f, "%s%.17g", s ? ", " : "", z->statics[s]);
+    fputs("]}", f);
+    first = 0;
+  }
+  fputs("]", f);
+}
+
 static void json_region(FILE *f, const ompcl_region *r) {
   fputs("{\"file\": ", f);
   json_string(f, r->file);
   fprintf(f, ", \"line\": %d, \"kernel\": ", r->line);
-  json_string(f, r->kernel);
+  if (r->kernel)
+    json_string(f, r->kernel);
+  else
+    fputs("null", f);
   fprintf(f, ", \"entries\": %ld, \"device_runs\": %ld, \"host_runs\": %ld, "
              "\"kernels_launched\": %ld, \"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
-             "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"fallback\": ",
+             "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
+             "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"kernel_seconds\": %.6f, "
+             "\"transfer_seconds\": %.6f, \"decisions_device\": %ld, \"decisions_host\": %ld, "
+             "\"fallback\": ",
           r->entries, r->device_runs, r->host_runs, r->kernels_launched, r->bytes_to_device,
-          r->bytes_to_host, r->seconds_device, r->seconds_host);
+          r->bytes_to_host, r->transfers_to_device, r->transfers_to_host, r->seconds_device,
+          r->seconds_host, r->kernel_seconds, r->transfer_seconds, r->decisions_device,
+          r->decisions_host);
   if (r->fallback)
     json_string(f, r->fallback);
   else
     fputs("null", f);
+  if (r->kernel) {
+    fputs(", \"static\": [", f);
+    for (int k = 0; k < r->nfeatures; k++) fprintf(f, "%s%.17g", k ? ", " : "", r->features[k]);
+    fputs("], \"features\": [", f);
+    for (int k = 0; k < OMPCL_NFEATURES; k++)
+      fprintf(f, "%s%.17g", k ? ", " : "", r->last_features[k]);
+    fputs("]", f);
+    json_sizes(f, r);
+  }
   fputc('}', f);
+}
+
+/* Totals over loop regions. */
+static void json_totals(FILE *f) {
+  long b_dev = 0, b_host = 0, n_dev = 0, n_host = 0;
+  double kernel = 0, transfer = 0;
+  for (ompcl_region *r = rt.regions; r; r = r->next) {
+    b_dev += r->bytes_to_device;
+    b_host += r->bytes_to_host;
+    n_dev += r->transfers_to_device;
+    n_host += r->transfers_to_host;
+    kernel += r->kernel_seconds;
+    transfer += r->transfer_seconds;
+  }
+  fprintf(f, ", \"totals\": {\"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
+             "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
+             "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f}",
+          b_dev, b_host, n_dev, n_host, kernel, transfer);
 }
 
 /* Loop regions (with a kernel) or parallel regions run as teams of one. */
@@ -1194,7 +1559,18 @@ static void write_stats(void) {
   json_string(f, rt.platform_name);
   fputs(", \"name\": ", f);
   json_string(f, rt.device_name);
-  fprintf(f, ", \"zero_copy\": %s}", rt.zero_copy ? "true" : "false");
+  fprintf(f, ", \"zero_copy\": %s}, \"model\": ", rt.zero_copy ? "true" : "false");
+  if (rt.model)
+    json_string(f, rt.model_path);
+  else
+    fputs("\"compiled-in\"", f);
+  fputs(", \"feature_names\": [", f);
+  for (int k = 0; k < OMPCL_NFEATURES; k++) {
+    if (k) fputs(", ", f);
+    json_string(f, feature_names[k]);
+  }
+  fputs("]", f);
+  json_totals(f);
   json_regions(f, "regions", 1);
   json_regions(f, "teams", 0);
   fputs("}\n", f);

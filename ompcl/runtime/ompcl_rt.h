@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OMPCL_RT_ABI 2
+#define OMPCL_RT_ABI 3
 #define OMPCL_READ 1
 #define OMPCL_WRITE 2
 #define OMPCL_READWRITE 3
@@ -54,6 +54,28 @@ typedef struct ompcl_site {
   const char *where;       /* file:line:col of the access */
 } ompcl_site;
 
+/* The features a dispatch model sees, in this order (ompcl.predict.schema.FEATURES): the
+ * kernel's static per-work-item counts, what the runtime knows when the region starts, and the
+ * combined features of Grewe et al. computed from them. */
+#define OMPCL_NSTATIC 6        /* comp, mem, localmem, coalesced, atomic, branches */
+#define OMPCL_NRAW 9           /* ... transfer (bytes to move), work_items, wgsize */
+#define OMPCL_NFEATURES 13     /* ... transfer/(comp+mem), coalesced/mem,
+                                  localmem/mem*wgsize, comp/mem */
+#define OMPCL_MAX_SIZES 32     /* problem-size classes per region (log2 of the work-items) */
+
+/* What happened at one problem size (a power-of-two class of work-items) of a region. */
+typedef struct ompcl_size_stats {
+  long work_items;         /* of the last entry in this class */
+  long entries, device_runs, host_runs;
+  double seconds_device, seconds_host, kernel_seconds, transfer_seconds;
+  long bytes_to_device, bytes_to_host;
+  double statics[OMPCL_NSTATIC]; /* features at the last device-ready entry: static counts */
+  double transfer;         /* ... and the dynamic ones */
+  long wgsize;
+  signed char decision[2]; /* cached model decisions (0 none, 1 device, 2 host), without and
+                              with data to move */
+} ompcl_size_stats;
+
 /* One offloadable region (an OpenMP loop) of a translated file. */
 typedef struct ompcl_region {
   ompcl_program *prog;
@@ -62,7 +84,8 @@ typedef struct ompcl_region {
   const char *kernel;      /* kernel name in prog */
   int nfeatures;           /* static features, in the model's order */
   const double *features;
-  int (*predict)(const double *features, int n); /* model: 1 = device, 0 = host; may be 0 */
+  int (*predict)(const double *features, int n); /* compiled-in model over the OMPCL_NFEATURES
+                                                     features: 1 = device, 0 = host; may be 0 */
   int nsites;              /* checked accesses of the kernel, by site number */
   const ompcl_site *sites;
   /* runtime state (zero-initialised) */
@@ -71,10 +94,17 @@ typedef struct ompcl_region {
   void *kernel_handle;     /* cl_kernel */
   long entries, device_runs, host_runs, kernels_launched;
   long bytes_to_device, bytes_to_host;
+  long transfers_to_device, transfers_to_host;
+  long decisions_device, decisions_host;  /* of the dispatch model (auto mode) */
   double seconds_device, seconds_host, t_start;
+  double kernel_seconds, transfer_seconds; /* from OpenCL profiling events */
   const char *fallback;    /* why the last device attempt failed, or 0 */
   long last_iters;
   int last_decision;
+  double last_features[OMPCL_NFEATURES];
+  double t_kernel, t_transfer;      /* of the entry in progress */
+  long b_to_device, b_to_host;
+  ompcl_size_stats sizes[OMPCL_MAX_SIZES];
 } ompcl_region;
 
 /* Argument of a launch being prepared. */
@@ -85,15 +115,30 @@ typedef struct ompcl_result {
   void *host;              /* host copy after the launch */
 } ompcl_result;
 
+/* An array argument of a launch: mapped (and copied) only once the device is chosen. */
+typedef struct ompcl_array_arg {
+  void *ptr;
+  long lo, hi;             /* element range the kernel may touch */
+  unsigned long esize;
+  int mode;
+  int arg;                 /* index of its first kernel parameter */
+} ompcl_array_arg;
+
 typedef struct ompcl_launch {
   ompcl_region *r;
   int ok;                  /* 0 once anything failed */
+  int declined;            /* the dispatch model chose the host: no failure */
   int nargs;
   int nmaps;
   void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
   int modes[OMPCL_MAX_ARGS];
-  int narrays;                    /* array arguments so far, with their mapped ranges */
+  int narrays;                    /* array arguments, with the ranges the checker allows */
+  ompcl_array_arg arrays[OMPCL_MAX_ARGS];
   long lo[OMPCL_MAX_ARGS], hi[OMPCL_MAX_ARGS];
+  long iters;                     /* work-items (iterations) of this entry */
+  int nstatic;                    /* > 0: static features computed at entry (run-time trip
+                                     counts of inner loops), replacing the region's */
+  double features[OMPCL_NSTATIC];
   int nresults;
   ompcl_result results[OMPCL_MAX_RESULTS];
   int result_arg[OMPCL_MAX_RESULTS];
@@ -128,9 +173,11 @@ void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size)
  * else a single element (lastprivate). */
 void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group);
 
-/* Enqueue over ndim loops with trip counts n[0] (outermost) ... n[ndim-1] (innermost, ND
- * dimension 0), wait, read results back.  Returns 1 on success; 0 means nothing was
- * changed on the host and the caller must run the host version. */
+/* Decide (in auto mode, the dispatch model on the static and dynamic features), map the
+ * arrays (copying what is stale), enqueue over ndim loops with trip counts n[0] (outermost)
+ * ... n[ndim-1] (innermost, ND dimension 0), wait, read results back.  Returns 1 on success;
+ * 0 means nothing was changed on the host and the caller must run the host version (the
+ * model chose the host, or the device failed). */
 int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]);
 
 /* Host copy of result k (in ompcl_rt_arg_result order) and its element count. */

@@ -103,12 +103,12 @@ static const char ompcl_kernel_source[] =
 
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/reduce.c", .kernel_path = "" };
-static const double ompcl_f0[] = { 0.0, 2.0, 1.0, 21.0, 10.5, 1.0, 2.0 };
+static const double ompcl_f0[] = { 21.0, 2.0, 4.0, 2.0, 0.0, 0.0 };
 static const ompcl_site ompcl_s0[] = {
   { 0, "a", "tests/golden/reduce.c:11:20" },
   { 0, "a", "tests/golden/reduce.c:11:34" },
 };
-static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/reduce.c", .line = 9, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0 };
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/reduce.c", .line = 9, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0 };
 #line 1 "tests/golden/reduce.c"
 #include <math.h>
 

@@ -68,13 +68,13 @@ static const char ompcl_kernel_source[] =
 
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/saxpy.c", .kernel_path = "" };
-static const double ompcl_f0[] = { 0.0, 3.0, 1.0, 2.0, 0.6666666666666666, 1.0, 3.0 };
+static const double ompcl_f0[] = { 2.0, 3.0, 0.0, 3.0, 0.0, 0.0 };
 static const ompcl_site ompcl_s0[] = {
   { 1, "y", "tests/golden/saxpy.c:8:9" },
   { 0, "x", "tests/golden/saxpy.c:8:20" },
   { 1, "y", "tests/golden/saxpy.c:8:27" },
 };
-static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxpy.c", .line = 6, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0, .nsites = 3, .sites = ompcl_s0 };
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxpy.c", .line = 6, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 3, .sites = ompcl_s0 };
 #line 1 "tests/golden/saxpy.c"
 #include <stdlib.h>
 

@@ -74,7 +74,7 @@ static const char ompcl_kernel_source[] =
 
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/stencil.c", .kernel_path = "" };
-static const double ompcl_f0[] = { 0.0, 5.0, 1.0, 8.0, 1.6, 2.0, 5.0 };
+static const double ompcl_f0[] = { 8.0, 5.0, 0.0, 5.0, 0.0, 0.0 };
 static const ompcl_site ompcl_s0[] = {
   { 1, "v", "tests/golden/stencil.c:10:13" },
   { 0, "u", "tests/golden/stencil.c:10:28" },
@@ -82,7 +82,7 @@ static const ompcl_site ompcl_s0[] = {
   { 0, "u", "tests/golden/stencil.c:10:56" },
   { 0, "u", "tests/golden/stencil.c:10:70" },
 };
-static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/stencil.c", .line = 7, .kernel = "ompcl_k0", .nfeatures = 7, .features = ompcl_f0, .predict = 0, .nsites = 5, .sites = ompcl_s0 };
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/stencil.c", .line = 7, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 5, .sites = ompcl_s0 };
 #line 1 "tests/golden/stencil.c"
 #define N 64
 double u[N][N], v[N][N];

@@ -1,0 +1,183 @@
+"""Dispatch models as data, C and run-time text.
+
+A model is a JSON-able dict (``ompcl train`` writes it, ``models/`` ships one)::
+
+    {"format": "ompcl-model", "version": 1,
+     "schema": {"version": schema.VERSION, "features": [...schema.FEATURES]},
+     "learner": "tree" | "forest" | "boosting",
+     "combine": "mean" | "logit", "base": float,
+     "trees": [{"feature": [...], "threshold": [...], "left": [...], "right": [...],
+                "value": [...]}, ...],
+     "runtime": "<the same trees as text, read by the C runtime from OMPCL_MODEL>",
+     "metadata": {...}}
+
+A node k of a tree tests ``float(f[feature[k]]) <= threshold[k]`` (scikit-learn compares in
+single precision), going to ``left[k]`` if so, else ``right[k]``; a leaf has feature -1 and a
+value. ``combine`` "mean": the device when the mean leaf value (the device's probability)
+exceeds ``base``; "logit": when ``base`` plus the sum of leaf values exceeds 0.
+
+Consumes fitted scikit-learn estimators (``from_sklearn``) or model dicts; produces the C
+function compiled into generated host programs (``c_source``), the runtime text
+(``runtime_text``) and predictions in Python (``predict``), which agree with each other.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from typing import Any, Sequence
+
+from . import schema
+
+FORMAT = "ompcl-model"
+VERSION = 1
+DEVICE = 1  # label of "the device is faster"
+
+
+def _f32(x: float) -> float:
+    """``x`` rounded to single precision, as scikit-learn's trees see their inputs."""
+    if math.isinf(x) or math.isnan(x):
+        return x
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _tree(t: Any, value: Sequence[float]) -> dict:
+    leaf = [int(f) < 0 for f in t.feature]
+    return {"feature": [-1 if lf else int(f) for f, lf in zip(t.feature, leaf)],
+            "threshold": [0.0 if lf else float(x) for x, lf in zip(t.threshold, leaf)],
+            "left": [-1 if lf else int(x) for x, lf in zip(t.children_left, leaf)],
+            "right": [-1 if lf else int(x) for x, lf in zip(t.children_right, leaf)],
+            "value": [float(v) if lf else 0.0 for v, lf in zip(value, leaf)]}
+
+
+def _device_probability(t: Any, classes: Sequence[int]) -> list[float]:
+    """Per node: the share of the device class among the node's training samples."""
+    if DEVICE not in list(classes):
+        return [0.0] * t.node_count
+    k = list(classes).index(DEVICE)
+    out = []
+    for v in t.value:
+        total = float(sum(v[0]))
+        out.append(float(v[0][k]) / total if total > 0 else 0.0)
+    return out
+
+
+def from_sklearn(est: Any, learner: str) -> dict:
+    """The trees of a fitted DecisionTreeClassifier ('tree'), RandomForestClassifier
+    ('forest') or binary GradientBoostingClassifier ('boosting'), labels 0 host / 1 device."""
+    classes = [int(c) for c in est.classes_]
+    if learner == "tree":
+        trees = [_tree(est.tree_, _device_probability(est.tree_, classes))]
+        combine, base = "mean", 0.5
+    elif learner == "forest":
+        trees = [_tree(e.tree_, _device_probability(e.tree_, classes))
+                 for e in est.estimators_]
+        combine, base = "mean", 0.5
+    elif learner == "boosting":
+        import numpy as np
+        zero = np.zeros((1, est.n_features_in_))
+        base = float(est._raw_predict_init(zero)[0, 0])
+        lr = float(est.learning_rate)
+        trees = [_tree(e.tree_, [float(v[0][0]) * lr for v in e.tree_.value])
+                 for e in est.estimators_[:, 0]]
+        combine = "logit"
+        if classes != [0, 1]:  # a single class seen: a constant model
+            base, trees = (1.0 if classes == [DEVICE] else -1.0), [_constant_tree(0.0)]
+    else:
+        raise ValueError(f"unknown learner '{learner}'")
+    return make_model(learner, combine, base, trees)
+
+
+def _constant_tree(value: float) -> dict:
+    return {"feature": [-1], "threshold": [0.0], "left": [-1], "right": [-1], "value": [value]}
+
+
+def make_model(learner: str, combine: str, base: float, trees: list[dict],
+               metadata: dict | None = None) -> dict:
+    model = {"format": FORMAT, "version": VERSION,
+             "schema": {"version": schema.VERSION, "features": list(schema.FEATURES)},
+             "learner": learner, "combine": combine, "base": float(base), "trees": trees,
+             "metadata": dict(metadata or {})}
+    model["runtime"] = runtime_text(model)
+    return model
+
+
+def check(model: dict) -> None:
+    """Raise ValueError unless ``model`` is a model of this schema."""
+    if model.get("format") != FORMAT or model.get("version") != VERSION:
+        raise ValueError("not an ompcl model (format/version)")
+    if list(model.get("schema", {}).get("features", [])) != list(schema.FEATURES):
+        raise ValueError("model features differ from this ompcl's feature schema "
+                         f"{', '.join(schema.FEATURES)}")
+    if model.get("combine") not in ("mean", "logit") or not model.get("trees"):
+        raise ValueError("model has no trees or an unknown combination")
+
+
+def _leaf_value(tree: dict, f: Sequence[float]) -> float:
+    k = 0
+    for _ in range(len(tree["feature"])):
+        j = tree["feature"][k]
+        if j < 0:
+            break
+        k = tree["left"][k] if _f32(f[j]) <= tree["threshold"][k] else tree["right"][k]
+    return tree["value"][k]
+
+
+def predict_one(model: dict, f: Sequence[float]) -> int:
+    """1 (device) or 0 (host) for one full feature vector (``schema.full``)."""
+    total = sum(_leaf_value(t, f) for t in model["trees"])
+    if model["combine"] == "logit":
+        return int(model["base"] + total > 0)
+    return int(total / len(model["trees"]) > model["base"])
+
+
+def predict(model: dict, rows: Sequence[Sequence[float]]) -> list[int]:
+    return [predict_one(model, f) for f in rows]
+
+
+def runtime_text(model: dict) -> str:
+    """The text the C runtime parses (``parse_model`` in ompcl_rt.c)."""
+    lines = [f"ompcl-model {VERSION}",
+             f"features {len(schema.FEATURES)} {' '.join(schema.FEATURES)}",
+             f"combine {model['combine']} {float(model['base'])!r} trees {len(model['trees'])}"]
+    for t in model["trees"]:
+        lines.append(f"tree {len(t['feature'])}")
+        lines += [f"{f} {float(x)!r} {l} {r} {float(v)!r}" for f, x, l, r, v in zip(
+            t["feature"], t["threshold"], t["left"], t["right"], t["value"])]
+    return "\n".join(lines) + "\n"
+
+
+def _c_number(x: float) -> str:
+    return repr(float(x)) if math.isfinite(x) else ("(1.0/0.0)" if x > 0 else "(-1.0/0.0)")
+
+
+def _c_tree(tree: dict, k: int, depth: int) -> list[str]:
+    ind = "  " * depth
+    j = tree["feature"][k]
+    if j < 0:
+        return [f"{ind}return {_c_number(tree['value'][k])};"]
+    return ([f"{ind}if ((double)(float)f[{j}] <= {_c_number(tree['threshold'][k])}) {{"]
+            + _c_tree(tree, tree["left"][k], depth + 1) + [f"{ind}}} else {{"]
+            + _c_tree(tree, tree["right"][k], depth + 1) + [f"{ind}}}"])
+
+
+def c_source(model: dict, name: str = "ompcl_model") -> str:
+    """Static C functions: one per tree and ``int name(const double *f, int n)``, 1 for the
+    device; the features ``f`` are the runtime's (``n`` = len(schema.FEATURES))."""
+    check(model)
+    out = [f"/* dispatch model ({model['learner']}, {len(model['trees'])} trees) over "
+           f"{', '.join(schema.FEATURES)} */"]
+    for i, t in enumerate(model["trees"]):
+        out.append(f"static double {name}_t{i}(const double *f) {{")
+        out += _c_tree(t, 0, 1)
+        out.append("}")
+    total = " + ".join(f"{name}_t{i}(f)" for i in range(len(model["trees"])))
+    test = (f"{_c_number(model['base'])} + ({total}) > 0.0" if model["combine"] == "logit"
+            else f"({total}) / {len(model['trees'])}.0 > {_c_number(model['base'])}")
+    out.append(f"static int {name}(const double *f, int n) {{")
+    out.append(f"  if (n != {len(schema.FEATURES)}) return 1;")
+    out.append(f"  return {test};")
+    out.append("}")
+    return "\n".join(out) + "\n"

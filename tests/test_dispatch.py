@@ -1,0 +1,296 @@
+"""Learned dispatch, end to end: static features counted on kernels, the feature vector the
+runtime builds, models exported to C and to the runtime's text agreeing with scikit-learn,
+the run-time model override (OMPCL_MODEL), forcing, and the per-size decision cache."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+
+import pytest
+
+from ompcl.codegen.features import UNKNOWN_TRIP
+from ompcl.pipeline import Options, translate
+from ompcl.predict import export, schema
+
+from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
+
+COUNTED = """#include <math.h>
+#define N 256
+double a[N][N], b[N][N], s;
+int h[16];
+void f(int m, int w) {
+  int i, j, k;
+#pragma omp parallel for private(j)
+  for (i = 0; i < N; i++)
+    for (j = 0; j < 8; j++)
+      a[i][j] = b[i][j] * 2.0 + sqrt(b[j][i]);
+#pragma omp parallel for private(j)
+  for (i = 0; i < N; i++)
+    for (j = 0; j < m; j++)
+      if (b[j][i] > 0.0) a[j][i] = b[j][i] - 1.0;
+#pragma omp parallel for reduction(+:s)
+  for (i = 0; i < N; i++) s += a[i][0];
+#pragma omp parallel for
+  for (k = 0; k < N; k++) {
+#pragma omp atomic
+    h[k % 16] += 1;
+  }
+#pragma omp parallel for private(j)
+  for (i = 0; i < N; i++)
+    for (j = 0; j < b[i][0]; j++)
+      a[i][0] += 1.0;
+}
+"""
+
+
+def _features(tmp_path, text=COUNTED):
+    src = tmp_path / "counted.c"
+    src.write_text(text)
+    u = translate(str(src), Options(model="none"))
+    return [dict(zip(schema.STATIC, u.features[r.id].values)) for r in u.offloaded], u
+
+
+def test_static_counts_of_small_kernels(tmp_path):
+    feats, u = _features(tmp_path)
+    assert len(feats) == 5
+    const, sym, red, atomic, unknown = feats
+    # 8 iterations of: '*', '+', sqrt (8); j < 8, j++ ... per iteration: comparison and step
+    assert const["mem"] == 8 * 3
+    assert const["comp"] == 8 * (2 + 8 + 1)
+    assert const["coalesced"] == 8          # b[j][i] only: a[i][j] strides a row per work-item
+    assert const["branches"] == 1           # the inner loop
+    # run-time trip count m: counted per trip, UNKNOWN_TRIP in the descriptor
+    assert sym["mem"] == 3 * UNKNOWN_TRIP
+    assert sym["coalesced"] == 3 * UNKNOWN_TRIP  # [j][i]: consecutive across work-items
+    assert sym["branches"] == 1 + UNKNOWN_TRIP
+    exprs = dict(zip(schema.STATIC, u.features[u.offloaded[1].id].c_exprs))
+    assert "ompcl_trip((long)(0), (long)(m), 1L, 0)" in exprs["mem"]
+    assert red["localmem"] == 2 and red["mem"] == 1
+    assert atomic["atomic"] == 1
+    assert unknown["mem"] >= UNKNOWN_TRIP   # bound read from memory: no run-time count
+    assert not u.features[u.offloaded[4].id].c_exprs
+    assert not u.features[u.offloaded[0].id].c_exprs
+
+
+def test_full_vector_formulas():
+    f = dict(zip(schema.FEATURES, schema.full(
+        {"comp": 10, "mem": 4, "localmem": 2, "coalesced": 3, "transfer": 140, "wgsize": 64,
+         "work_items": 1000})))
+    assert f["transfer_per_op"] == 10 and f["coalesced_per_mem"] == 0.75
+    assert f["localmem_wgsize"] == 32 and f["comp_per_mem"] == 2.5
+    assert f["work_items"] == 1000
+    # zero denominators count as one, as in the runtime
+    assert schema.full({"comp": 3})[schema.FEATURES.index("comp_per_mem")] == 3
+
+
+PROGRAM = """#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 5000, m = 7, i, j, r;
+  double *a = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n), s = 0.0;
+  for (i = 0; i < n; i++) b[i] = i % 13;
+  for (r = 0; r < 3; r++) {
+    int len = r == 2 ? n / 4 : n;   /* two problem sizes */
+#pragma omp parallel for private(j)
+    for (i = 0; i < len; i++) {
+      double t = 0.0;
+      for (j = 0; j < m; j++) t += b[i] * j;
+      a[i] = t;
+    }
+    printf("a %.6f\\n", a[len / 2]);
+  }
+#pragma omp parallel for reduction(+:s)
+  for (i = 0; i < n; i++) s += a[i];
+  printf("s %.6f\\n", s);
+  free(a); free(b);
+  return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dispatch")
+    src = d / "prog.c"
+    src.write_text(PROGRAM)
+    ref = d / "ref"
+    gcc_build(src, ref)
+    exe = d / "prog"
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    return d, exe, run(ref).stdout
+
+
+def _run(program, name, **env):
+    d, exe, expected = program
+    stats = d / f"{name}.json"
+    out = run(exe, OMPCL_STATS=str(stats), **env)
+    assert out.returncode == 0, out.stderr
+    compare_outputs(expected, out.stdout, 1e-9)
+    return load_stats(stats), out
+
+
+def _constant_model(device: bool) -> dict:
+    tree = {"feature": [-1], "threshold": [0.0], "left": [-1], "right": [-1],
+            "value": [1.0 if device else 0.0]}
+    return export.make_model("tree", "mean", 0.5, [tree])
+
+
+def test_runtime_features_match_schema(program, opencl_available):
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    st, _ = _run(program, "copy", OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0")
+    assert st["feature_names"] == list(schema.FEATURES)
+    loop = st["regions"][0]
+    f = loop["features"]
+    raw = dict(zip(schema.STATIC, f[:6]))
+    raw.update(transfer=f[6], work_items=f[7], wgsize=f[8])
+    assert f == pytest.approx(schema.full(raw))
+    # the inner trip count m = 7 was known at entry: 7 loads and a store
+    assert f[schema.FEATURES.index("mem")] == 7 + 1
+    assert loop["static"][1] == UNKNOWN_TRIP + 1
+    sizes = {z["work_items"]: z for z in loop["sizes"]}
+    assert set(sizes) == {5000, 1250} and sizes[5000]["entries"] == 2
+    assert sizes[5000]["device_runs"] == 2 and sizes[5000]["kernel_seconds"] > 0
+    assert st["totals"]["bytes_to_device"] > 0 and st["totals"]["transfers_to_device"] > 0
+    assert loop["transfers_to_device"] >= 1 and loop["transfer_seconds"] >= 0
+
+
+def test_model_override_and_forcing(program, opencl_available, tmp_path):
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    host_model = tmp_path / "host.json"
+    host_model.write_text(json.dumps(_constant_model(False)))
+    st, _ = _run(program, "host-model", OMPCL_MODEL=str(host_model))
+    assert st["model"] == str(host_model)
+    assert all(r["device_runs"] == 0 and r["decisions_host"] == r["entries"]
+               and r["fallback"] is None for r in st["regions"])
+    loop = st["regions"][0]
+    assert {tuple(z["decision"]) for z in loop["sizes"]} <= {("host", None), (None, "host"),
+                                                             ("host", "host")}
+    # forcing the device ignores the model
+    st, _ = _run(program, "forced", OMPCL_MODEL=str(host_model), OMPCL_DEVICE="opencl")
+    assert all(r["device_runs"] == r["entries"] and r["decisions_host"] == 0
+               for r in st["regions"])
+    # a model that cannot be read: a warning, the compiled-in choice (none: the device)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"runtime": "ompcl-model 1\\nfeatures 2 a b\\n"}')
+    st, out = _run(program, "bad", OMPCL_MODEL=str(bad))
+    assert "is not a readable ompcl model" in out.stderr
+    assert st["model"] == "compiled-in" and st["regions"][0]["device_runs"] > 0
+
+
+def test_decisions_are_logged_and_cached(program, opencl_available, tmp_path):
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    dev = tmp_path / "dev.json"
+    dev.write_text(json.dumps(_constant_model(True)))
+    st, out = _run(program, "log", OMPCL_MODEL=str(dev), OMPCL_LOG="1", OMPCL_ZERO_COPY="0")
+    lines = [l for l in out.stderr.splitlines() if "work-items (" in l]
+    assert any("(model; comp=" in l for l in lines)
+    assert any("(cached decision; " in l for l in lines)
+    assert all("transfer=" in l and "wgsize=" in l for l in lines)
+    assert st["regions"][0]["decisions_device"] == 3
+
+
+def _random_rows(n: int, seed: int) -> list[tuple[float, ...]]:
+    rnd = random.Random(seed)
+    rows = []
+    for _ in range(n):
+        raw = {"comp": rnd.choice([0, 1, 3, 17, 250.5]) * rnd.random() * 40,
+               "mem": rnd.randint(0, 60), "localmem": rnd.choice([0, 0, 2]),
+               "coalesced": rnd.randint(0, 30), "atomic": rnd.choice([0, 0, 1]),
+               "branches": rnd.randint(0, 9), "transfer": rnd.choice([0, 8e3, 3e6, 1.6e8]),
+               "work_items": 2 ** rnd.randint(0, 24), "wgsize": 2 ** rnd.randint(0, 8)}
+        rows.append(schema.full(raw))
+    return rows
+
+
+def _fitted(learner: str):
+    sk = pytest.importorskip("sklearn")
+    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+    X = _random_rows(400, 1)
+    y = [int(r[0] / (r[1] + 1) > 20 and r[7] > 5000 or r[9] > 1e5) for r in X]
+    est = {"tree": DecisionTreeClassifier(random_state=0),
+           "forest": RandomForestClassifier(n_estimators=12, max_depth=6, random_state=0),
+           "boosting": GradientBoostingClassifier(n_estimators=15, max_depth=3,
+                                                  random_state=0)}[learner]
+    assert sk
+    return est.fit(X, y)
+
+
+C_MAIN = """#include <stdio.h>
+%s
+int main(void) {
+  double f[%d];
+  for (;;) {
+    for (int k = 0; k < %d; k++) if (scanf("%%lf", &f[k]) != 1) return 0;
+    printf("%%d\\n", ompcl_model(f, %d));
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("learner", ["tree", "forest", "boosting"])
+def test_exported_c_agrees_with_sklearn(learner, tmp_path):
+    est = _fitted(learner)
+    model = export.from_sklearn(est, learner)
+    export.check(model)
+    rows = _random_rows(3000, 2)
+    expected = [int(v) for v in est.predict(rows)]
+    assert export.predict(model, rows) == expected
+    n = len(schema.FEATURES)
+    src = tmp_path / "model.c"
+    src.write_text(C_MAIN % (export.c_source(model), n, n, n))
+    exe = tmp_path / "model"
+    gcc_build(src, exe)
+    data = "\n".join(" ".join(repr(x) for x in r) for r in rows)
+    out = subprocess.run([str(exe)], input=data, capture_output=True, text=True, check=True)
+    assert [int(x) for x in out.stdout.split()] == expected
+
+
+def test_runtime_text_round_trip():
+    est = _fitted("forest")
+    model = export.from_sklearn(est, "forest")
+    text = model["runtime"]
+    assert text.startswith("ompcl-model 1\nfeatures 13 comp mem ")
+    assert text.count("\ntree ") == len(est.estimators_)
+
+
+def test_runtime_reads_exported_models(program, opencl_available, tmp_path):
+    """The C runtime's reader of OMPCL_MODEL decides as the Python model does."""
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    for learner in ("forest", "boosting"):
+        model = export.from_sklearn(_fitted(learner), learner)
+        path = tmp_path / f"{learner}.json"
+        path.write_text(json.dumps(model))
+        st, _ = _run(program, learner, OMPCL_MODEL=str(path))
+        assert st["model"] == str(path)
+        for r in st["regions"]:
+            want = "device" if export.predict_one(model, r["features"]) else "host"
+            last = {z["work_items"]: z for z in r["sizes"]}[int(r["features"][7])]
+            assert want in last["decision"]
+
+
+def test_training_rows_from_statistics(program, opencl_available, tmp_path):
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    from ompcl.bench.rows import rows_from_stats, write_csv
+    dev, _ = _run(program, "rows-dev", OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0")
+    host, _ = _run(program, "rows-host", OMPCL_DEVICE="openmp")
+    rows = rows_from_stats(dev, host, "prog", "n5000")
+    assert sorted(r["work_items"] for r in rows) == [1250, 5000, 5000]
+    for r in rows:
+        assert r["runtime_cpu"] > 0 and r["runtime_gpu"] > 0 and r["wgsize"] >= 1
+        assert list(r) == list(schema.ROW_COLUMNS)
+    loop = [r for r in rows if r["kernel"].endswith("ompcl_k0")]
+    assert {r["mem"] for r in loop} == {8.0}   # the run-time inner count, per size class
+    assert all(r["transfer"] > 0 for r in loop)  # copying buffers: bytes to move
+    path = tmp_path / "rows.csv"
+    assert write_csv(path, rows) == 3
+    assert path.read_text().splitlines()[0].startswith(
+        "benchmark,dataset,kernel,comp,mem,localmem,coalesced,atomic,transfer,wgsize,"
+        "runtime_cpu,runtime_gpu")
