@@ -79,3 +79,39 @@ def test_chained_time_loop_runs_and_moves_data_once(tmp_path, opencl_available):
     assert r[10]["bytes_to_device"] == 2 * 1001 * 8
     assert r[14]["bytes_to_device"] == 0
     assert r[14]["device_runs"] == 10
+
+
+SHARED_COUNTER = """#include <stdio.h>
+int count;
+int a[1000];
+int main(void) {
+  int i, t, total = 0;
+  for (t = 0; t < 3; t++) {
+#pragma omp parallel for
+    for (i = 0; i < 1000; i++) {
+      if (a[i] % 3 == 0) {
+#pragma omp atomic
+        count += 1;
+      }
+    }
+    total += count;   /* a plain name: the kernel's one-element buffer */
+#pragma omp parallel for
+    for (i = 0; i < 1000; i++) a[i] += 1;
+  }
+  printf("%d %d\\n", count, total);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("zero_copy", ["0", "1"])
+def test_host_reads_of_an_atomically_updated_scalar(tmp_path, zero_copy):
+    """A scalar the kernel updates atomically lives in a device buffer: the host code after
+    the loop reads it by name, so the loop cannot leave it on the device."""
+    src = _write(tmp_path, SHARED_COUNTER)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == run(ref).stdout == "1000 3000\n"

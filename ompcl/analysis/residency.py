@@ -89,7 +89,9 @@ def analyze_residency(regions: list[Region]) -> Residency:
                     and _after(items, 0, offloaded):
                 loops.setdefault(id(loop), (loop, []))[1].append(r.id)
                 verdict = True
-        keep[r.id] = bool(verdict)
+        # a scalar the kernel updates in place lives in a buffer: host reads of it are plain
+        # names, which the scan above does not see as memory
+        keep[r.id] = bool(verdict) and not any(a.var.ctype.is_scalar for a in r.arrays)
     return Residency(keep, tuple((lp, tuple(ids)) for lp, ids in loops.values()))
 
 
