@@ -122,6 +122,33 @@ int main(void) {
 }
 """
 
+TEAM = r"""#include <stdio.h>
+#define N 50000
+double u[N], v[N];
+int main(void) {
+  int i, t;
+  double s = 0.0;
+  for (i = 0; i < N; i++) { u[i] = i % 5; v[i] = 0; }
+#pragma omp parallel private(t)
+  {
+    for (t = 0; t < 20; t++) {
+#pragma omp for
+      for (i = 1; i < N - 1; i++) v[i] = 0.25 * (u[i - 1] + 2 * u[i] + u[i + 1]);
+#pragma omp single
+      v[t] += 1.0;                      /* a host edit inside the team */
+#pragma omp for
+      for (i = 1; i < N - 1; i++) u[i] = v[i];
+#pragma omp master
+      if (t % 5 == 0) printf("step %d %.6f\n", t, u[t + 1]);
+#pragma omp barrier
+    }
+  }
+  for (i = 0; i < N; i++) s += u[i];
+  printf("%.6f\n", s);
+  return 0;
+}
+"""
+
 SHARED_H = "#define NG 2048\nextern double grid[NG];\nvoid step(double f);\n" \
            "double probe(int k);\nvoid scribble(double *g, int k);\n"
 
@@ -180,6 +207,15 @@ def test_host_reads_and_writes_between_kernels(tmp_path, opencl_available, mode,
 def test_stack_and_heap_memory_reused_between_calls(tmp_path, mode, zero_copy):
     ref, exe = _program(tmp_path, STACK_AND_HEAP)
     _check(tmp_path, ref, exe, zero_copy)
+
+
+@pytest.mark.parametrize("mode,zero_copy", MODES)
+def test_team_keeps_data_between_its_loops(tmp_path, opencl_available, mode, zero_copy):
+    ref, exe = _program(tmp_path, TEAM)
+    st = _check(tmp_path, ref, exe, zero_copy)
+    if opencl_available and zero_copy == "0":
+        naive = _check(tmp_path, ref, exe, zero_copy, OMPCL_RESIDENCY="0")["totals"]
+        assert st["totals"]["bytes_to_device"] * 4 < naive["bytes_to_device"]
 
 
 @pytest.fixture(scope="module")

@@ -43,8 +43,6 @@ _NO_MEMORY = {"omp_get_wtime", "omp_get_num_threads", "omp_get_max_threads",
               "sqrt", "__assert_fail", "__builtin_expect", "perror", "fputc", "putc"}
 #: library functions that read (only) the memory their pointer arguments point to
 _READS_ARGS = {"printf", "fprintf", "puts", "fputs", "fwrite", "vprintf", "vfprintf"}
-#: library functions after which any device copy may be stale (memory is reused)
-_FREES = {"free", "realloc"}
 
 _GEN = c_generator.CGenerator()
 
@@ -73,6 +71,7 @@ class Probe:
     extern: bool = False
     brace: bool = False
     guards: tuple[str, ...] = ()  # other files' functions called: sync unless instrumented
+    team: int | None = None  # in the device version (team of one) of this team
 
 
 @dataclass(frozen=True)
@@ -92,6 +91,7 @@ class HostPlan:
     functions: tuple[FunctionPlan, ...] = ()
     externs: tuple[str, ...] = ()  # functions of other files whose markers are referenced
     not_instrumented: dict[str, str] = field(default_factory=dict)  # name -> why
+    teams: frozenset = frozenset()  # teams whose device versions are probed too
 
     def instrumented(self, name: str) -> bool:
         return any(f.func.decl.name == name for f in self.functions)
@@ -482,7 +482,10 @@ class _Planner:
     """Probes for the statements of one function."""
 
     def __init__(self, prog: Program, env: TypeEnv, globals_: dict[str, _Var],
-                 device: set[int], classify_call, text: "_Text"):
+                 device: set[int], classify_call, text: "_Text", teams: dict | None = None):
+        self.teams = teams or {}  # statement id -> Team
+        self.team: int | None = None  # the team whose device version is being probed
+        self.probed_teams: set[int] = set()
         self.prog = prog
         self.text = text
         self.scope = _Scope(env, globals_)
@@ -532,7 +535,8 @@ class _Planner:
         guards = tuple(dict.fromkeys(n for n, ext in x.announce if ext and n != announce))
         if accesses or announce or guards:
             start, end, brace = where
-            self.probes.append(Probe(start, end, accesses, announce, extern, brace, guards))
+            self.probes.append(Probe(start, end, accesses, announce, extern, brace, guards,
+                                     self.team))
 
     def return_site(self, r: c_ast.Return) -> None:
         start = self.text.offset(r)
@@ -556,6 +560,8 @@ class _Planner:
         loops and switches as a whole before them."""
         if id(s) in self.device or isinstance(s, c_ast.Pragma):
             return
+        if id(s) in self.teams:
+            return self.team_body(s, self.teams[id(s)])
         if isinstance(s, c_ast.Compound):
             return self.block(s)
         if isinstance(s, c_ast.Decl):
@@ -585,6 +591,22 @@ class _Planner:
         if isinstance(s, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.EmptyStatement)):
             return
         return self.probe(where, [s], True, s, True)
+
+    def team_body(self, s: c_ast.Node, team) -> None:
+        """A parallel region run as a team of one: its statements probed in its device version
+        (its host version, the original region, starts after a full sync); if they cannot
+        be, its device version syncs everything at entry and exit."""
+        if not isinstance(s, c_ast.Compound) or self.team is not None:
+            return
+        mark = len(self.probes)
+        self.team = team.id
+        try:
+            self.block(s)
+            self.probed_teams.add(team.id)
+        except NotProbed:
+            del self.probes[mark:]
+        finally:
+            self.team = None
 
     def branch(self, owner: c_ast.Node, owner_start: int, body: c_ast.Node,
                after_else: bool = False) -> None:
@@ -631,6 +653,8 @@ class _Planner:
             if id(item) in self.device:
                 whole = False
                 continue
+            if id(item) in self.teams:
+                whole = False
             if whole:  # its construct's inside takes no statements of ours
                 self.hoisted(item, (start, end, False))
                 whole = False
@@ -794,8 +818,8 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
     env = TypeEnv(prog.ast)
     funcs = {e.decl.name: e for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
     defined_here = {e.decl.name for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
-    device = {id(r.bound.stmt) for r in regions if r.offload} | {
-        id(t.bound.stmt) for t in teams if t.offload}
+    device = {id(r.bound.stmt) for r in regions if r.offload}
+    team_of = {id(t.bound.stmt): t for t in teams if t.offload}
     device_funcs = {r.bound.func.decl.name for r in regions if r.offload and r.bound.func} | {
         t.bound.func.decl.name for t in teams if t.offload and t.bound.func}
     externs = _Externs(library)
@@ -825,9 +849,9 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
     while True:
         _grow(funcs, instrumented, classify, why)
         pure = _pure_functions(funcs, instrumented)
-        plans, failed = {}, None
+        plans, failed, probed_teams = {}, None, set()
         for name in [n for n in funcs if n in instrumented]:
-            planner = _Planner(prog, env, globals_, device, classify, text)
+            planner = _Planner(prog, env, globals_, device, classify, text, team_of)
             try:
                 planner.function(funcs[name])
                 open_, close = _braces(text, funcs[name])
@@ -836,6 +860,7 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
                 break
             plans[name] = FunctionPlan(funcs[name], open_, close, tuple(planner.probes),
                                        tuple(planner.returns), _visible(funcs[name]))
+            probed_teams |= planner.probed_teams
         if failed is None:
             break
         instrumented = set(device_funcs) - set(why)  # its callers assumed it: plan again
@@ -843,4 +868,4 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
         used_externs |= {q.announce for q in p.probes if q.extern and q.announce}
         used_externs |= {g for q in p.probes for g in q.guards}
     ordered = tuple(plans[n] for n in funcs if n in plans)
-    return HostPlan(ordered, tuple(sorted(used_externs)), why)
+    return HostPlan(ordered, tuple(sorted(used_externs)), why, frozenset(probed_teams))

@@ -96,6 +96,14 @@ def analyze_residency(regions: list[Region]) -> Residency:
     return Residency(keep, tuple((lp, tuple(ids)) for lp, ids in loops.values()))
 
 
+def _block_local(v, func: c_ast.FuncDef) -> bool:
+    """A local of an inner block: its memory is reused when the block ends, so no device copy
+    of it may outlive the region (those of the function's own block go when it returns)."""
+    if v.storage != "local" or v.decl is None:
+        return False
+    return not any(item is v.decl for item in func.body.block_items or [])
+
+
 def plan_residency(prog: Program, regions: tuple[Region, ...], teams: tuple = (),
                    library=None) -> ResidencyPlan:
     """The residency of the offloaded regions, with the text range of each loop whose exit
@@ -105,15 +113,19 @@ def plan_residency(prog: Program, regions: tuple[Region, ...], teams: tuple = ()
     host = plan_host(prog, regions, teams, library)
     probed = {f.func.decl.name for f in host.functions}
 
+    private = {t.id: {v.name for v in t.privates + t.firstprivates} for t in teams}
+
     def instrumented(r: Region) -> bool:
-        return r.bound.func is not None and r.bound.func.decl.name in probed and r.team is None
+        return r.bound.func is not None and r.bound.func.decl.name in probed and (
+            r.team is None or r.team in host.teams)
 
     offloaded = [r for r in regions if r.offload]
     res = analyze_residency([r for r in offloaded if not instrumented(r)])
     keep, syncs = dict(res.keep), []
     for r in offloaded:
-        if instrumented(r):
-            keep[r.id] = not any(a.var.ctype.is_scalar for a in r.arrays)
+        if instrumented(r):  # (a team's private copies live in its own block)
+            keep[r.id] = not any(a.var.ctype.is_scalar or _block_local(a.var, r.bound.func)
+                                 or a.var.name in private.get(r.team, ()) for a in r.arrays)
     scan = Scanner(prog.source)
     for loop, ids in res.loops:
         rng = loop_text(prog, scan, loop)

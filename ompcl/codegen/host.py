@@ -233,7 +233,7 @@ def _team_wrappers(team: Team) -> tuple[list[str], list[str], list[str], list[st
 
 
 def team_text(prog: Program, ht: HostTeam, scan: Scanner,
-              syncs: list[tuple[int, int]]) -> str:
+              syncs: list[tuple[int, int]], plan=None) -> str:
     """A team's replacement: its device version (the region's statement with its loops as
     calls and team-of-one directives dropped) and, for the host, the original region."""
     src, rg, tid = prog.source, ht.splice, ht.team.id
@@ -242,7 +242,8 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     edits = [(hr.splice.start, hr.splice.end, _call(
         prog, hr, src[hr.splice.start:hr.splice.end], scan,
         team_fallback(hr, src[hr.splice.start:hr.splice.end]))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
-        e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))]
+        e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
+        probe_edits(prog, plan, scan, tid)
     device = _apply(src[stmt:rg.end], edits, stmt)
     outer, inner, inner_exit, outer_exit = _team_wrappers(ht.team)
     path, desc = _c_string(prog.path), f"&{N.team(tid)}"
@@ -293,14 +294,15 @@ def _return_text(prog: Program, f: c_ast.FuncDef, r) -> str:
     return f"{{ {decl} = ({value}); {_LEAVE} return ompcl_ret; }}"
 
 
-def instrumentation(prog: Program, plan) -> list[tuple[int, int, str]]:
-    """Edits for the instrumented functions: the entry, every return and the end tell the
-    runtime; each probe runs before its statement (in braces with it where it was an unbraced
-    body)."""
-    edits, scan = [], Scanner(prog.source)
-    for f in plan.functions:
-        edits.append((f.open + 1, f.open + 1, " int ompcl_keep = ompcl_rt_enter();"))
+def probe_edits(prog: Program, plan, scan: Scanner, team: int | None
+                ) -> list[tuple[int, int, str]]:
+    """Each probe of the function level (``team`` None) or of a team's device version, before
+    its statement (in braces with it where it was an unbraced body)."""
+    edits = []
+    for f in (plan.functions if plan is not None else ()):
         for p in f.probes:
+            if p.team != team:
+                continue
             text = ("{ " if p.brace else "") + _probe_lines(p) + " "
             if prog.source.startswith("#", p.start) or prog.source[
                     p.start:prog.source.find("\n", p.start)].lstrip().startswith("#"):
@@ -309,6 +311,16 @@ def instrumentation(prog: Program, plan) -> list[tuple[int, int, str]]:
             edits.append((p.start, p.start, text))
             if p.brace:
                 edits.append((p.end, p.end, " }"))
+    return edits
+
+
+def instrumentation(prog: Program, plan) -> list[tuple[int, int, str]]:
+    """Edits for the instrumented functions: the entry, every return and the end tell the
+    runtime; the probes of their host code (outside teams)."""
+    scan = Scanner(prog.source)
+    edits = probe_edits(prog, plan, scan, None)
+    for f in plan.functions:
+        edits.append((f.open + 1, f.open + 1, " int ompcl_keep = ompcl_rt_enter();"))
         edits += [(r.start, r.end, _return_text(prog, f.func, r)) for r in f.returns]
         edits.append((f.close, f.close, f" {_LEAVE} "))
     return edits
@@ -340,7 +352,8 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
     replace = [e for s, t in residency.syncs if not any(within(s, ht) for ht in teams)
                for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))]
     replace += [(ht.splice.start, ht.splice.end, team_text(
-        prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)])) for ht in teams]
+        prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)], hostplan))
+        for ht in teams]
     inserts: dict[int, list[str]] = {}
     func_lines: dict[int, int] = {}
     for hr in regions:
@@ -364,7 +377,8 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                   "features": [repr(float(v)) for v in hr.features],
                   "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
                             for s in hr.sites]} for hr in regions],
-        teams=[{"id": ht.team.id, "line": ht.team.loc.line} for ht in teams],
+        teams=[{"id": ht.team.id, "line": ht.team.loc.line,
+                "keep": int(bool(hostplan) and ht.team.id in hostplan.teams)} for ht in teams],
         layout=[e.host for e in layout],
         markers=_markers(hostplan))
     epilogue = "".join(f"\nconst char {N.marker(f.func.decl.name)} = 1;  /* instrumented */\n"

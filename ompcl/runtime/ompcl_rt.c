@@ -1534,7 +1534,7 @@ static int team_begin(ompcl_region *t) {
   int dev;
   start();
   register_region(t);
-  release_unused(0); /* host code of either version (not instrumented) may read anything */
+
   t->t_start = now();
   t->last_iters = 0;
   if (rt.mode == MODE_OPENMP) {
@@ -1549,6 +1549,7 @@ static int team_begin(ompcl_region *t) {
   }
   t->last_decision = dev;
   t->entries++;
+  if (!dev || !t->keep) release_unused(0); /* unprobed host code may touch anything */
   if (dev) {
     rt.team_depth++;
     t->device_runs++;
@@ -1562,7 +1563,7 @@ static int team_begin(ompcl_region *t) {
 
 static void team_end(ompcl_region *t) {
   if (rt.team_depth > 0) rt.team_depth--;
-  release_unused(0);
+  if (!t->keep || rt.no_residency) release_unused(0);
   t->seconds_device += now() - t->t_start;
 }
 

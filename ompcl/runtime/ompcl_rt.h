@@ -88,6 +88,8 @@ typedef struct ompcl_region {
                                                      features: 1 = device, 0 = host; may be 0 */
   int nsites;              /* checked accesses of the kernel, by site number */
   const ompcl_site *sites;
+  int keep;                /* a team whose device version is probed: data stays on the device
+                              at its entry and exit */
   /* runtime state (zero-initialised) */
   int registered;
   struct ompcl_region *next;
