@@ -1383,7 +1383,13 @@ static int team_begin(ompcl_region *t) {
   return dev;
 }
 
+/* Either path's end: the device version (a team of one) or the original region, which is
+ * only timed (its data movement is the host code's). */
 static void team_end(ompcl_region *t) {
+  if (!t->last_decision) {
+    t->seconds_host += now() - t->t_start;
+    return;
+  }
   if (rt.team_depth > 0) rt.team_depth--;
   release_unused(0);
   t->seconds_device += now() - t->t_start;
