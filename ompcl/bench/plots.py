@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Sequence
-
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
+import matplotlib.pyplot as plt  # noqa: E402  (the backend is chosen first)
+
+from .results import geomean  # noqa: E402
 
 BARS = ("omp", "ocl", "auto", "best-single", "oracle", "region-oracle")
 COLOURS = {"omp": "#4c72b0", "ocl": "#dd8452", "auto": "#55a868", "best-single": "#8172b3",
@@ -23,16 +23,12 @@ COLOURS = {"omp": "#4c72b0", "ocl": "#dd8452", "auto": "#55a868", "best-single":
 CHOICE_COLOURS = {"device": "#dd8452", "host": "#4c72b0", "mixed": "#999999", None: "#dddddd"}
 
 
-def _geomean(xs: Sequence[float]) -> float | None:
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
-
-
 def _bar(cell: dict, bm: str, v: str, benchmarks: list[str]) -> tuple:
     """(height, low error, high error, failed) of one bar; the geometric mean only over a
     variant that has a speed-up for every benchmark."""
     if bm == "geomean":
         vals = [(cell.get((b, v)) or {}).get("speedup") for b in benchmarks]
-        return (_geomean(vals) if all(vals) else None), 0.0, 0.0, False
+        return (geomean(vals) if all(vals) else None), 0.0, 0.0, False
     r = cell.get((bm, v)) or {}
     y, lo, hi = r.get("speedup"), r.get("speedup_min"), r.get("speedup_max")
     return y, (y - lo if y and lo else 0.0), (hi - y if y and hi else 0.0), \
@@ -89,7 +85,7 @@ def dispatch_figure(path: Path, regions: list[dict], title: str) -> None:
         ys = range(len(regions))
         gain = [math.log2(max(r["host_s"], 1e-9) / max(r["device_s"], 1e-9)) for r in regions]
         ax.barh(ys, gain, color=[CHOICE_COLOURS.get(r["auto"], "#dddddd") for r in regions])
-        for y, g, r in zip(ys, gain, regions):
+        for y, g, r in zip(ys, gain, regions, strict=True):
             if r["agrees"] is False:
                 ax.plot(g, y, "kx")
         ax.set_yticks(list(ys), [f"{r['benchmark']} {r['region']}" for r in regions], fontsize=7)

@@ -56,7 +56,7 @@ def _row(key: Key, rs: list[Run]) -> dict:
     timed = [r for r in rs if r.repeat > 0]
     ok = [r for r in timed if r.verified]
     verified = bool(timed) and len(ok) == len(timed)
-    row = dict(zip(("benchmark", "class", "variant", "threads"), key))
+    row = dict(zip(("benchmark", "class", "variant", "threads"), key, strict=True))
     row.update(runs=len(timed), verified_runs=len(ok), verified=verified,
                status="SUCCESSFUL" if verified else _failed_status(timed))
     _spread(row, "time_s", _nums(ok, "time_s"), "time")
@@ -86,7 +86,7 @@ def _pos(x: float | None) -> bool:
 
 
 def _speedups(base: dict | None, row: dict) -> dict:
-    none = dict(speedup=None, speedup_min=None, speedup_max=None)
+    none = {"speedup": None, "speedup_min": None, "speedup_max": None}
     if base is None or not base["verified"] or not row["verified"]:
         return none
     if _pos(base["mops"]) and _pos(row["mops"]):
@@ -121,18 +121,18 @@ def _by(rows: Iterable[dict], *fields: str) -> dict[tuple, list[dict]]:
     return out
 
 
-def _geomean(xs: Sequence[float]) -> float | None:
+def geomean(xs: Sequence[float]) -> float | None:
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
 def best_single(rows: list[dict]) -> list[dict]:
     """The best single-device mapping, per class and thread count."""
     out = []
-    for (cls, threads), group in _by(rows, "class", "threads").items():
+    for group in _by(rows, "class", "threads").values():
         per_bm = {(r["benchmark"], r["variant"]): r for r in group}
         both = [bm for bm in {r["benchmark"] for r in group}
                 if all(_pos(per_bm.get((bm, v), {}).get("speedup")) for v in ("omp", "ocl"))]
-        means = {v: _geomean([per_bm[(bm, v)]["speedup"] for bm in both]) for v in ("omp", "ocl")}
+        means = {v: geomean([per_bm[(bm, v)]["speedup"] for bm in both]) for v in ("omp", "ocl")}
         if not both:
             continue
         best = max(means, key=lambda v: means[v])
@@ -143,7 +143,7 @@ def best_single(rows: list[dict]) -> list[dict]:
 def oracle(rows: list[dict]) -> list[dict]:
     """The per-program oracle: the faster of omp and ocl for each benchmark."""
     out = []
-    for _, group in _by(rows, "benchmark", "class", "threads").items():
+    for group in _by(rows, "benchmark", "class", "threads").values():
         cands = [r for r in group if r["variant"] in ("omp", "ocl") and _pos(r["speedup"])]
         if cands:
             best = max(cands, key=lambda r: r["speedup"])
