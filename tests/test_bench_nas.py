@@ -253,6 +253,9 @@ def test_compiler_crash_is_retried_with_the_fallback(tmp_path, opencl_available)
         assert builds[("va", flavour)]["compiler"] == "clang-15"
         assert builds[("va", flavour)]["retried_from"] == str(crashing)
         assert builds[("ep", flavour)]["compiler"] == "gcc"  # chosen for that benchmark
+    assert f"warning: {crashing} crashed building va" in res.stderr
+    log = Path(builds[("va", "seq")]["log"]).read_text()
+    assert "internal compiler error" in log and "retried with clang-15" in log
     rows = by_variant(read_csv(out / "results.csv"), "va")
     assert rows["ocl"]["verified"] == "True" and "crashed" in rows["ocl"]["compiler"]
     assert doc["environment"]["compilers"]["clang-15"].startswith("Debian clang") or \

@@ -230,6 +230,11 @@ class Round:
             if any(b.retried_from for b in bs.values()):
                 self.bar.total += len(flavours)
                 self.bar.refresh()
+                tqdm.write(f"ompcl: bench: warning: {cc} crashed building {bm} (internal "
+                           f"compiler error); built it with {self.plan.fallback}",
+                           file=sys.stderr)
+            for b in bs.values():
+                _build_log(self.plan, b).write_text(b.log)
             self.builds += bs.values()
             built[bm] = bs
         return built
@@ -240,7 +245,7 @@ class Round:
             self.bar.update(1)
 
     def _run(self, bm: str, cls: str, exe: Path, v: Variant, threads: int, rep: int) -> None:
-        self.step(f"run {bm} {cls} {v.name} {threads} thread{'s' if threads > 1 else ''}, "
+        self.step(f"run {bm} {cls} {v.name} {_threads(threads)}, "
                   + (f"repeat {rep}/{self.plan.repeats}" if rep else "warm-up"))
         p = self.plan
         self.runs.append(run_once(exe, v, threads, _env_of(p, v, threads), (bm, cls, rep),
@@ -326,22 +331,30 @@ def _document(plan: Plan, rnd: Round, env: dict, rows_: list[dict], table: list[
                     "compiler": b.compiler, "ok": b.ok, "crashed": b.crashed,
                     "retried_from": b.retried_from, "seconds": round(b.seconds, 3),
                     "exe": str(b.exe) if b.ok else None,
-                    "log": None if b.ok else b.log[-4000:]} for b in rnd.builds],
+                    "log": str(_build_log(plan, b))} for b in rnd.builds],
         "runs": [r.record() for r in rnd.runs],
     }
 
 
+def _threads(n: int) -> str:
+    return f"{n} thread{'s' if n > 1 else ''}"
+
+
 def _report_failures(rows_: list[dict], rnd: Round) -> int:
-    bad = [r for r in rows_ if not r["verified"]]
-    for r in bad:
-        print(f"ompcl: bench: {r['benchmark']} class {r['class']} {r['variant']} "
-              f"{r['threads']} threads: {r['status']}", file=sys.stderr)
+    """One line per failed build and per measured variant that did not verify; the status."""
     for b in rnd.builds:
         if not b.ok:
-            tail = " | ".join(b.log.strip().splitlines()[-3:])
             print(f"ompcl: bench: build of {b.benchmark} class {b.cls} ({b.flavour}, "
-                  f"{b.compiler}) failed: {tail}", file=sys.stderr)
+                  f"{b.compiler}) failed; see {_build_log(rnd.plan, b)}", file=sys.stderr)
+    bad = [r for r in rows_ if not r["verified"] and r["variant"] in VARIANTS]
+    for r in bad:
+        print(f"ompcl: bench: {r['benchmark']} class {r['class']} {r['variant']} "
+              f"{_threads(r['threads'])}: {r['status']}", file=sys.stderr)
     return 1 if bad else 0
+
+
+def _build_log(plan: Plan, b: trees.Build) -> Path:
+    return plan.out / "logs" / f"build.{b.benchmark}.{b.cls}.{b.flavour}.txt"
 
 
 def _model_note(plan: Plan) -> str:

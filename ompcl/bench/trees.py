@@ -65,7 +65,8 @@ def _make(cmd: list[str], cwd: Path | None = None, extra_env: dict | None = None
     env.update(extra_env or {})
     t0 = time.perf_counter()
     res = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
-    log = f"$ {shlex.join(cmd)}\n{res.stdout}{res.stderr}"
+    shown = [f"{k}={v}" for k, v in (extra_env or {}).items()] + cmd
+    log = f"$ {shlex.join(shown)}\n{res.stdout}{res.stderr}"
     return res.returncode == 0, log, time.perf_counter() - t0
 
 
@@ -202,7 +203,9 @@ def build_benchmark(tree: Tree, bm: str, cls: str, flavours: list[str], compiler
 
     builds = build_all(compiler)
     if fallback and fallback != compiler and any(b.crashed for b in builds.values()):
+        first = builds
         builds = build_all(fallback)
-        for b in builds.values():
+        for f, b in builds.items():
             b.retried_from = compiler
+            b.log = f"{first[f].log}\n--- {compiler} crashed: retried with {fallback}\n{b.log}"
     return builds
