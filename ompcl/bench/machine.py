@@ -51,6 +51,17 @@ def ompcl_revision() -> str | None:
     return _first_line(["git", "-C", str(ROOT), "describe", "--always", "--dirty"])
 
 
+#: variables of the caller's environment that change how the runs behave
+_RUN_PREFIXES = ("OMP_", "GOMP_", "KMP_", "OMPCL_", "POCL_", "OCL_ICD")
+
+
+def inherited_env() -> dict[str, str]:
+    """The runtime-affecting variables every run inherits (OMP_NUM_THREADS, OMPCL_DEVICE and
+    OMPCL_STATS are set per run instead)."""
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith(_RUN_PREFIXES)
+            and k not in ("OMP_NUM_THREADS", "OMPCL_DEVICE", "OMPCL_STATS")}
+
+
 def describe(omp_env: dict[str, str], threads: list[int], extra_env: dict[str, str],
              compilers: list[str], model: str | None) -> dict:
     """The environment record, taken before the first run."""
@@ -66,6 +77,7 @@ def describe(omp_env: dict[str, str], threads: list[int], extra_env: dict[str, s
         "OMP_NUM_THREADS": threads,
         **omp_env,
         "extra_env": extra_env,
+        "inherited_env": inherited_env(),
         "OMPCL_CACHE_DIR": os.environ.get("OMPCL_CACHE_DIR", "~/.cache/ompcl (default)"),
         "model": model,
         "opencl": None,

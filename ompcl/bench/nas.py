@@ -292,7 +292,7 @@ def result_rows(plan: Plan, rnd: Round) -> tuple[list[dict], list[dict]]:
             for v, t in _jobs(plan):
                 b = builds.get((bm, cls, v.flavour))
                 if (bm, cls, v.name, t) not in have and b is not None and not b.ok:
-                    rows_.append(results.failed_build_row(bm, cls, v.name, t))
+                    rows_.append(results.blank_row(bm, cls, v.name, t))
     for r in rows_:
         b = builds.get((r["benchmark"], r["class"], VARIANTS[r["variant"]].flavour))
         r["compiler"] = _build_note(b) if b else None
@@ -306,7 +306,7 @@ def result_rows(plan: Plan, rnd: Round) -> tuple[list[dict], list[dict]]:
 def _opencl(rnd: Round) -> dict | None:
     for r in rnd.runs:
         if r.variant == "ocl" and r.stats:
-            return machine.opencl_of(results._load(r.stats))
+            return machine.opencl_of(results.load_stats(r.stats))
     return None
 
 
@@ -370,6 +370,9 @@ def execute(plan: Plan) -> int:
     compilers = [plan.compiler, *plan.per_benchmark_cc.values(), *filter(None, [plan.fallback])]
     env = machine.describe(plan.omp_env, plan.threads, plan.extra_env, compilers,
                            _model_note(plan))
+    if {**os.environ, **plan.extra_env}.get("OMPCL_CACHE_DIR") == "off":
+        print("ompcl: bench: warning: OMPCL_CACHE_DIR=off: every device run builds its "
+              "kernels, and the build is timed", file=sys.stderr)
     with tqdm(total=_total_steps(plan), unit="step", file=sys.stderr, dynamic_ncols=True) as bar:
         rnd = Round(plan, bar)
         for cls in plan.classes:

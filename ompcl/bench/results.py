@@ -13,6 +13,7 @@ import json
 import math
 import os
 import statistics
+from pathlib import Path
 from collections import defaultdict
 from typing import Iterable, Sequence
 
@@ -100,9 +101,11 @@ def _speedups(base: dict | None, row: dict) -> dict:
     return none
 
 
-def failed_build_row(bm: str, cls: str, variant: str, threads: int) -> dict:
+def blank_row(bm: str, cls: str, variant: str, threads: int, status: str = "BUILD FAILED",
+              ) -> dict:
+    """A row without measurements (by default: of a variant whose build failed)."""
     return {"benchmark": bm, "class": cls, "variant": variant, "threads": threads, "runs": 0,
-            "verified_runs": 0, "verified": False, "status": "BUILD FAILED",
+            "verified_runs": 0, "verified": False, "status": status,
             **{k: None for k in ("time_s", "time_min", "time_max", "mops", "mops_min",
                                  "mops_max", "wall_s", "speedup", "speedup_min",
                                  "speedup_max")}}
@@ -153,9 +156,10 @@ def oracle(rows: list[dict]) -> list[dict]:
 
 # ---- per-region oracle ---------------------------------------------------------------------
 
-def _load(path: str | None) -> dict | None:
+def load_stats(path: str | None) -> dict | None:
+    """A statistics report (None: no path, or unreadable)."""
     try:
-        return json.loads(open(path).read()) if path else None
+        return json.loads(Path(path).read_text()) if path else None
     except (OSError, ValueError):
         return None
 
@@ -195,7 +199,7 @@ def _stats_of(run: Run | None) -> dict | None:
     offloaded) writes none: it has no regions."""
     if run is None or not run.timed:
         return None
-    return _load(run.stats) if run.stats else {}
+    return load_stats(run.stats) if run.stats else {}
 
 
 def _repeats(groups: dict[Key, list[Run]], bm: str, cls: str, threads: int):
@@ -238,6 +242,8 @@ def _estimate_row(bm: str, cls: str, threads: int, reps: list, base: dict | None
     times, mops, speedups = [], [], []
     for h, pairs in reps:
         ratio = estimate_seconds(h.wall_s, pairs) / h.wall_s
+        if ratio <= 0:  # cannot happen: region seconds lie within the process's
+            continue
         if isinstance(h.time_s, (int, float)):
             times.append(h.time_s * ratio)
         if _pos(h.mops):
@@ -246,8 +252,8 @@ def _estimate_row(bm: str, cls: str, threads: int, reps: list, base: dict | None
             speedups.append(h.mops / base["mops"] / ratio)
         elif base and base["verified"] and _pos(base["time_s"]) and _pos(h.time_s):
             speedups.append(base["time_s"] / h.time_s / ratio)
-    row = failed_build_row(bm, cls, "region-oracle", threads)
-    row.update(runs=len(reps), verified_runs=len(reps), verified=True, status="SUCCESSFUL",
+    row = blank_row(bm, cls, "region-oracle", threads, "SUCCESSFUL")
+    row.update(runs=len(reps), verified_runs=len(reps), verified=True,
                chosen=f"{len(reps[-1][1])} regions timed on both sides")
     _spread(row, "time_s", times, "time")
     _spread(row, "mops", mops)
@@ -269,7 +275,7 @@ def _choice(stats: dict | None, region: str) -> str | None:
 def _region_table(bm: str, cls: str, threads: int, reps: list,
                   groups: dict[Key, list[Run]]) -> list[dict]:
     autos = [r for r in groups.get((bm, cls, "auto", threads), []) if r.timed and r.stats]
-    auto = _load(autos[-1].stats) if autos else None
+    auto = load_stats(autos[-1].stats) if autos else None
     by_region: dict[str, list[dict]] = defaultdict(list)
     for _, pairs in reps:
         for p in pairs:
