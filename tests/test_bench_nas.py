@@ -157,6 +157,11 @@ def test_per_region_oracle_from_the_statistics(suite):
     host_row = next(r for r in suite.doc["results"]
                     if r["benchmark"] == "is" and r["variant"] == "host")
     assert row["speedup"] == pytest.approx(host_row["speedup"] * host["wall_s"] / est)
+    # device seconds leave out the device's set-up (OpenCL context, programs), teams included
+    timed = [r for r in ds["regions"] + ds["teams"] if any(
+        h["line"] == r["line"] and h["file"] == r["file"] for h in hs["regions"] + hs["teams"])]
+    setup = ds["totals"]["setup_seconds"]
+    assert setup > 0 and sum(r["seconds_device"] for r in timed) + setup <= ocl["wall_s"]
     regions = [r for r in suite.doc["regions"] if r["benchmark"] == "is"]
     # IS has work-sharing loops and a parallel region run as a team; both sides are timed
     assert {"loop", "parallel region"} <= {r["kind"] for r in regions}
