@@ -28,12 +28,16 @@ DERIVED = {
                    "the benchmarks of the class, used for every benchmark",
     "oracle": "per program, the faster of omp and ocl",
     "region-oracle": "per region, the faster side, estimated from the runtime statistics of "
-                     "the host and ocl runs of the same repeat: the host run's wall seconds, "
+                     "the host and ocl runs of the same repeat: the host run's total seconds, "
                      "minus, for each region timed on both sides (loops, and parallel regions "
                      "run as teams), its host seconds, plus the smaller of its host seconds "
-                     "and its device seconds (mean per entry times the host run's entries); "
-                     "its speed-up is the host run's times host wall seconds / estimate, its "
-                     "time the host run's times estimate / host wall seconds",
+                     "and its device seconds (mean per entry times the host run's entries). "
+                     "The total is the benchmark's timed seconds (its work in Mop, from the "
+                     "run with the longest reported time, over the host run's Mop/s), so the "
+                     "saving is taken to fall in the timed part; where no run reports 0.1 s "
+                     "or more, or the saving exceeds the timed seconds, the total is the "
+                     "process's wall seconds ('from the wall seconds'). Its speed-up is the "
+                     "host run's times total / estimate",
 }
 Key = tuple[str, str, str, int]
 
@@ -189,9 +193,28 @@ def paired_regions(device: dict, host: dict) -> list[dict]:
     return out
 
 
-def estimate_seconds(host_wall: float, pairs: Iterable[dict]) -> float:
-    """The per-region oracle's seconds: every region on its faster side."""
-    return host_wall - sum(p["host_s"] - min(p["host_s"], p["device_s"]) for p in pairs)
+def saved_seconds(pairs: Iterable[dict]) -> float:
+    """What running every region on its faster side saves against the host run."""
+    return sum(p["host_s"] - min(p["host_s"], p["device_s"]) for p in pairs)
+
+
+def benchmark_work(runs: Iterable[Run]) -> float | None:
+    """The benchmark's work in Mop (Mop/s times seconds of its verified timed run with the
+    longest reported time), when that time is long enough (0.1 s) for its two decimals."""
+    best = max((r for r in runs if r.timed and _pos(r.time_s) and _pos(r.mops)),
+               key=lambda r: r.time_s, default=None)
+    return best.mops * best.time_s if best is not None and best.time_s >= 0.1 else None
+
+
+def estimate_ratio(host: Run, pairs: list[dict], work: float | None) -> tuple[float, str]:
+    """The per-region oracle's time over the host run's, and what it was taken from: the
+    benchmark's timed seconds (``work`` / Mop/s) less the saved seconds, or, where that is
+    not known or not positive (saving outside the timed part), the run's wall seconds."""
+    saved = saved_seconds(pairs)
+    if work and _pos(host.mops) and work / host.mops > saved:
+        timed = work / host.mops
+        return (timed - saved) / timed, "timed"
+    return max(host.wall_s - saved, 1e-9) / host.wall_s, "wall"
 
 
 def _stats_of(run: Run | None) -> dict | None:
@@ -226,7 +249,9 @@ def region_oracle(runs: list[Run], rows: list[dict]) -> tuple[list[dict], list[d
                 for h, dev, host in _repeats(groups, bm, cls, threads)]
         if not reps:
             continue
-        out_rows.append(_estimate_row(bm, cls, threads, reps, seq.get((bm, cls))))
+        work = benchmark_work(r for (b, c, _, _), rs in groups.items() if (b, c) == (bm, cls)
+                              for r in rs)
+        out_rows.append(_estimate_row(bm, cls, threads, reps, seq.get((bm, cls)), work))
         table += _region_table(bm, cls, threads, reps, groups)
     return out_rows, table
 
@@ -237,13 +262,13 @@ def _spread(row: dict, name: str, vals: list[float], base: str | None = None) ->
     row[f"{base}_min"], row[f"{base}_max"] = (min(vals), max(vals)) if vals else (None, None)
 
 
-def _estimate_row(bm: str, cls: str, threads: int, reps: list, base: dict | None) -> dict:
+def _estimate_row(bm: str, cls: str, threads: int, reps: list, base: dict | None,
+                  work: float | None) -> dict:
     """The per-region oracle's row: each repeat's estimate, then medians and min-max."""
-    times, mops, speedups = [], [], []
+    times, mops, speedups, bases = [], [], [], set()
     for h, pairs in reps:
-        ratio = estimate_seconds(h.wall_s, pairs) / h.wall_s
-        if ratio <= 0:  # cannot happen: region seconds lie within the process's
-            continue
+        ratio, basis = estimate_ratio(h, pairs, work)
+        bases.add(basis)
         if isinstance(h.time_s, (int, float)):
             times.append(h.time_s * ratio)
         if _pos(h.mops):
@@ -254,7 +279,8 @@ def _estimate_row(bm: str, cls: str, threads: int, reps: list, base: dict | None
             speedups.append(base["time_s"] / h.time_s / ratio)
     row = blank_row(bm, cls, "region-oracle", threads, "SUCCESSFUL")
     row.update(runs=len(reps), verified_runs=len(reps), verified=True,
-               chosen=f"{len(reps[-1][1])} regions timed on both sides")
+               chosen=f"{len(reps[-1][1])} regions timed on both sides; "
+                      f"from the {'/'.join(sorted(bases))} seconds")
     _spread(row, "time_s", times, "time")
     _spread(row, "mops", mops)
     _spread(row, "speedup", speedups)
