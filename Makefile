@@ -34,9 +34,12 @@ test: install
 	@$(PYTHON) -m pytest -q -n 2 tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests"; exit 0; fi; exit $$rc
 
+# the NAS suite, every variant, verified; results, figures and training rows in $(BENCH_DIR)
+BENCH_DIR ?= bench-results/nas-$(CLASS)
+REPEATS ?= 3
 bench: install
 	$(PYTHON) -m ompcl.cli bench translate
-	$(PYTHON) -m ompcl.cli bench nas --classes $(CLASS) --threads 1,2
+	$(PYTHON) -m ompcl.cli bench nas --classes $(CLASS) --repeats $(REPEATS) -o $(BENCH_DIR)
 
 bench-native: install
 	$(PYTHON) -m ompcl.bench.npb_native --classes S,W,A --threads 1,2

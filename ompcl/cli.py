@@ -175,12 +175,14 @@ def bench_build(args) -> None:
     sys.exit(build_speed.main(list(args)))
 
 
-@bench_group.command("nas", context_settings={"ignore_unknown_options": True})
+@bench_group.command("nas", context_settings={"ignore_unknown_options": True,
+                                               "help_option_names": []})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def bench_nas(args) -> None:
-    """Build and run the NAS benchmarks natively: time, Mop/s, verification."""
-    from .bench import npb_native
-    sys.exit(npb_native.main(list(args)))
+    """NAS benchmarks x classes x variants (seq, omp, ocl, auto): verified timings, speed-ups,
+    oracles, figures and training rows (see 'ompcl bench nas --help')."""
+    from .bench import nas
+    sys.exit(nas.main(list(args)))
 
 
 @bench_group.command("residency", context_settings={"ignore_unknown_options": True})

@@ -140,7 +140,7 @@ def test_bench_commands_report(tmp_path):
     rows = json.loads((tmp_path / "t.json").read_text())
     assert rows and all(r["seconds"] > 0 and r["lines"] > 0 for r in rows)
     res = ompcl("bench", "nas", "--classes", "S", "--benchmarks", "ep", "--threads", "1",
-                "--build-dir", str(tmp_path / "nas"))
+                "--build-dir", str(tmp_path / "nas"), "--repeats", "1", "-o", str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert re.search(r"^ep\s+S\s+seq\s+1\s+\S+\s+\S+\s+SUCCESSFUL", res.stdout, re.M)
 

@@ -247,12 +247,14 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     device = _apply(src[stmt:rg.end], edits, stmt)
     outer, inner, inner_exit, outer_exit = _team_wrappers(ht.team)
     path, desc = _c_string(prog.path), f"&{N.team(tid)}"
-    lines = [f"{{ const int ompcl_team = !OMPCL_IN_PARALLEL() && ompcl_rt_team_begin({desc});",
+    lines = [f"{{ const int ompcl_outer = !OMPCL_IN_PARALLEL();",
+             f"const int ompcl_team = ompcl_outer && ompcl_rt_team_begin({desc});",
              "if (ompcl_team) {  /* the parallel region run by a team of one thread */",
              "{ " + " ".join(outer), "{ " + " ".join(inner),
              f'#line {scan.line_of(stmt)} "{path}"', device, " ".join(inner_exit) + " }",
              " ".join(outer_exit) + " }", f"ompcl_rt_team_end({desc});", "} else {",
-             f'#line {scan.line_of(rg.start)} "{path}"', original, "} }",
+             f'#line {scan.line_of(rg.start)} "{path}"', original,
+             f"if (ompcl_outer) ompcl_rt_team_end({desc});  /* times the host path */", "} }",
              f'#line {scan.line_of(rg.end)} "{path}"']
     return "\n".join(lines)
 

@@ -87,6 +87,8 @@ static struct {
   int cl_state;         /* 0 = not tried, 1 = device ready, -1 = no device */
   int team_depth;       /* device versions of parallel regions running (their loops: device) */
   int no_residency;     /* OMPCL_RESIDENCY=0: every region copies in and out (for measuring) */
+  double setup_seconds; /* making the device ready: OpenCL set-up, program and kernel builds */
+  double team_setup;    /* setup_seconds when the outermost device team began */
   void *lib;
   cl_api cl;
   cl_device_id device;
@@ -1192,6 +1194,14 @@ static int choose_device(ompcl_region *r, long iters) {
   return ensure_kernel(r);
 }
 
+/* choose_device, its time counted as set-up (kept out of every region's device seconds). */
+static int ready_device(ompcl_region *r, long iters) {
+  double t0 = now();
+  int ok = choose_device(r, iters);
+  rt.setup_seconds += now() - t0;
+  return ok;
+}
+
 static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   start();
   register_region(r);
@@ -1202,7 +1212,7 @@ static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   r->t_kernel = r->t_transfer = 0;
   r->b_to_device = r->b_to_host = 0;
   r->last_iters = iters;
-  r->last_decision = L->ok = choose_device(r, iters);
+  r->last_decision = L->ok = ready_device(r, iters);
   if (L->ok) r->t_start = now(); /* keeps program build time out of seconds_device */
   return L->ok;
 }
@@ -1532,10 +1542,10 @@ void ompcl_rt_sync_host(void) {
 /* The device/host decision for a parallel region: the device version needs a device. */
 static int team_begin(ompcl_region *t) {
   int dev;
+  double t0;
   start();
   register_region(t);
-
-  t->t_start = now();
+  t0 = now();
   t->last_iters = 0;
   if (rt.mode == MODE_OPENMP) {
     dev = 0;
@@ -1549,8 +1559,11 @@ static int team_begin(ompcl_region *t) {
   }
   t->last_decision = dev;
   t->entries++;
+  t->t_start = now();
+  rt.setup_seconds += t->t_start - t0;
   if (!dev || !t->keep) release_unused(0); /* unprobed host code may touch anything */
   if (dev) {
+    if (!rt.team_depth) rt.team_setup = rt.setup_seconds;
     rt.team_depth++;
     t->device_runs++;
   } else {
@@ -1561,10 +1574,18 @@ static int team_begin(ompcl_region *t) {
   return dev;
 }
 
+/* Either path's end: the device version (a team of one) or the original region, which is
+ * only timed (its data movement is the host code's). */
 static void team_end(ompcl_region *t) {
+  if (!t->last_decision) {
+    t->seconds_host += now() - t->t_start;
+    return;
+  }
   if (rt.team_depth > 0) rt.team_depth--;
   if (!t->keep || rt.no_residency) release_unused(0);
   t->seconds_device += now() - t->t_start;
+  /* the outermost team leaves out the set-up its loops did, as loops do themselves */
+  if (!rt.team_depth) t->seconds_device -= rt.setup_seconds - rt.team_setup;
 }
 
 /* ---- locked entry points ------------------------------------------------------------ */
@@ -1737,8 +1758,8 @@ static void json_totals(FILE *f) {
   }
   fprintf(f, ", \"totals\": {\"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
              "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
-             "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f}",
-          b_dev, b_host, n_dev, n_host, kernel, transfer);
+             "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f}",
+          b_dev, b_host, n_dev, n_host, kernel, transfer, rt.setup_seconds);
 }
 
 /* Loop regions (with a kernel) or parallel regions run as teams of one. */

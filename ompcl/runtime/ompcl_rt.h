@@ -219,7 +219,8 @@ void ompcl_rt_leave(int caller_instrumented, const void *frame);
  * region (kernel 0). */
 int ompcl_rt_team_begin(ompcl_region *t);
 
-/* End of a device version begun by ompcl_rt_team_begin: host copies made valid, timers. */
+/* End of a region begun by ompcl_rt_team_begin, on either path: host copies made valid
+ * (device version), timers (seconds_device or seconds_host). */
 void ompcl_rt_team_end(ompcl_region *t);
 
 #ifdef __cplusplus

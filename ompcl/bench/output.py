@@ -1,0 +1,65 @@
+"""Written results of ``ompcl bench nas``: the terminal table, ``results.csv``, ``results.json``.
+
+Consumes the result rows of ``results`` (and, for the JSON, every run, build, region and the
+environment record). Produces text and files; nothing here measures anything.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+#: columns of results.csv, in order
+COLUMNS = ("benchmark", "class", "variant", "threads", "runs", "verified_runs", "verified",
+           "status", "time_s", "time_min", "time_max", "mops", "mops_min", "mops_max",
+           "wall_s", "speedup", "speedup_min", "speedup_max", "chosen", "compiler")
+VARIANT_ORDER = ("seq", "omp", "ocl", "auto", "host", "best-single", "oracle", "region-oracle")
+
+
+def ordered(rows: Sequence[dict]) -> list[dict]:
+    """Rows by class, benchmark, thread count, then variant in the order above."""
+    def key(r: dict) -> tuple:
+        v = r["variant"]
+        rank = VARIANT_ORDER.index(v) if v in VARIANT_ORDER else len(VARIANT_ORDER)
+        return r["class"], r["benchmark"], r["threads"], rank
+    return sorted(rows, key=key)
+
+
+def _num(v: Any, fmt: str) -> str:
+    return format(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+
+
+def _range(r: dict) -> str:
+    lo, hi = r.get("speedup_min"), r.get("speedup_max")
+    return f"{_num(lo, '.2f')}-{_num(hi, '.2f')}" if lo is not None else "-"
+
+
+def format_table(rows: Sequence[dict]) -> str:
+    """The results as a fixed-width table (the first columns are those of
+    ``ompcl.bench.npb_native``'s table)."""
+    head = (f"{'benchmark':<9} {'class':<5} {'variant':<13} {'threads':>7} {'time s':>9} "
+            f"{'Mop/s':>11} {'verification':<26} {'speedup':>7} {'min-max':>11} {'runs':>5}  note")
+    lines = [head, "-" * len(head)]
+    for r in ordered(rows):
+        note = r.get("chosen") or ""
+        if r.get("compiler") and r["variant"] in ("seq", "omp", "ocl", "auto", "host"):
+            note = r["compiler"]
+        lines.append(
+            f"{r['benchmark']:<9} {r['class']:<5} {r['variant']:<13} {r['threads']:>7} "
+            f"{_num(r['time_s'], '.3f'):>9} {_num(r['mops'], '.2f'):>11} {r['status']:<26} "
+            f"{_num(r['speedup'], '.2f'):>7} {_range(r):>11} "
+            f"{str(r['verified_runs']) + '/' + str(r['runs']):>5}  {note}".rstrip())
+    return "\n".join(lines)
+
+
+def write_csv(path: Path, rows: Sequence[dict]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(COLUMNS), extrasaction="ignore")
+        w.writeheader()
+        for r in ordered(rows):
+            w.writerow({c: r.get(c) for c in COLUMNS})
+
+
+def write_json(path: Path, document: dict) -> None:
+    path.write_text(json.dumps(document, indent=1, default=str) + "\n", encoding="utf-8")
