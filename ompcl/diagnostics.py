@@ -85,7 +85,7 @@ REASONS: dict[str, str] = {
     "thread-dependent": "a value the loop uses depends on the thread number or team size",
     "team": "the loop's parallel region runs on the host",
     "team-construct": "the parallel region uses a construct a team of one cannot run",
-    "team-loop": "a work-sharing loop of the parallel region stays on the host",
+    "team-loop": "no work-sharing loop of the parallel region runs on the device",
 }
 
 #: Ids of the remarks and warnings that are not host reasons.

@@ -326,6 +326,9 @@ class Team:
     firstprivates: tuple[Var, ...] = ()
     reductions: tuple[Reduction, ...] = ()
     reasons: tuple[Reason, ...] = ()
+    #: its loops that stay on the host: the team of one runs them on its one thread (a
+    #: legal schedule), so the device version is chosen only when the device is forced
+    serial: tuple[int, ...] = ()
 
     @property
     def offload(self) -> bool:

@@ -230,6 +230,19 @@ REGIONS = [
     ("threadprivate_carried", "double a[100]; int tp;\n#pragma omp threadprivate(tp)\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) { tp += i; a[i]=tp; }\n}\n",
      False, "'tp' is private to each thread and carries a value between iterations"),
+    ("threadprivate_array_carried", "double a[100]; long pos[8];\n#pragma omp threadprivate(pos)\n"
+     "void f(int n){ int i;\n#pragma omp parallel for\n"
+     "for(i=0;i<n;i++) a[pos[i % 8]++] = i;\n}\n",
+     False, "'pos' is private to each thread and an iteration may read what an earlier one"),
+    ("threadprivate_array_partly_set", "double a[100]; double w[8];\n#pragma omp threadprivate(w)\n"
+     "void f(int n){ int i, q;\n#pragma omp parallel for private(q)\n"
+     "for(i=0;i<n;i++) { for(q=0;q<4;q++) w[q]=i; a[i]=w[7]; }\n}\n",
+     False, "'w' is private to each thread and an iteration may read what an earlier one"),
+    ("threadprivate_array_scratch", "double a[100]; double w[2][4];\n#pragma omp threadprivate(w)\n"
+     "void f(int n){ int i;\n#pragma omp parallel for\n"
+     "for(i=0;i<n;i++) { w[0][i % 4] = 1; for(int p=0;p<2;p++) for(int q=0;q<=3;q++) "
+     "w[p][q]=i*q; a[i]=w[1][3] + w[0][1]; }\n}\n",
+     True, None),
     ("bitwise_reduction_on_double", "double a[100];\ndouble f(int n){ int i; double s = 0;\n"
      "#pragma omp parallel for reduction(^:s)\nfor(i=0;i<n;i++) s += a[i];\nreturn s;}\n",
      False, "bitwise reduction on floating-point 's'"),
@@ -293,6 +306,8 @@ REASON_IDS = {
     'bound_written': 'bound-variant',
     'float_loop_var': 'loop-var-type',
     'threadprivate_carried': 'thread-private',
+    'threadprivate_array_carried': 'thread-private',
+    'threadprivate_array_partly_set': 'thread-private',
     'bitwise_reduction_on_double': 'clause-type',
     'recursive_function': 'recursion',
     'function_writes_global': 'callee-global',
@@ -428,6 +443,13 @@ REMARK_ONLY = [
      "  a[0] = 1;\n  #pragma omp for\n  for(i=0;i<n;i++) printf(\"%d\", i);\n}\n}\n",
      [(9, 3, False, "calls 'printf'")],
      [(6, 1, "parallel region not run on the device: its loop at line 9 stays on the host")]),
+    ("region_one_loop_on_host", "double a[100], b[100];\nvoid f(int n){ int i;\n"
+     "#pragma omp parallel\n{\n  #pragma omp for\n  for(i=0;i<n;i++) a[i]=i;\n"
+     "  double *mine = b + 8 * omp_get_thread_num();\n"
+     "  #pragma omp for\n  for(i=0;i<n;i++) mine[i % 8] += a[i];\n}\n}\n",
+     [(8, 3, True, ""), (11, 3, False, "'mine' depends on the thread number")],
+     [(6, 1, "parallel region runs as a team of one on the device path (1 work-sharing loops "
+       "offloaded, 1 run on its one thread")]),
     ("thread_private_carried", "double a[100];\nvoid f(int n){ int i; double t;\n"
      "#pragma omp parallel private(t)\n{\n  t = 0;\n  #pragma omp for\n"
      "  for(i=0;i<n;i++) { t += a[i]; a[i] = t; }\n}\n}\n",

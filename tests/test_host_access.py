@@ -149,6 +149,45 @@ int main(void) {
 }
 """
 
+TEAM_SERIAL = r"""#include <stdio.h>
+#include <omp.h>
+#define N 20000
+#define B 16
+int key[N], out[N];
+long count[64 * B];
+static long next[B];
+#pragma omp threadprivate(next)
+int main(void) {
+  int i;
+  for (i = 0; i < N; i++) key[i] = (i * 7919) % 1000;
+#pragma omp parallel private(i)
+  {
+    int id = omp_get_thread_num(), np = omp_get_num_threads(), b, t;
+    long *mine = count + (long)id * B;
+    for (b = 0; b < B; b++) mine[b] = 0;
+#pragma omp for schedule(static)
+    for (i = 0; i < N; i++) key[i] = (key[i] * 3 + 1) % 1000;   /* offloaded */
+#pragma omp for schedule(static)
+    for (i = 0; i < N; i++) mine[key[i] / 64]++;                 /* stays: a histogram */
+    for (b = 0; b < B; b++) {                                    /* this thread's offsets */
+      long pos = 0;
+      for (t = 0; t < np * B; t++)
+        if (t % B < b || (t % B == b && t / B < id)) pos += count[t];
+      next[b] = pos;
+    }
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (i = 0; i < N; i++) out[next[key[i] / 64]++] = key[i];  /* stays: carried */
+#pragma omp for
+    for (i = 0; i < N; i++) out[i] = out[i] * 2 + 1;             /* offloaded */
+  }
+  long s = 0;
+  for (i = 0; i < N; i++) s += (long)out[i] * (i % 13);
+  printf("%ld %d %d\n", s, out[0], out[N - 1]);
+  return 0;
+}
+"""
+
 SHARED_H = "#define NG 2048\nextern double grid[NG];\nvoid step(double f);\n" \
            "double probe(int k);\nvoid scribble(double *g, int k);\n"
 
@@ -216,6 +255,22 @@ def test_team_keeps_data_between_its_loops(tmp_path, opencl_available, mode, zer
     if opencl_available and zero_copy == "0":
         naive = _check(tmp_path, ref, exe, zero_copy, OMPCL_RESIDENCY="0")["totals"]
         assert st["totals"]["bytes_to_device"] * 4 < naive["bytes_to_device"]
+
+
+@pytest.mark.parametrize("mode,zero_copy", MODES)
+def test_team_runs_loops_left_on_host_on_its_one_thread(tmp_path, opencl_available, mode,
+                                                         zero_copy):
+    ref, exe = _program(tmp_path, TEAM_SERIAL)
+    for threads in ("1", "2"):
+        assert run(exe, OMP_NUM_THREADS=threads).stdout == run(ref, OMP_NUM_THREADS=threads).stdout
+        st = _check(tmp_path, ref, exe, zero_copy, OMP_NUM_THREADS=threads)
+        if opencl_available:  # forced: the two loops that can be are kernels
+            assert [r["device_runs"] for r in st["regions"]] == [1, 1]
+            assert st["teams"][0]["device_runs"] == 1
+    stats = tmp_path / "auto.json"
+    run(exe, OMPCL_STATS=str(stats))  # by default the team stays on the host
+    team = load_stats(stats)["teams"]
+    assert team[0]["device_runs"] == 0 and team[0]["host_runs"] == 1
 
 
 @pytest.fixture(scope="module")

@@ -123,8 +123,9 @@ def function_line(prog: Program, func: c_ast.FuncDef | None) -> int | None:
 def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = ()
           ) -> Placement:
     """Find every offloadable loop's and team's text; what cannot be found stays on the host,
-    and so do a team whose loops do not all run on the device and the loops of a team that
-    runs on the host (this is the last step that may change a verdict)."""
+    and so do a team none of whose loops runs on the device and the loops of a team that runs
+    on the host (this is the last step that may change a verdict). A team's loops that stay on
+    the host are its ``serial`` ones."""
     scan = Scanner(prog.source)
     out, ranges = {}, {}
     for r in regions:
@@ -138,9 +139,11 @@ def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = 
     placed, team_ranges = [], {}
     for t in teams:
         rg = splice_range(prog, t, scan) if t.offload else None
-        why = list(t.reasons) + ([rg] if isinstance(rg, Reason) else []) + [
+        serial = tuple(k for k in t.loops if not out[k].offload)
+        why = list(t.reasons) + ([rg] if isinstance(rg, Reason) else []) + ([
             Reason("team-loop", f"its loop at line {out[k].loc.line} stays on the host "
-                   f"({out[k].reasons[0].message})", t.loc) for k in t.loops if not out[k].offload]
+                   f"({out[k].reasons[0].message})", t.loc) for k in serial]
+            if t.loops and len(serial) == len(t.loops) else [])
         if why:
             t = replace(t, reasons=tuple(dict.fromkeys(why)))
             for k in t.loops:
@@ -150,6 +153,7 @@ def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = 
                         f"({t.reasons[0].message})", out[k].loc),))
                     ranges.pop(k, None)
         else:
+            t = replace(t, serial=serial)
             team_ranges[t.id] = rg
         placed.append(t)
     return Placement(tuple(out.values()), ranges, tuple(placed), team_ranges)

@@ -28,6 +28,7 @@ from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
 from .sharing import classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
+from .scratch import assigned_names, written_before_read
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -138,11 +139,11 @@ def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
 
 
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
-                   info: BodyInfo, scope: dict[str, Var], through: dict[str, str]
-                   ) -> tuple[set[str], list[Reason]]:
+                   info: BodyInfo, scope: dict[str, Var], through: dict[str, str],
+                   lookup=lambda name: None) -> tuple[set[str], list[Reason]]:
     """For a loop of a region or an orphaned loop: the thread's own variables the loop can
     privatise per iteration, and why others keep it on the host. ``through``: what the
-    called functions use, with modes."""
+    called functions use, with modes; ``lookup``: a called function's definition."""
     d = cand.directive
     explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
@@ -173,6 +174,11 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         elif array_read_after(name, cand.loop, cand.bound.path, view):
             reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
                                   "and read after the loop"))
+        elif v.ctype.dims and not written_before_read(
+                name, loops[-1].loop.stmt, assigned_names(loops[-1].loop.stmt), lookup) or \
+                not v.ctype.dims and (name in info.live_in or name not in info.assigned):
+            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
+                                  "an iteration may read what an earlier one left in it"))
         else:
             extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
@@ -182,6 +188,16 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
     return extra, reasons
+
+
+def _definitions(funcs: dict[str, c_ast.FuncDef], library: SourceLibrary | None):
+    """A function's definition by name: this file's, else another source's, else None."""
+    def lookup(name: str) -> c_ast.FuncDef | None:
+        if name in funcs:
+            return funcs[name]
+        ext = library.find(name) if library is not None else None
+        return ext.fdef if ext is not None else None
+    return lookup
 
 
 def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
@@ -206,7 +222,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     view = thread_view(cand, scope, teams, cands, prog.threadprivate() & (
         info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses} | set(through)))
     if view is not None:
-        extra, why = thread_reasons(view, cand, loops, info, scope, through)
+        extra, why = thread_reasons(view, cand, loops, info, scope, through,
+                                    _definitions(funcs, library))
         d = privatised(d, extra)
         reasons += why
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))

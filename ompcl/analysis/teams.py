@@ -225,10 +225,9 @@ def team_reasons(tc: TeamCandidate, loops: list[Region], prog: Program) -> list[
             if kind not in TEAM_OF_ONE:
                 out.append(Reason("team-construct", f"the parallel region uses '#pragma omp "
                                   f"{kind}'", loc))
-    for r in loops:
-        if not r.offload:
-            out.append(Reason("team-loop", f"its loop at line {r.loc.line} stays on the host "
-                              f"({r.reasons[0].message})", loc))
+    if loops and not any(r.offload for r in loops):
+        out += [Reason("team-loop", f"its loop at line {r.loc.line} stays on the host "
+                       f"({r.reasons[0].message})", loc) for r in loops]
     if not loops and not any(isinstance(n, c_ast.FuncCall) for n in walk(tc.bound.stmt)):
         out.append(Reason("team-loop", "the parallel region has no work-sharing loop and calls "
                           "no function", loc))

@@ -1555,7 +1555,10 @@ static int team_begin(ompcl_region *t) {
     t->fallback = "no OpenCL device available";
     dev = 0;
   } else {
-    dev = rt.mode == MODE_OPENCL || !t->predict || t->predict(t->features, t->nfeatures);
+    dev = rt.mode == MODE_OPENCL || (!t->serial && (!t->predict ||
+                                                    t->predict(t->features, t->nfeatures)));
+    if (!dev && t->serial)
+      t->fallback = "some of its loops would run on one thread in its device version";
   }
   t->last_decision = dev;
   t->entries++;

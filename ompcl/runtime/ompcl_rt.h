@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OMPCL_RT_ABI 3
+#define OMPCL_RT_ABI 4
 #define OMPCL_READ 1
 #define OMPCL_WRITE 2
 #define OMPCL_READWRITE 3
@@ -90,6 +90,8 @@ typedef struct ompcl_region {
   const ompcl_site *sites;
   int keep;                /* a team whose device version is probed: data stays on the device
                               at its entry and exit */
+  int serial;              /* a team's loops left on the host, run on its one thread: its
+                              device version only when the device is forced */
   /* runtime state (zero-initialised) */
   int registered;
   struct ompcl_region *next;

@@ -1,0 +1,419 @@
+"""Scratch arrays: does every iteration write what it reads of a thread's own array?
+
+Consumes a loop body (``c_ast``), the name of an array each thread has its own copy of, and a
+way to find called functions' definitions; produces a yes/no answer. Yes means a private copy
+per iteration, uninitialised, gives what the thread's array gives: each element an iteration
+may read was written before in the same iteration (so nothing flows between iterations).
+
+The proof is by boxes: a write ``a[v + c]...`` in loops over ``v`` (step one, unconditional
+in their bodies) writes the box of its subscripts' ranges; a read is fine when its box lies
+inside one box already written. Bounds are affine in names the body never assigns, compared
+by constant differences. A call passing the array (or one of its rows) is followed into the
+callee, whose parameters stand for the call's arguments. Anything else (a branch's writes, a
+pointer to the array, an unknown callee) counts as no write, or as a read of everything.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from pycparser import c_ast
+
+from .ctypes_ import walk
+from .loops import NotCanonical, canonical_loop
+
+#: an affine bound: name -> coefficient, with the constant under ''
+Lin = dict
+Box = tuple  # ((lo, hi), ...) per dimension, inclusive
+Lookup = Callable[[str], "c_ast.FuncDef | None"]
+_JUMPS = (c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Return, c_ast.Label)
+
+
+class _Unknown(Exception):
+    """The body does something the proof does not follow."""
+
+
+def _lin(e: c_ast.Node, subst: dict[str, Lin], fixed: Callable[[str], bool]) -> Lin:
+    if isinstance(e, c_ast.Constant) and e.type in ("int", "long int", "unsigned int"):
+        try:
+            return {"": int(e.value.rstrip("uUlL"), 0)}
+        except ValueError:
+            raise _Unknown() from None
+    if isinstance(e, c_ast.ID):
+        if e.name in subst:
+            return dict(subst[e.name])
+        if not fixed(e.name):
+            raise _Unknown()
+        return {e.name: 1}
+    if isinstance(e, c_ast.ArrayRef):  # an element of an array the body never writes
+        base, subs = _chain(e)
+        if not (isinstance(base, c_ast.ID) and base.name not in subst and fixed(base.name)):
+            raise _Unknown()
+        key = [base.name]
+        for x in subs:
+            v = _lin(x, subst, fixed)
+            if not set(v) <= {""}:
+                raise _Unknown()
+            key.append(str(v.get("", 0)))
+        return {"[".join(key): 1}
+    if isinstance(e, c_ast.Cast):
+        return _lin(e.expr, subst, fixed)
+    if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "+"):
+        v = _lin(e.expr, subst, fixed)
+        return {k: -x for k, x in v.items()} if e.op == "-" else v
+    if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-", "*"):
+        a, b = _lin(e.left, subst, fixed), _lin(e.right, subst, fixed)
+        if e.op == "*":
+            if set(a) <= {""}:
+                a, b = b, a
+            if not set(b) <= {""}:
+                raise _Unknown()
+            return {k: x * b.get("", 0) for k, x in a.items()}
+        sign = 1 if e.op == "+" else -1
+        out = dict(a)
+        for k, x in b.items():
+            out[k] = out.get(k, 0) + sign * x
+        return out
+    raise _Unknown()
+
+
+def _diff(a: Lin, b: Lin) -> int | None:
+    """a - b when it is a constant, else None."""
+    d = {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b)}
+    return d.get("", 0) if all(v == 0 for k, v in d.items() if k) else None
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    if len(inner) != len(outer):
+        return False
+    for (lo, hi), (wlo, whi) in zip(inner, outer):
+        d1, d2 = _diff(lo, wlo), _diff(whi, hi)
+        if d1 is None or d2 is None or d1 < 0 or d2 < 0:
+            return False
+    return True
+
+
+class _Proof:
+    """Walks statements in order; ``done``: boxes written by statements that have finished
+    (bounds free of open loops' variables); ``open``: per open loop, boxes written in its
+    current iteration (in terms of the open loops' variables), which count once it ends for
+    the whole range of its variable."""
+
+    def __init__(self, fixed: Callable[[str], bool], lookup: Lookup, depth: int = 0):
+        self.fixed, self.lookup, self.depth = fixed, lookup, depth
+        self.done: list[Box] = []
+        self.open: list[list[Box]] = []
+
+    # -- boxes ------------------------------------------------------------------------------
+    def _lin(self, e: c_ast.Node, env: dict, subst: dict) -> Lin:
+        return _lin(e, {**subst, **{v: {v: 1} for v in env}}, self.fixed)
+
+    def _hull(self, e: c_ast.Node, env: dict, subst: dict, keep: set) -> tuple[Lin, Lin]:
+        """The range of a subscript over every iteration of the open loops whose variables
+        are not in ``keep`` (those stay as they are: one iteration's)."""
+        lin = self._lin(e, env, subst)
+        loopvars = [k for k in lin if k in env and k not in keep]
+        if not loopvars:
+            return lin, lin
+        if len(loopvars) > 1:
+            raise _Unknown()
+        v = loopvars[0]
+        a = lin.pop(v)
+        lo, hi = env[v]
+        if a < 0:
+            lo, hi = hi, lo
+        return _add(lin, _scale(lo, a)), _add(lin, _scale(hi, a))
+
+    def _point(self, subs: list, env: dict, subst: dict) -> Box:
+        """The box one iteration of the open loops touches: each subscript a point in their
+        variables."""
+        out = []
+        for e in subs:
+            lin = self._lin(e, env, subst)
+            out.append((lin, lin))
+        return tuple(out)
+
+    def _record(self, box: Box) -> None:
+        (self.open[-1] if self.open else self.done).append(box)
+
+    # -- statements --------------------------------------------------------------------------
+    def stmt(self, s: c_ast.Node | None, name: str, env: dict, subst: dict, cover: bool) -> None:
+        if s is None or not _mentions(name, s):
+            return
+        if isinstance(s, c_ast.Compound):
+            local = dict(subst)  # the block's scalar definitions, in order
+            for item in s.block_items or []:
+                self.stmt(item, name, env, local, cover)
+                self._define(item, name, env, local)
+            return
+        if isinstance(s, c_ast.For):
+            return self.loop(s, name, env, subst, cover)
+        if isinstance(s, c_ast.If):
+            self.expr(s.cond, name, env, subst)
+            self.stmt(s.iftrue, name, env, subst, False)
+            self.stmt(s.iffalse, name, env, subst, False)
+            return
+        if isinstance(s, c_ast.Decl):
+            return self.expr(s.init, name, env, subst)
+        if isinstance(s, c_ast.DeclList):
+            for d in s.decls:
+                self.expr(d.init, name, env, subst)
+            return
+        if isinstance(s, (c_ast.Assignment, c_ast.FuncCall, c_ast.UnaryOp, c_ast.BinaryOp,
+                          c_ast.TernaryOp, c_ast.Cast, c_ast.ExprList, c_ast.ArrayRef,
+                          c_ast.Return)):
+            return self.expr(s, name, env, subst, cover)
+        raise _Unknown()  # while loops, switch, labels, ...
+
+    def _define(self, item: c_ast.Node, name: str, env: dict, subst: dict) -> None:
+        """After ``item``: a scalar it sets to an affine value stands for that value; others
+        it may change stand for nothing."""
+        target = value = None
+        if isinstance(item, c_ast.Assignment) and item.op == "=" and isinstance(
+                item.lvalue, c_ast.ID):
+            target, value = item.lvalue.name, item.rvalue
+        elif isinstance(item, c_ast.Decl) and item.name and item.init is not None and \
+                isinstance(item.type, c_ast.TypeDecl):
+            target, value = item.name, item.init
+        for n in assigned_names(item):
+            subst.pop(n, None)
+        if target is not None and target != name and target not in env:
+            try:
+                subst[target] = self._lin(value, env, subst)
+            except _Unknown:
+                pass
+
+    def loop(self, s: c_ast.For, name: str, env: dict, subst: dict, cover: bool) -> None:
+        try:
+            dim = canonical_loop(s)
+        except NotCanonical:
+            raise _Unknown() from None
+        for e in (dim.lb, dim.ub, dim.step):
+            self.expr(e, name, env, subst)
+        step = self._lin(dim.step, env, subst)
+        lb, ub = self._lin(dim.lb, env, subst), self._lin(dim.ub, env, subst)
+        if any(k in env for k in list(lb) + list(ub)):
+            raise _Unknown()  # a triangular nest
+        if step == {"": 1} and dim.op in ("<", "<="):
+            lo, hi = lb, (_add(ub, {"": -1}) if dim.op == "<" else ub)
+        elif step == {"": -1} and dim.op in (">", ">="):
+            lo, hi = (_add(ub, {"": 1}) if dim.op == ">" else ub), lb
+        else:
+            raise _Unknown()
+        jumps = any(isinstance(n, _JUMPS) for n in walk(s.stmt))
+        inner = {**env, dim.var: (lo, hi)}
+        self.open.append([])
+        try:
+            self.stmt(s.stmt, name, inner, subst, cover and not jumps)
+        finally:
+            boxes = self.open.pop()
+        for box in boxes:  # written in every iteration: over the variable's whole range
+            whole = _over(box, dim.var, lo, hi)
+            if whole is not None:
+                self._record(whole)
+
+    # -- expressions -------------------------------------------------------------------------
+    def expr(self, e: c_ast.Node | None, name: str, env: dict, subst: dict,
+             cover: bool = False) -> None:
+        if e is None or not _mentions(name, e):
+            return
+        if isinstance(e, c_ast.Assignment):
+            target, subs = _chain(e.lvalue)
+            if isinstance(target, c_ast.ID) and target.name == name:
+                for x in subs:
+                    self.expr(x, name, env, subst)
+                self.expr(e.rvalue, name, env, subst)
+                if e.op != "=":
+                    self.read(subs, env, subst)
+                if cover:
+                    try:
+                        self._record(self._point(subs, env, subst))
+                    except _Unknown:
+                        pass  # not a box ompcl can name: no write counted
+                return
+            self.expr(e.lvalue, name, env, subst)
+            return self.expr(e.rvalue, name, env, subst)
+        if isinstance(e, c_ast.ArrayRef):
+            target, subs = _chain(e)
+            if isinstance(target, c_ast.ID) and target.name == name:
+                for x in subs:
+                    self.expr(x, name, env, subst)
+                return self.read(subs, env, subst)
+        if isinstance(e, c_ast.FuncCall):
+            return self.call(e, name, env, subst, cover)
+        if isinstance(e, c_ast.ID) and e.name == name:
+            raise _Unknown()  # the whole array as a value: a pointer escapes
+        for _, child in e.children():
+            self.expr(child, name, env, subst)
+
+    def read(self, subs: list, env: dict, subst: dict) -> None:
+        """Fine when what the read may touch lies in a box written before: in this iteration
+        of an open loop (the loops inside it over their whole ranges), or before them all."""
+        names = list(env)
+        levels = [(set(names[:j + 1]), self.open[j]) for j in range(len(self.open))]
+        for keep, boxes in reversed([(set(), self.done)] + levels):
+            try:
+                box = tuple(self._hull(x, env, subst, keep) for x in subs)
+            except _Unknown:
+                continue
+            if any(_inside(box, w) for w in boxes):
+                return
+        raise _Unknown()
+
+    def call(self, e: c_ast.FuncCall, name: str, env: dict, subst: dict, cover: bool) -> None:
+        args = e.args.exprs if e.args is not None else []
+        mine = [k for k, a in enumerate(args) if _mentions(name, a)]
+        for k, a in enumerate(args):
+            if k not in mine:
+                self.expr(a, name, env, subst)
+        if not mine:
+            return
+        fname = getattr(e.name, "name", None)
+        fdef = self.lookup(fname) if isinstance(fname, str) and self.depth < 3 else None
+        if fdef is None or len(mine) != 1 or not _row_of(args[mine[0]], name):
+            raise _Unknown()
+        params = _params(fdef)
+        k = mine[0]
+        if params is None or len(params) != len(args) or params[k] is None:
+            raise _Unknown()
+        if any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in walk(fdef.body)):
+            raise _Unknown()
+        if params[k] != name and _mentions(name, fdef.body):
+            raise _Unknown()  # the callee also sees the caller's array by its name
+        prefix = _chain(args[k])[1]
+        for x in prefix:
+            self.expr(x, name, env, subst)
+        pre = self._point(prefix, env, subst)
+        given = {}
+        for j, (p, a) in enumerate(zip(params, args)):
+            if j != k and p is not None:
+                try:
+                    given[p] = self._lin(a, env, subst)
+                except _Unknown:
+                    pass
+        if _assigns(fdef.body, set(given)):
+            raise _Unknown()
+        items = fdef.body.block_items or []
+        early = any(isinstance(n, c_ast.Return) for item in items[:-1] for n in walk(item)) or (
+            items and not isinstance(items[-1], c_ast.Return)
+            and any(isinstance(n, c_ast.Return) for n in walk(items[-1])))
+        sub = _Proof(lambda n: False, self.lookup, self.depth + 1)
+        sub.done = [w[len(pre):] for boxes in [self.done] + self.open for w in boxes
+                    if _prefix_is(w, pre)]
+        sub.stmt(fdef.body, params[k], {}, given, True)
+        if cover and not early:
+            for w in sub.done:
+                self._record(pre + w)
+
+
+def _scale(x: Lin, a: int) -> Lin:
+    return {k: a * y for k, y in x.items()}
+
+
+def _over(box: Box, var: str, lo: Lin, hi: Lin) -> Box | None:
+    """A box written at every value of ``var`` in [lo, hi], as one box (None if it is not
+    one: ``var`` in two subscripts, or with a coefficient other than one)."""
+    dims = [k for k, (a, _) in enumerate(box) if a.get(var, 0) != 0]
+    if not dims:
+        return box
+    if len(dims) > 1:
+        return None
+    (a, b) = box[dims[0]]
+    if a != b or a.get(var) != 1:
+        return None
+    rest = {k: x for k, x in a.items() if k != var}
+    out = list(box)
+    out[dims[0]] = (_add(rest, lo), _add(rest, hi))
+    return tuple(out)
+
+
+def _add(a: Lin, b: Lin) -> Lin:
+    out = dict(a)
+    for k, x in b.items():
+        out[k] = out.get(k, 0) + x
+    return out
+
+
+def _prefix_is(box: Box, pre: Box) -> bool:
+    return len(box) > len(pre) and all(
+        _diff(lo, plo) == 0 and _diff(hi, phi) == 0 for (lo, hi), (plo, phi) in zip(box, pre))
+
+
+def _chain(e: c_ast.Node) -> tuple[c_ast.Node, list]:
+    subs = []
+    while isinstance(e, c_ast.ArrayRef):
+        subs.insert(0, e.subscript)
+        e = e.name
+    return e, subs
+
+
+def _row_of(a: c_ast.Node, name: str) -> bool:
+    """``a`` is the array ``name`` or one of its rows (``name[i]``, ``name[i][j]``)."""
+    base, _ = _chain(a)
+    return isinstance(base, c_ast.ID) and base.name == name
+
+
+def _params(fdef: c_ast.FuncDef) -> list[str | None] | None:
+    args = fdef.decl.type.args
+    if args is None:
+        return []
+    out = []
+    for p in args.params:
+        if isinstance(p, c_ast.EllipsisParam):
+            return None
+        out.append(getattr(p, "name", None))
+    return out
+
+
+def assigned_names(body: c_ast.Node) -> set[str]:
+    """Names ``body`` may change: scalars assigned, incremented, declared or whose address it
+    takes; arrays whose elements it assigns or that it passes to a function."""
+    out = set()
+    for n in walk(body):
+        target = None
+        if isinstance(n, c_ast.Assignment):
+            target = n.lvalue
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&"):
+            target = n.expr
+        elif isinstance(n, c_ast.Decl) and n.name:
+            out.add(n.name)
+        elif isinstance(n, c_ast.FuncCall) and n.args is not None:
+            for a in n.args.exprs:
+                base = _chain(a)[0]
+                if isinstance(base, c_ast.ID):
+                    out.add(base.name)
+        while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
+            target = target.name
+        if isinstance(target, c_ast.ID):
+            out.add(target.name)
+    return out
+
+
+def _assigns(body: c_ast.Node, names: set[str]) -> bool:
+    for n in walk(body):
+        if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID) and \
+                n.lvalue.name in names:
+            return True
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") and \
+                isinstance(n.expr, c_ast.ID) and n.expr.name in names:
+            return True
+    return False
+
+
+def _mentions(name: str, node: c_ast.Node | None) -> bool:
+    return node is not None and any(isinstance(n, c_ast.ID) and n.name == name
+                                    for n in walk(node))
+
+
+def written_before_read(name: str, body: c_ast.Node, assigned: set[str],
+                        lookup: Lookup) -> bool:
+    """Whether each run of ``body`` writes every element of array ``name`` it may read before
+    reading it. ``assigned``: names the loop body may assign (bounds in them are not
+    compared); ``lookup``: a called function's definition, or None."""
+    if any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in walk(body)):
+        return False
+    proof = _Proof(lambda n: n not in assigned, lookup)
+    try:
+        proof.stmt(body, name, {}, {}, True)
+    except (_Unknown, RecursionError):
+        return False
+    return True

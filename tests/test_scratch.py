@@ -1,0 +1,64 @@
+"""The scratch-array proof (analysis.scratch): a thread's own array may become one copy per
+iteration only when every iteration writes what it reads of it first. Each case is a loop body
+over a thread-private array ``w``; the verdicts are checked on the parsed C."""
+from __future__ import annotations
+
+import pytest
+from pycparser import c_parser, c_ast
+
+from ompcl.analysis.scratch import assigned_names, written_before_read
+
+PRELUDE = ("double w[64], v[4][8], out[64], src[64]; int n, m, g[3];\n"
+           "void fill(double *p, int k) { int q; for (q = 0; q < k; q++) p[q] = q; }\n"
+           "void peek(double *p, int k) { int q; for (q = 0; q < k; q++) p[q] += 1; }\n"
+           "void half(double *p, int k) { int q; if (k > 3) return; for (q = 0; q < k; q++) p[q] = 1; }\n")
+
+CASES = [
+    # (name, body of 'for (i = 0; i < 64; i++)', array, verdict)
+    ("write_then_read_same_range", "for (j = 0; j < n; j++) w[j] = src[j]; "
+     "for (j = 1; j < n - 1; j++) out[i] += w[j - 1] + w[j + 1];", "w", True),
+    ("read_one_past", "for (j = 0; j < n; j++) w[j] = src[j]; "
+     "for (j = 1; j < n; j++) out[i] += w[j + 1];", "w", False),
+    ("read_before_write", "out[i] = w[0]; w[0] = i;", "w", False),
+    ("read_ahead_inside_the_writing_loop", "for (j = 0; j < n; j++) { w[j] = src[j]; "
+     "out[i] += w[n - 1]; }", "w", False),
+    ("same_element_same_iteration", "for (j = 0; j < n; j++) { w[j] = src[j]; "
+     "out[j] += w[j] * 2; }", "w", True),
+    ("carried_counter", "w[(int)src[i] % 8]++;", "w", False),
+    ("conditional_write", "if (src[i] > 0) for (j = 0; j < 8; j++) w[j] = 1; "
+     "out[i] = w[3];", "w", False),
+    ("break_in_writing_loop", "for (j = 0; j < 8; j++) { if (src[j] > 0) break; w[j] = 1; } "
+     "out[i] = w[3];", "w", False),
+    ("rows_and_constants", "for (k = 0; k < 4; k++) for (j = 0; j < 8; j++) v[k][j] = k * j; "
+     "out[i] = v[3][7] + v[0][0];", "v", True),
+    ("scalar_definitions", "for (j = 0; j < n; j++) w[j] = j; "
+     "for (j = 1; j < n - 1; j++) { jm = j - 1; jp = j + 1; out[i] += w[jm] + w[jp]; }", "w", True),
+    ("bound_changed_in_between", "for (j = 0; j < n; j++) w[j] = j; n = n + 1; "
+     "out[i] = w[n - 1];", "w", False),
+    ("invariant_array_bound", "for (j = 0; j <= g[0] - 1; j++) w[j] = j; "
+     "for (j = 1; j <= g[0] - 2; j++) out[i] += w[j + 1];", "w", True),
+    ("callee_fills", "fill(w, 8); out[i] = w[7] + w[0];", "w", True),
+    ("callee_fills_a_row", "for (k = 0; k < 4; k++) fill(v[k], 8); out[i] = v[2][5];", "v", True),
+    ("callee_fills_too_little", "fill(w, 8); out[i] = w[8];", "w", False),
+    ("callee_reads_first", "peek(w, 8); out[i] = w[1];", "w", False),
+    ("callee_may_return_early", "half(w, 2); out[i] = w[1];", "w", False),
+    ("pointer_escapes", "double *p = w; p[0] = 1; out[i] = w[0];", "w", False),
+    ("strided_read_of_full_write", "for (j = 0; j < 2 * m; j++) w[j] = j; "
+     "for (j = 0; j < m; j++) out[i] += w[2 * j] - w[2 * j + 1];", "w", True),
+    ("strided_write_is_no_cover", "for (j = 0; j < m; j++) w[2 * j] = j; "
+     "out[i] = w[1];", "w", False),
+]
+
+
+def _loop_body(body: str) -> tuple[c_ast.Node, dict]:
+    src = PRELUDE + "void f(void) { int i, j, k, jm, jp;\nfor (i = 0; i < 64; i++) {" + body + "}\n}\n"
+    ast = c_parser.CParser().parse(src)
+    funcs = {e.decl.name: e for e in ast.ext if isinstance(e, c_ast.FuncDef)}
+    loop = funcs["f"].body.block_items[-1]
+    return loop.stmt, funcs
+
+
+@pytest.mark.parametrize("name,body,array,verdict", CASES, ids=[c[0] for c in CASES])
+def test_written_before_read(name, body, array, verdict):
+    stmt, funcs = _loop_body(body)
+    assert written_before_read(array, stmt, assigned_names(stmt), funcs.get) is verdict
