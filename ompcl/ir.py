@@ -303,6 +303,9 @@ class Region:
     context: str = "parallel-for"  # 'parallel-for' | 'region' (an omp for of team) | 'orphaned'
     team: int | None = None
     calls: object = field(default=None, compare=False, repr=False)  # analysis.calls.CallInfo
+    #: C conditions on values known at entry that the analysis assumed (a scratch array's
+    #: bounds); when one is false the original loop runs on the host
+    preconditions: tuple[str, ...] = ()
 
     @property
     def offload(self) -> bool:

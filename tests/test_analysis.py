@@ -443,6 +443,11 @@ REMARK_ONLY = [
      "  a[0] = 1;\n  #pragma omp for\n  for(i=0;i<n;i++) printf(\"%d\", i);\n}\n}\n",
      [(9, 3, False, "calls 'printf'")],
      [(6, 1, "parallel region not run on the device: its loop at line 9 stays on the host")]),
+    ("thread_pointer_scratch", "double a[100];\nvoid work(double *w, int n){ int i;\n"
+     "#pragma omp for\n  for(i=0;i<n;i++) { w[0] = i; a[i] = w[0] * 2; }\n}\n"
+     "void f(int n){\n#pragma omp parallel\n{ double w[2]; work(w, n); }\n}\n",
+     [(6, 1, False, "'w' is each thread's pointer and the loop writes through it")],
+     []),
     ("region_one_loop_on_host", "double a[100], b[100];\nvoid f(int n){ int i;\n"
      "#pragma omp parallel\n{\n  #pragma omp for\n  for(i=0;i<n;i++) a[i]=i;\n"
      "  double *mine = b + 8 * omp_get_thread_num();\n"

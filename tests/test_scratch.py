@@ -37,6 +37,8 @@ CASES = [
      "out[i] = w[n - 1];", "w", False),
     ("invariant_array_bound", "for (j = 0; j <= g[0] - 1; j++) w[j] = j; "
      "for (j = 1; j <= g[0] - 2; j++) out[i] += w[j + 1];", "w", True),
+    ("needs_a_bound_known_at_entry", "for (j = 0; j < n; j++) w[j] = j; "
+     "out[i] = w[2] + w[1];", "w", False),
     ("callee_fills", "fill(w, 8); out[i] = w[7] + w[0];", "w", True),
     ("callee_fills_a_row", "for (k = 0; k < 4; k++) fill(v[k], 8); out[i] = v[2][5];", "v", True),
     ("callee_fills_too_little", "fill(w, 8); out[i] = w[8];", "w", False),
@@ -62,3 +64,89 @@ def _loop_body(body: str) -> tuple[c_ast.Node, dict]:
 def test_written_before_read(name, body, array, verdict):
     stmt, funcs = _loop_body(body)
     assert written_before_read(array, stmt, assigned_names(stmt), funcs.get) is verdict
+
+
+GLOBALS = ("double w[64], out[64], src[64];\n"
+           "static void gen(double *y, int k) { int q; for (q = 0; q < k; q++) y[q] = q; }\n"
+           "static void step(void) { gen(w, 16); }\n"
+           "static void use(void) { out[0] = w[3]; }\n"
+           "static double peek(void) { return w[20]; }\n")
+
+GLOBAL_CASES = [
+    ("callee_fills_the_global", "step(); out[i] = w[15];", True),
+    ("callee_reads_the_global_first", "use(); step();", False),
+    ("callee_fills_too_little", "step(); out[i] = peek();", False),
+    ("read_through_a_callee_after_fill", "step(); out[i] = w[2]; use();", True),
+]
+
+
+@pytest.mark.parametrize("name,body,verdict", GLOBAL_CASES, ids=[c[0] for c in GLOBAL_CASES])
+def test_globals_used_by_callees(name, body, verdict):
+    src = GLOBALS + "void f(void) { int i;\nfor (i = 0; i < 64; i++) {" + body + "}\n}\n"
+    ast = c_parser.CParser().parse(src)
+    funcs = {e.decl.name: e for e in ast.ext if isinstance(e, c_ast.FuncDef)}
+    stmt = funcs["f"].body.block_items[-1].stmt
+    assert written_before_read("w", stmt, assigned_names(stmt), funcs.get, named=True) is verdict
+
+
+def test_conditions_known_at_entry():
+    """A read the bounds imply is written (w[2] when n > 2) is proved under a condition on
+    values the loop's entry knows, returned as C for the host to check."""
+    stmt, funcs = _loop_body("for (j = 0; j < n; j++) w[j] = j; out[i] = w[2] + w[1] + w[n - 1];")
+    conds = written_before_read("w", stmt, assigned_names(stmt), funcs.get,
+                                entry=lambda name: name == "n")
+    assert conds == ("(n + (-3)) >= 0",)
+    # never on names the loop changes or that the entry does not know
+    assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
+                               entry=lambda name: False) is False
+    stmt, funcs = _loop_body("for (j = 0; j < n; j++) w[j] = j; n = 1; out[i] = w[2];")
+    assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
+                               entry=lambda name: True) is False
+
+
+PRECONDITION = r"""#include <stdio.h>
+#define M 256
+double out[M];
+static double w[M];
+#pragma omp threadprivate(w)
+static void f(int n) {
+  int i, j;
+#pragma omp parallel for private(j) schedule(static)
+  for (i = 0; i < M; i++) {
+    for (j = 0; j < n; j++)
+      w[j] = i * 0.5 + j;
+    out[i] = (n > 2 ? w[2] : 1.0) * 3.0 + w[n - 1];   /* w[2] is written when n > 2 */
+  }
+}
+int main(void) {
+  double s = 0.0;
+  int i, n;
+  for (n = 8; n >= 2; n -= 6) {       /* n = 8, then n = 2: w[2] left from before */
+    f(n);
+    for (i = 0; i < M; i++) s += out[i] * (i % 5);
+    printf("n=%d %.6f\n", n, s);
+  }
+  return 0;
+}
+"""
+
+
+def test_runtime_condition_keeps_a_loop_on_the_host_when_false(tmp_path, opencl_available):
+    """Built and run: with n = 8 the loop runs on the device; with n = 2 the condition the
+    privatisation needs is false and the original loop runs, giving the OpenMP answer."""
+    from conftest import gcc_build, load_stats, ompcl_build, run
+    src = tmp_path / "p.c"
+    src.write_text(PRECONDITION)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    stats = tmp_path / "s.json"
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy,
+                  OMPCL_STATS=str(stats), OMP_NUM_THREADS="2")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == run(ref, OMP_NUM_THREADS="2").stdout
+        if opencl_available:
+            region = load_stats(stats)["regions"][0]
+            assert (region["device_runs"], region["host_runs"]) == (1, 1)

@@ -138,12 +138,39 @@ def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
     return tuple(seen.values())
 
 
+def _on_dims(form) -> bool:
+    """Whether an index form varies with the region's own loop variables."""
+    return any(sym.kind == "dim" or sym.kind in ("mod", "div") and _on_dims(sym.payload[0])
+               for sym in form.syms())
+
+
+def _thread_pointer_writes(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
+                           through: dict[str, str]) -> list[Reason]:
+    """A pointer each thread has its own copy of may point to memory each thread has its own
+    copy of (a scratch buffer passed down): iterations that write the same elements through
+    it would share one buffer on the device. Writes whose subscripts follow the loop's
+    variables are the loop's own elements (shared memory, as the directive promises)."""
+    out = []
+    for name in sorted(view.private):
+        v = scope.get(name)
+        if v is None or not v.ctype.pointer or v.ctype.dims:
+            continue
+        writes = [a for a in info.accesses if a.name == name and a.write]
+        if "w" in through.get(name, "") or any(
+                not any(f is not None and _on_dims(f) for f in a.index) for a in writes):
+            out.append(Reason("thread-private", f"'{name}' is each thread's pointer and the "
+                              "loop writes through it where iterations may meet (it may point "
+                              "to memory each thread has its own copy of)"))
+    return out
+
+
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
                    info: BodyInfo, scope: dict[str, Var], through: dict[str, str],
-                   lookup=lambda name: None) -> tuple[set[str], list[Reason]]:
+                   lookup=lambda name: None) -> tuple[set[str], list[Reason], list[str]]:
     """For a loop of a region or an orphaned loop: the thread's own variables the loop can
-    privatise per iteration, and why others keep it on the host. ``through``: what the
-    called functions use, with modes; ``lookup``: a called function's definition."""
+    privatise per iteration, why others keep it on the host, and the conditions at entry
+    the privatisation assumes. ``through``: what the called functions use, with modes;
+    ``lookup``: a called function's definition."""
     d = cand.directive
     explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
@@ -162,6 +189,14 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         else:
             extra.add(name)
     copied = set(d.names_in("copyin"))
+    body = loops[-1].loop.stmt
+    assigned = assigned_names(body) | {n for n, mode in through.items() if "w" in mode}
+    own = {x.var for x in loops}
+
+    def entry(n: str) -> bool:  # known, and the same, where the loop starts
+        return n in scope and n not in assigned and n not in own
+
+    conds: list[str] = []
     written = {a.name for a in info.accesses if a.write} | {
         n for n, mode in through.items() if "w" in mode}
     for name in sorted(written & view.private - explicit):
@@ -174,20 +209,23 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         elif array_read_after(name, cand.loop, cand.bound.path, view):
             reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
                                   "and read after the loop"))
-        elif v.ctype.dims and not written_before_read(
-                name, loops[-1].loop.stmt, assigned_names(loops[-1].loop.stmt), lookup) or \
-                not v.ctype.dims and (name in info.live_in or name not in info.assigned):
+        elif not v.ctype.dims and (name in info.live_in or name not in info.assigned) or \
+                v.ctype.dims and not (proof := written_before_read(
+                    name, body, assigned, lookup, v.storage in ("global", "static"), entry)):
             reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
                                   "an iteration may read what an earlier one left in it"))
         else:
+            if v.ctype.dims and proof is not True:
+                conds += [c for c in proof if c not in conds]
             extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
+    reasons += _thread_pointer_writes(view, info, scope, through)
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
               if isinstance(n, c_ast.ID)}
     used = info.scalar_reads | {a.name for a in info.accesses} | bounds | set(through)
     for name in sorted(used & view.dependent):
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
-    return extra, reasons
+    return extra, reasons, conds
 
 
 def _definitions(funcs: dict[str, c_ast.FuncDef], library: SourceLibrary | None):
@@ -221,9 +259,10 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     through = calls.through_calls()
     view = thread_view(cand, scope, teams, cands, prog.threadprivate() & (
         info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses} | set(through)))
+    conds: list[str] = []
     if view is not None:
-        extra, why = thread_reasons(view, cand, loops, info, scope, through,
-                                    _definitions(funcs, library))
+        extra, why, conds = thread_reasons(view, cand, loops, info, scope, through,
+                                           _definitions(funcs, library))
         d = privatised(d, extra)
         reasons += why
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
@@ -232,7 +271,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
-                  _unique(reasons, d), d, scope, **context, calls=calls)
+                  _unique(reasons, d), d, scope, **context, calls=calls,
+                  preconditions=tuple(conds))
 
 
 def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalysis:

@@ -82,13 +82,21 @@ def _diff(a: Lin, b: Lin) -> int | None:
     return d.get("", 0) if all(v == 0 for k, v in d.items() if k) else None
 
 
-def _inside(inner: Box, outer: Box) -> bool:
+def _inside(inner: Box, outer: Box, assume: list | None = None) -> bool:
+    """Whether box ``inner`` lies in ``outer``; with ``assume`` (a list), a bound difference
+    that is not a constant is taken as the condition 'difference >= 0', appended to it."""
     if len(inner) != len(outer):
         return False
+    needed = []
     for (lo, hi), (wlo, whi) in zip(inner, outer):
-        d1, d2 = _diff(lo, wlo), _diff(whi, hi)
-        if d1 is None or d2 is None or d1 < 0 or d2 < 0:
-            return False
+        for a, b in ((lo, wlo), (whi, hi)):
+            d = _diff(a, b)
+            if d is None and assume is not None:
+                needed.append(_add(a, _scale(b, -1)))
+            elif d is None or d < 0:
+                return False
+    if assume is not None:
+        assume += [x for x in needed if x not in assume]
     return True
 
 
@@ -98,10 +106,26 @@ class _Proof:
     current iteration (in terms of the open loops' variables), which count once it ends for
     the whole range of its variable."""
 
-    def __init__(self, fixed: Callable[[str], bool], lookup: Lookup, depth: int = 0):
+    def __init__(self, fixed: Callable[[str], bool], lookup: Lookup, depth: int = 0,
+                 named: bool = False, entry: Callable[[str], bool] | None = None):
         self.fixed, self.lookup, self.depth = fixed, lookup, depth
+        #: names known where the loop starts: conditions on them may be checked there
+        self.entry = entry
+        self.assumed: list[Lin] = []
+        self.named = named  # the array is a global: called functions may use it by name
         self.done: list[Box] = []
         self.open: list[list[Box]] = []
+
+    def touches(self, name: str, node: c_ast.Node | None) -> bool:
+        """Whether ``node`` may use array ``name``: by name, or through a called function that
+        names it (a global's)."""
+        if node is None:
+            return False
+        if _mentions(name, node):
+            return True
+        return self.named and any(
+            isinstance(n, c_ast.FuncCall) and _names_in_callee(n, name, self.lookup)
+            for n in walk(node))
 
     # -- boxes ------------------------------------------------------------------------------
     def _lin(self, e: c_ast.Node, env: dict, subst: dict) -> Lin:
@@ -137,7 +161,7 @@ class _Proof:
 
     # -- statements --------------------------------------------------------------------------
     def stmt(self, s: c_ast.Node | None, name: str, env: dict, subst: dict, cover: bool) -> None:
-        if s is None or not _mentions(name, s):
+        if s is None or not self.touches(name, s):
             return
         if isinstance(s, c_ast.Compound):
             local = dict(subst)  # the block's scalar definitions, in order
@@ -214,7 +238,7 @@ class _Proof:
     # -- expressions -------------------------------------------------------------------------
     def expr(self, e: c_ast.Node | None, name: str, env: dict, subst: dict,
              cover: bool = False) -> None:
-        if e is None or not _mentions(name, e):
+        if e is None or not self.touches(name, e):
             return
         if isinstance(e, c_ast.Assignment):
             target, subs = _chain(e.lvalue)
@@ -250,12 +274,21 @@ class _Proof:
         of an open loop (the loops inside it over their whole ranges), or before them all."""
         names = list(env)
         levels = [(set(names[:j + 1]), self.open[j]) for j in range(len(self.open))]
+        tried = []
         for keep, boxes in reversed([(set(), self.done)] + levels):
             try:
                 box = tuple(self._hull(x, env, subst, keep) for x in subs)
             except _Unknown:
                 continue
             if any(_inside(box, w) for w in boxes):
+                return
+            tried += [(box, w) for w in boxes]
+        for box, w in tried:  # what holds if the loop's bounds are as the code implies
+            cond: list = []
+            if self.entry is not None and _inside(box, w, cond) and all(
+                    k == "" or c[k] == 0 or self.entry(k.split("[")[0])
+                    for c in cond for k in c):
+                self.assumed += [c for c in cond if c not in self.assumed]
                 return
         raise _Unknown()
 
@@ -265,24 +298,39 @@ class _Proof:
         for k, a in enumerate(args):
             if k not in mine:
                 self.expr(a, name, env, subst)
-        if not mine:
-            return
         fname = getattr(e.name, "name", None)
-        fdef = self.lookup(fname) if isinstance(fname, str) and self.depth < 3 else None
-        if fdef is None or len(mine) != 1 or not _row_of(args[mine[0]], name):
+        fdef = self.lookup(fname) if isinstance(fname, str) else None
+        if not mine:
+            if not self.touches(name, e):
+                return
+            if fdef is None or self.depth >= 3:
+                raise _Unknown()
+            return self._enter(fdef, args, None, name, name, (), env, subst, cover)
+        if fdef is None or self.depth >= 3 or len(mine) != 1 or not _row_of(args[mine[0]], name):
             raise _Unknown()
         params = _params(fdef)
         k = mine[0]
         if params is None or len(params) != len(args) or params[k] is None:
             raise _Unknown()
-        if any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in walk(fdef.body)):
-            raise _Unknown()
-        if params[k] != name and _mentions(name, fdef.body):
+        if params[k] != name and self.touches(name, fdef.body):
             raise _Unknown()  # the callee also sees the caller's array by its name
         prefix = _chain(args[k])[1]
         for x in prefix:
             self.expr(x, name, env, subst)
         pre = self._point(prefix, env, subst)
+        self._enter(fdef, args, k, params[k], name, pre, env, subst, cover)
+
+    def _enter(self, fdef: c_ast.FuncDef, args: list, k: int | None, inner: str, name: str,
+               pre: Box, env: dict, subst: dict, cover: bool) -> None:
+        """Follow a call into ``fdef``, where the array (or its row ``pre``) is ``inner``: the
+        callee's parameters stand for the call's arguments (in the caller's terms)."""
+        params = _params(fdef)
+        if params is None or len(params) != len(args):
+            raise _Unknown()
+        if any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in walk(fdef.body)):
+            raise _Unknown()
+        if k is None and inner in params:
+            raise _Unknown()  # a parameter hides the global
         given = {}
         for j, (p, a) in enumerate(zip(params, args)):
             if j != k and p is not None:
@@ -296,10 +344,12 @@ class _Proof:
         early = any(isinstance(n, c_ast.Return) for item in items[:-1] for n in walk(item)) or (
             items and not isinstance(items[-1], c_ast.Return)
             and any(isinstance(n, c_ast.Return) for n in walk(items[-1])))
-        sub = _Proof(lambda n: False, self.lookup, self.depth + 1)
+        sub = _Proof(lambda n: False, self.lookup, self.depth + 1, self.named and k is None,
+                     self.entry)
         sub.done = [w[len(pre):] for boxes in [self.done] + self.open for w in boxes
                     if _prefix_is(w, pre)]
-        sub.stmt(fdef.body, params[k], {}, given, True)
+        sub.stmt(fdef.body, inner, {}, given, True)
+        self.assumed += [c for c in sub.assumed if c not in self.assumed]
         if cover and not early:
             for w in sub.done:
                 self._record(pre + w)
@@ -338,6 +388,22 @@ def _prefix_is(box: Box, pre: Box) -> bool:
         _diff(lo, plo) == 0 and _diff(hi, phi) == 0 for (lo, hi), (plo, phi) in zip(box, pre))
 
 
+def _names_in_callee(call: c_ast.FuncCall, name: str, lookup: Lookup, depth: int = 0) -> bool:
+    """Whether the function ``call`` calls (or one it calls) may use global ``name``; a
+    callee without a visible definition may not (it is a library function: analysis.calls
+    keeps loops calling unknown user functions on the host)."""
+    fname = getattr(call.name, "name", None)
+    fdef = lookup(fname) if isinstance(fname, str) else None
+    if fdef is None or depth > 3:
+        return False
+    params = _params(fdef) or []
+    if name in params:
+        return False
+    return _mentions(name, fdef.body) or any(
+        isinstance(n, c_ast.FuncCall) and _names_in_callee(n, name, lookup, depth + 1)
+        for n in walk(fdef.body))
+
+
 def _chain(e: c_ast.Node) -> tuple[c_ast.Node, list]:
     subs = []
     while isinstance(e, c_ast.ArrayRef):
@@ -361,6 +427,8 @@ def _params(fdef: c_ast.FuncDef) -> list[str | None] | None:
         if isinstance(p, c_ast.EllipsisParam):
             return None
         out.append(getattr(p, "name", None))
+    if out == [None] and isinstance(args.params[0], c_ast.Typename):
+        return []  # (void)
     return out
 
 
@@ -405,15 +473,47 @@ def _mentions(name: str, node: c_ast.Node | None) -> bool:
 
 
 def written_before_read(name: str, body: c_ast.Node, assigned: set[str],
-                        lookup: Lookup) -> bool:
+                        lookup: Lookup, named: bool = False,
+                        entry: Callable[[str], bool] | None = None) -> bool | tuple[str, ...]:
     """Whether each run of ``body`` writes every element of array ``name`` it may read before
     reading it. ``assigned``: names the loop body may assign (bounds in them are not
-    compared); ``lookup``: a called function's definition, or None."""
+    compared); ``lookup``: a called function's definition, or None; ``named``: the array
+    is a global, which called functions may use by name. With ``entry`` (names whose values
+    are known where the loop starts), a proof that needs conditions on them returns those
+    conditions as C expressions, to be checked before the loop runs on the device."""
     if any(isinstance(n, (c_ast.Goto, c_ast.Label)) for n in walk(body)):
         return False
-    proof = _Proof(lambda n: n not in assigned, lookup)
+    proof = _Proof(lambda n: n not in assigned, lookup, named=named, entry=entry)
     try:
         proof.stmt(body, name, {}, {}, True)
     except (_Unknown, RecursionError):
         return False
+    if proof.assumed:
+        return tuple(f"{_c_text(c)} >= 0" for c in _strongest(proof.assumed))
     return True
+
+
+def _strongest(conds: list[Lin]) -> list[Lin]:
+    """Of conditions 'e + c >= 0' with the same e, the one with the smallest c."""
+    best: dict[tuple, Lin] = {}
+    for c in conds:
+        key = tuple(sorted((k, v) for k, v in c.items() if k and v))
+        if key not in best or c.get("", 0) < best[key].get("", 0):
+            best[key] = c
+    return list(best.values())
+
+
+def _c_text(lin: Lin) -> str:
+    """C text of an affine bound (names, or array elements keyed 'a[0[1')."""
+    parts = []
+    for key in sorted(k for k in lin if k):
+        coef = lin[key]
+        if coef == 0:
+            continue
+        base, *subs = key.split("[")
+        text = base + "".join(f"[{x}]" for x in subs)
+        parts.append(f"{coef} * {text}" if coef != 1 else text)
+    const = lin.get("", 0)
+    if const or not parts:
+        parts.append(f"({const})")
+    return "(" + " + ".join(parts) + ")"

@@ -107,7 +107,8 @@ def region_function(hr: HostRegion, keep: bool) -> str:
                  for v in region.scalars],
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
-        keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs))
+        keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
+        preconditions=list(region.preconditions))
 
 
 def _comment(text: str) -> str:
