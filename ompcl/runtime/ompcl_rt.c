@@ -631,6 +631,7 @@ static cl_int map_unmap(mapping *m, cl_map_flags flags) {
 
 /* Make the host copy of `m` valid (reads back a device-only copy). */
 static void push_dirty(mapping *m, ompcl_region *r);
+static void push_spans(mapping *m, uintptr_t a, uintptr_t b);
 
 static void sync_mapping(mapping *m) {
   size_t bytes = m->end - m->start;
@@ -638,7 +639,7 @@ static void sync_mapping(mapping *m) {
   double dt;
   cl_int err;
   if (m->host_valid) return;
-  push_dirty(m, 0); /* the host's own writes reach the device copy before it comes back */
+  push_spans(m, m->start, m->end); /* the host's writes reach the device before it comes back */
   if (m->zero_copy) {
     err = map_unmap(m, CL_MAP_READ);
     bytes = 0;  /* nothing moved */
@@ -863,12 +864,32 @@ static void push_dirty(mapping *m, ompcl_region *r) {
   m->ndirty = 0;
 }
 
+/* Copy the host-written parts of `m` that overlap [a, b) to the device before [a, b) comes
+ * back, so the read keeps them. They stay marked: a probe runs before its statement, so a
+ * write another probe of the same statement announced has not happened yet (the next launch
+ * copies it again, written). */
+static void push_spans(mapping *m, uintptr_t a, uintptr_t b) {
+  for (int i = 0; i < m->ndirty; i++) {
+    uintptr_t lo = OMPCL_MAX(a, m->dirty[i].a), hi = OMPCL_MIN(b, m->dirty[i].b);
+    cl_event ev = 0;
+    cl_int err;
+    if (lo >= hi) continue;
+    err = rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, lo - m->start, hi - lo,
+                                   (void *)lo, 0, 0, &ev);
+    if (err != CL_SUCCESS)
+      fprintf(stderr, "ompcl: warning: copying %zu bytes to the device failed (CL error %d); "
+                      "device data may be stale\n", (size_t)(hi - lo), (int)err);
+    charge(m->owner, 1, hi - lo, event_seconds(ev));
+    log_line("upload %zu bytes written by host code (before a read)", (size_t)(hi - lo));
+  }
+}
+
 /* Read [a, b) of `m` back for host code (the rest stays on the device). */
 static void read_part(mapping *m, uintptr_t a, uintptr_t b) {
   cl_event ev = 0;
   cl_int err;
   if (covered(m->hv, m->nhv, a, b)) return;
-  push_dirty(m, 0);
+  push_spans(m, a, b);
   err = rt.cl.EnqueueReadBuffer(rt.queue, m->mem, CL_TRUE, a - m->start, b - a, (void *)a, 0,
                                 0, &ev);
   if (err != CL_SUCCESS) {
