@@ -47,6 +47,10 @@ CASES = [
     ("pointer_escapes", "double *p = w; p[0] = 1; out[i] = w[0];", "w", False),
     ("strided_read_of_full_write", "for (j = 0; j < 2 * m; j++) w[j] = j; "
      "for (j = 0; j < m; j++) out[i] += w[2 * j] - w[2 * j + 1];", "w", True),
+    ("linearised_tiles", "for (j = 0; j < 8; j++) for (k = 0; k < 4; k++) w[j * 4 + k] = j; "
+     "out[i] = w[31] + w[0];", "w", True),
+    ("tiles_with_gaps", "for (j = 0; j < 8; j++) for (k = 0; k < 3; k++) w[j * 4 + k] = j; "
+     "out[i] = w[3];", "w", False),
     ("strided_write_is_no_cover", "for (j = 0; j < m; j++) w[2 * j] = j; "
      "out[i] = w[1];", "w", False),
 ]

@@ -360,19 +360,22 @@ def _scale(x: Lin, a: int) -> Lin:
 
 
 def _over(box: Box, var: str, lo: Lin, hi: Lin) -> Box | None:
-    """A box written at every value of ``var`` in [lo, hi], as one box (None if it is not
-    one: ``var`` in two subscripts, or with a coefficient other than one)."""
-    dims = [k for k, (a, _) in enumerate(box) if a.get(var, 0) != 0]
+    """A box written at every value of ``var`` in [lo, hi], as one box: ``var`` in one
+    subscript, whose range at each value is a tile [c*var + e, c*var + e + c - 1] (a point
+    for c = 1), so consecutive values' tiles abut. None when it is not one box."""
+    dims = [k for k, (a, b) in enumerate(box) if a.get(var, 0) or b.get(var, 0)]
     if not dims:
         return box
     if len(dims) > 1:
         return None
     (a, b) = box[dims[0]]
-    if a != b or a.get(var) != 1:
+    c = a.get(var, 0)
+    if c <= 0 or b.get(var, 0) != c or _diff(b, a) != c - 1:
         return None
-    rest = {k: x for k, x in a.items() if k != var}
+    low = _add({k: x for k, x in a.items() if k != var}, _scale(lo, c))
+    high = _add({k: x for k, x in b.items() if k != var}, _scale(hi, c))
     out = list(box)
-    out[dims[0]] = (_add(rest, lo), _add(rest, hi))
+    out[dims[0]] = (low, high)
     return tuple(out)
 
 
