@@ -399,3 +399,22 @@ def test_dispatch_benchmark_measures_cached_host_decisions(opencl_available):
     (r,) = rep["runs"]
     assert set(r["median_ns"]) == {name for name, _, _ in dispatch.CONFIGS}
     assert all(ns > 0 for ns in r["median_ns"].values())
+
+
+def test_dispatch_benchmark_whole_programs(opencl_available):
+    if not opencl_available:
+        pytest.skip("no OpenCL device: the device runs cannot be measured")
+    res = subprocess.run([sys.executable, "-m", "ompcl.bench.dispatch", "--nas", "S",
+                          "--benchmarks", "is", "--repeats", "1", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    rep = json.loads(res.stdout)
+    assert not rep["failed"] and rep["model"] == ""      # the default model
+    (p,) = rep["programs"]
+    assert (p["benchmark"], p["class"], p["regions"]) == ("is", "S", 2)
+    m = p["median_s"]
+    assert set(m) == {"original", "host", "device", "auto", "oracle"}
+    assert all(t > 0 for t in m.values())
+    # the oracle is estimated from the host run, never above it
+    assert m["oracle"] <= m["host"] and 0 < p["oracle_share"] <= 1
+    assert p["auto_over_original"] == pytest.approx(m["auto"] / m["original"])

@@ -1,4 +1,5 @@
-"""Dispatch overhead: ``python -m ompcl.bench.dispatch [--calls N] [--rounds R] [--threads 1,2]``.
+"""Dispatch overhead and whole-program effect: ``python -m ompcl.bench.dispatch [--calls N]
+[--rounds R] [--threads 1,2]`` and ``python -m ompcl.bench.dispatch --nas W,A [--repeats 3]``.
 
 Consumes nothing but a small OpenMP program (one region with tiny work, called ``--calls``
 times after one untimed call); builds it with ``gcc -fopenmp`` (the original) and with ompcl
@@ -10,6 +11,15 @@ per call of each, the per-call difference and ratio against the original, and th
 cost of a model (``gcc -O2 -c`` of a translated file with the model against ``--model none``);
 ``--json`` prints the same as JSON.
 
+With ``--nas CLASSES`` it measures instead what the dispatch model (the default model, or
+``--model``) does to whole programs: each NAS benchmark built with ``gcc -fopenmp`` (the
+original) and with ``ompcl cc``, run in rotating order: the original, ompcl with every region on
+the host (auto mode with an always-host model, so every region is timed), on the device
+(``OMPCL_DEVICE=opencl``) and ``auto`` with the model. Reported per benchmark and class: the
+NAS timed section of each and the oracle's, estimated per region from the host and device runs'
+statistics (the host run's time less, for each region, what the device would have saved);
+ratios ``auto / original`` (must not exceed 1.05) and ``oracle / auto`` (the oracle's share).
+
 One OpenMP thread by default: the decision is made by the calling thread before the region's
 team starts, and with more threads the team's start (a futex wake-up per region with
 ``OMP_WAIT_POLICY=passive``) costs tens of microseconds that vary with the machine's load far
@@ -19,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -170,6 +181,138 @@ def report(res: dict) -> str:
     return "\n".join(lines)
 
 
+# ---- whole programs: auto against the original, each device alone and the oracle ---------
+
+NAS_ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
+           "POCL_AFFINITY": "1"}
+_NAS_TIME = re.compile(r"Time in seconds\s*=\s*(\S+)")
+_NAS_OK = re.compile(r"Verification\s*=\s*SUCCESSFUL")
+
+
+def nas_build(bm: str, cls: str, work: Path, model: str) -> dict[str, Path]:
+    """The original (gcc -fopenmp) and the ompcl build (``model`` compiled in)."""
+    nas = ROOT / "nas_benchmarks"
+    cc = " ".join([sys.executable, "-m", "ompcl.cli", "cc"]
+                  + ([f"--ompcl-model={model}"] if model else []))
+    exes = {}
+    for name, extra in (("orig", []), ("ompcl", [f"CC={cc}"])):
+        d = work / name
+        _sh(["make", "-s", "-C", str(nas), f"CLASS={cls}", f"BENCHMARKS={bm}", f"BINDIR={d}",
+             *extra], env=_env(2))
+        exes[name] = d / f"{bm}.{cls}.omp"
+    return exes
+
+
+def nas_run(exe: Path, stats: Path | None, **env: str) -> tuple[float, float, dict]:
+    """Wall seconds of the whole run, the NAS timed section's seconds (printed with two
+    decimals: too coarse for small classes), and the statistics when asked for."""
+    extra = dict(NAS_ENV, **env)
+    if stats is not None:
+        stats.unlink(missing_ok=True)
+        extra["OMPCL_STATS"] = str(stats)
+    e = _env(2)
+    e.update(extra)  # after _env, which drops OMPCL_MODEL
+    t0 = time.perf_counter()
+    res = subprocess.run([str(exe)], capture_output=True, text=True, env=e, timeout=1800)
+    wall = time.perf_counter() - t0
+    if res.returncode or not _NAS_OK.search(res.stdout) or not _NAS_TIME.search(res.stdout):
+        raise RuntimeError(f"{exe.name} ({env}) failed verification or exited "
+                           f"{res.returncode}: {res.stderr[-300:]}")
+    st = json.loads(stats.read_text()) if stats is not None and stats.exists() else {}
+    return wall, float(_NAS_TIME.search(res.stdout)[1]), st
+
+
+def region_seconds(stats: dict) -> dict[tuple, float]:
+    """Seconds per region (host and device time alike) of one run's statistics."""
+    return {(r["file"], r["line"]): r["seconds_host"] + r["seconds_device"]
+            for r in stats.get("regions", [])}
+
+
+def oracle_seconds(t_host: float, host: dict, device: dict) -> float:
+    """The host run's time less what the device would have saved, region by region."""
+    h, d = region_seconds(host), region_seconds(device)
+    return t_host - sum(max(0.0, h[k] - d[k]) for k in h if k in d)
+
+
+def nas_measure(bm: str, cls: str, work: Path, model: str, repeats: int) -> dict:
+    exes = nas_build(bm, cls, work / f"{bm}.{cls}", model)
+    host_model = work / "host-model.json"
+    configs = (("original", "orig", {}),
+               ("host", "ompcl", {"OMPCL_DEVICE": "auto", "OMPCL_MODEL": str(host_model)}),
+               ("device", "ompcl", {"OMPCL_DEVICE": "opencl"}),
+               ("auto", "ompcl", {"OMPCL_DEVICE": "auto"}))
+    nas_run(exes["ompcl"], None, OMPCL_DEVICE="opencl")  # PoCL compiles kernels at first use
+    times: dict[str, list[float]] = {c[0]: [] for c in configs}
+    timed: dict[str, list[float]] = {c[0]: [] for c in configs}
+    times["oracle"] = []
+    for k in range(repeats):
+        got = {}
+        for name, exe, env in configs[k % 4:] + configs[:k % 4]:
+            stats = work / f"{bm}.{cls}.{name}.json" if exe == "ompcl" else None
+            got[name] = nas_run(exes[exe], stats, **env)
+            times[name].append(got[name][0])
+            timed[name].append(got[name][1])
+        times["oracle"].append(oracle_seconds(got["host"][0], got["host"][2], got["device"][2]))
+    med = {name: statistics.median(ts) for name, ts in times.items()}
+    regions = got["auto"][2].get("regions", [])
+    return {"benchmark": bm, "class": cls, "median_s": med, "all_s": times,
+            "nas_timed_median_s": {n: statistics.median(ts) for n, ts in timed.items()},
+            "auto_over_original": med["auto"] / med["original"],
+            "oracle_share": min(1.0, med["oracle"] / med["auto"]),
+            "regions": len(regions), "regions_on_device": sum(r["device_runs"] > 0
+                                                               for r in regions)}
+
+
+def _geomean(xs: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def nas_report(res: dict) -> str:
+    cols = ("original", "host", "device", "auto", "oracle")
+    lines = [f"whole programs, model {res['model'] or 'default'}: wall seconds per run (the "
+             f"oracle estimated per region), medians of {res['repeats']} rotating rounds; "
+             f"load {res['load_average']}",
+             f"{'program':10}" + "".join(f"{c:>10}" for c in cols)
+             + f"{'auto/orig':>10}{'oracle/auto':>12}{'on device':>10}"]
+    for r in res["programs"]:
+        m = r["median_s"]
+        lines.append(f"{r['benchmark'] + '.' + r['class']:10}"
+                     + "".join(f"{m[c]:>10.3f}" for c in cols)
+                     + f"{r['auto_over_original']:>10.3f}{r['oracle_share']:>12.1%}"
+                     f"{r['regions_on_device']:>6}/{r['regions']}")
+    ps = res["programs"]
+    if ps:
+        g = {c: _geomean([p["median_s"][c] for p in ps]) for c in cols}
+        lines.append(f"{'geomean':10}" + "".join(f"{g[c]:>10.3f}" for c in cols)
+                     + f"{g['auto'] / g['original']:>10.3f}"
+                     f"{min(1, g['oracle'] / g['auto']):>12.1%}")
+        worst = max(p["auto_over_original"] for p in ps)
+        lines.append(f"auto at most 5% slower than the original on every program: "
+                     f"{'yes' if worst <= 1.05 else 'NO'} (worst {worst:.3f})")
+    return "\n".join(lines)
+
+
+def nas_main(args: argparse.Namespace) -> int:
+    bms = args.benchmarks.split(",") if args.benchmarks else sorted(
+        p.name for p in (ROOT / "nas_benchmarks").iterdir() if (p / f"{p.name}.c").is_file())
+    model = "" if str(args.model) == str(DEFAULT_MODEL) else str(args.model)
+    res = {"model": model, "repeats": args.repeats, "env": NAS_ENV, "programs": [],
+           "failed": {}, "load_average": [round(x, 2) for x in os.getloadavg()]}
+    with tempfile.TemporaryDirectory(prefix="ompcl-dispatch-") as tmp:
+        work = Path(tmp)
+        (work / "host-model.json").write_text(json.dumps(constant(False, "tree")))
+        for cls in args.nas.split(","):
+            for bm in bms:
+                try:
+                    res["programs"].append(nas_measure(bm, cls, work, model, args.repeats))
+                except (RuntimeError, subprocess.CalledProcessError) as e:
+                    res["failed"][f"{bm}.{cls}"] = str(e)[:300]
+    print(json.dumps(res, indent=1) if args.json else nas_report(res))
+    for name, why in res["failed"].items():
+        print(f"{name}: {why}", file=sys.stderr)
+    return 1 if res["failed"] else 0
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m ompcl.bench.dispatch",
                                  description=__doc__.splitlines()[0])
@@ -177,13 +320,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--rounds", type=int, default=7, help="runs of each configuration")
     ap.add_argument("--threads", default="1", help="OpenMP thread counts, comma-separated")
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL,
-                    help="model whose compile-time cost is measured ('none': skip)")
+                    help="model whose compile-time cost is measured ('none': skip); with --nas "
+                    "the model compiled into the programs")
+    ap.add_argument("--nas", default="", metavar="CLASSES",
+                    help="whole programs instead: NAS classes, comma-separated (e.g. W,A)")
+    ap.add_argument("--benchmarks", default="", help="NAS benchmarks (default: all)")
+    ap.add_argument("--repeats", type=int, default=3, help="rounds of the --nas runs")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     return ap.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.nas:
+        return nas_main(args)
     with tempfile.TemporaryDirectory(prefix="ompcl-dispatch-") as tmp:
         work = Path(tmp)
         exes = build(work)
