@@ -51,9 +51,10 @@ fuzz: install
 # at hand on the OpenCL device and on the host, then train; COLLECT/TRAIN add options
 MODEL_DATA ?= models/default-rows.csv
 COLLECT ?=
-TRAIN ?= --learner forest --trees 12 --max-depth 5 --host-weight 2
+TRAIN ?= --learner tree --max-depth 3 --min-leaf 2 --host-weight 2 --threshold 0.7
 model: install
-	$(PYTHON) -m ompcl.bench.collect -o $(MODEL_DATA) --work build/collect $(COLLECT)
+	$(PYTHON) -m ompcl.bench.collect -o $(MODEL_DATA) --work build/collect --nas-classes S,W \
+	  --corpus-scales 1,16,256 --polybench-sizes SMALL --fuzz 40 --repeats 3 $(COLLECT)
 	$(PYTHON) -m ompcl.cli train $(MODEL_DATA) -o models/default.json $(TRAIN)
 
 clean:
