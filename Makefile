@@ -7,7 +7,7 @@ N ?= 2000
 SEED ?= 0
 JOBS ?= 2
 
-.PHONY: install sysdeps demo test bench bench-native bench-translate fuzz clean
+.PHONY: install sysdeps demo test bench bench-native bench-translate fuzz model clean
 
 sysdeps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -49,6 +49,16 @@ bench-translate: install
 
 fuzz: install
 	$(PYTHON) -m ompcl.fuzz --count $(N) --seed $(SEED) --jobs $(JOBS) --keep-going --record fuzz-record.json
+
+# retrain the default dispatch model on this machine (models/README.md): measure every program
+# at hand on the OpenCL device and on the host, then train; COLLECT/TRAIN add options
+MODEL_DATA ?= models/default-rows.csv
+COLLECT ?=
+TRAIN ?= --learner tree --max-depth 3 --min-leaf 2 --host-weight 2 --threshold 0.7
+model: install
+	$(PYTHON) -m ompcl.bench.collect -o $(MODEL_DATA) --work build/collect --nas-classes S,W \
+	  --corpus-scales 1,16,256 --polybench-sizes SMALL --fuzz 40 --repeats 3 $(COLLECT)
+	$(PYTHON) -m ompcl.cli train $(MODEL_DATA) -o models/default.json $(TRAIN)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache ompcl_out demo_out fuzz-record.json

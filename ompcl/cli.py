@@ -4,6 +4,7 @@ Only argument handling lives here; the work is in ``pipeline`` and ``outputs``.
 """
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tempfile
@@ -138,6 +139,58 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
                 for t in ts:
                     kernel = output_names(t, outdir)["kernel"]
                     shutil.copy(kernel, Path(exe).resolve().parent / kernel.name)
+    _run(debug, work)
+
+
+@main.command("train")
+@click.argument("data", nargs=-1, required=True, metavar="DATA.csv...")
+@click.option("-o", "--output", "out", default=None, metavar="MODEL.json",
+              help="Model file to write (without it: only the cross-validation report).")
+@click.option("--learner", default="forest", show_default=True,
+              help="tree (Grewe et al.'s decision tree), forest or boosting.")
+@click.option("--trees", type=int, default=None, help="Trees of a forest or boosting model.")
+@click.option("--max-depth", type=int, default=None, help="Depth of each tree (0: unlimited).")
+@click.option("--min-leaf", type=int, default=None, help="Training rows per leaf at least.")
+@click.option("--host-weight", type=float, default=1.0, show_default=True,
+              help="Weight of host-faster rows: sending them to the device is the costly "
+              "mistake.")
+@click.option("--weighting", default="none", show_default=True,
+              help="'cost': weight rows by |ln(t_host/t_device)|, what a wrong choice costs.")
+@click.option("--threshold", type=float, default=0.5, show_default=True,
+              help="The device only when the model's device probability exceeds this.")
+@click.option("--folds", type=int, default=10, show_default=True,
+              help="Folds of the stratified cross-validation.")
+@click.option("--no-cv", is_flag=True, help="Skip cross-validation.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--platform", default="", help="Where the data was measured (default: from "
+              "the data's .meta.json).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+def train_cmd(data, out, learner, trees, max_depth, min_leaf, host_weight, weighting, threshold,
+              folds, no_cv, seed, platform, as_json, debug):
+    """Train a dispatch model on measured rows (CSV, public device-mapping columns)."""
+    from .predict import learners, train
+    s = learners.Settings(learner, trees, max_depth, min_leaf, host_weight, weighting,
+                          threshold, seed)
+    try:
+        learners.check(s)
+        if folds < 2:
+            raise ValueError(f"--folds must be at least 2, not {folds}")
+    except ValueError as e:
+        click.echo(f"ompcl: error: {e}", err=True)
+        sys.exit(2)
+
+    def work():
+        command = " ".join(["ompcl", "train", *sys.argv[2:]])
+        model = train.train(data, s, folds, platform, command, cv=not no_cv)
+        if out:
+            Path(out).write_text(json.dumps(model, indent=1) + "\n")
+        if as_json:
+            click.echo(json.dumps({"output": out, **model["metadata"]}, indent=1))
+        else:
+            click.echo(train.report(model))
+            if out:
+                click.echo(f"wrote {out}")
     _run(debug, work)
 
 

@@ -244,9 +244,10 @@ static void set_cache_dir(void) {
 }
 
 static void start(void) {
-  const char *log = getenv("OMPCL_LOG");
-  if (rt.started) return;
+  const char *log;
+  if (rt.started) return; /* every region entry comes here: nothing before this test */
   rt.started = 1;
+  log = getenv("OMPCL_LOG");
   rt.mode = parse_mode(getenv("OMPCL_DEVICE"));
   rt.log = log && *log && strcmp(log, "0") != 0;
   rt.fault = getenv("OMPCL_FAULT") ? getenv("OMPCL_FAULT") : "";
@@ -548,12 +549,14 @@ static int check_layout(ompcl_program *prog) {
 
 /* Build `prog` once per process, from the binary cache when possible. */
 static int ensure_program(ompcl_program *prog) {
-  char path[1100] = "";
+  char path[1100];
   const char *how = "cache";
-  double t0 = now();
+  double t0;
   cl_int err = CL_SUCCESS;
   cl_program p = 0;
-  if (prog->state) return prog->state > 0;
+  if (prog->state) return prog->state > 0; /* every device-ready entry: nothing before this */
+  path[0] = 0;
+  t0 = now();
   if ((!prog->source || !prog->source[0]) && prog->kernel_path && !load_kernel_file(prog)) {
     prog->state = -1;
     return 0;
@@ -1223,6 +1226,16 @@ static int ready_device(ompcl_region *r, long iters) {
   return ok;
 }
 
+/* Fast path of auto mode: the model already chose the host for this size class whatever data
+ * would move (zero-copy buffers move none), so the entry skips argument set-up, launch sizing
+ * and the decision (decide() caches per size class and data movement). */
+static int cached_host(ompcl_region *r, long iters) {
+  const ompcl_size_stats *z;
+  if (rt.mode != MODE_AUTO || (!rt.model && !r->predict)) return 0;
+  z = size_class(r, iters);
+  return z->decision[0] == 2 && (rt.zero_copy || z->decision[1] == 2);
+}
+
 static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   start();
   register_region(r);
@@ -1234,6 +1247,12 @@ static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   r->b_to_device = r->b_to_host = 0;
   r->last_iters = iters;
   r->last_decision = L->ok = ready_device(r, iters);
+  if (L->ok && cached_host(r, iters)) {
+    r->decisions_host++;
+    r->last_decision = L->ok = 0;
+    L->declined = 1;
+    return 0;
+  }
   if (L->ok) r->t_start = now(); /* keeps program build time out of seconds_device */
   return L->ok;
 }

@@ -1,0 +1,144 @@
+"""Training data: rows of device-mapping measurements read from CSV files.
+
+Consumes CSV files with the columns of the public device-mapping datasets (``REQUIRED``:
+``benchmark, dataset, kernel, comp, mem, localmem, coalesced, atomic, transfer, wgsize,
+runtime_cpu, runtime_gpu``; ``branches`` and ``work_items`` are read when present, else 0;
+any other column is ignored). Produces a ``Dataset``: per row the full feature vector
+(``schema.full``, the vector the runtime builds), the label (1 when the device was faster), the
+program it belongs to (``benchmark``, the group of leave-one-program-out) and both run times,
+plus a digest of the data, or raises ``DataError`` with a one-line message.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..diagnostics import InputError
+from . import schema
+
+#: columns every training file must have (those of the public device-mapping datasets)
+REQUIRED: tuple[str, ...] = schema.ROW_COLUMNS[:12]
+#: feature columns read when present (our own rows carry them), 0 otherwise
+OPTIONAL: tuple[str, ...] = tuple(c for c in schema.ROW_COLUMNS if c not in REQUIRED)
+_RAW = schema.STATIC + schema.DYNAMIC
+_TIMES = ("runtime_cpu", "runtime_gpu")
+
+
+class DataError(InputError):
+    """Training data that cannot be used (the message names the file and row)."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Measured rows ready for a learner (all sequences have one entry per row)."""
+
+    X: tuple[tuple[float, ...], ...]   # schema.full() of each row
+    y: tuple[int, ...]                 # 1: the device was faster, 0: the host
+    groups: tuple[str, ...]            # the row's program (benchmark column)
+    t_cpu: tuple[float, ...]           # seconds on the host (OpenMP)
+    t_gpu: tuple[float, ...]           # seconds on the device, transfers included
+    names: tuple[str, ...]             # benchmark/dataset/kernel, for reports
+    digest: str                        # sha256 of the rows as used (see ``digest``)
+    files: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    @property
+    def programs(self) -> int:
+        return len(set(self.groups))
+
+
+def label(t_cpu: float, t_gpu: float) -> int:
+    """1 when the device was strictly faster (a tie keeps the host: never slower)."""
+    return int(t_gpu < t_cpu)
+
+
+def _number(text: str, column: str, where: str) -> float:
+    try:
+        x = float(text)
+    except (TypeError, ValueError):
+        raise DataError(f"{where}: column '{column}' is not a number: {text!r}") from None
+    if not math.isfinite(x):
+        raise DataError(f"{where}: column '{column}' is not finite: {text!r}")
+    return x
+
+
+def _check_header(path: str, header: Sequence[str] | None) -> None:
+    if not header:
+        raise DataError(f"'{path}' is empty (expected a CSV header with {', '.join(REQUIRED)})")
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise DataError(f"'{path}' lacks the required column(s) {', '.join(missing)} "
+                        f"(a training CSV has {', '.join(REQUIRED)})")
+
+
+def _parse_row(row: dict, where: str) -> dict:
+    """The used values of one CSV row: names as text, features and times as numbers."""
+    out = {c: (row.get(c) or "").strip() for c in ("benchmark", "dataset", "kernel")}
+    if not out["benchmark"]:
+        raise DataError(f"{where}: column 'benchmark' is empty")
+    for c in _RAW:
+        text = row.get(c)
+        out[c] = 0.0 if c in OPTIONAL and text in (None, "") else _number(text, c, where)
+        if out[c] < 0:
+            raise DataError(f"{where}: column '{c}' is negative: {text!r}")
+    for c in _TIMES:
+        out[c] = _number(row.get(c), c, where)
+        if out[c] <= 0:
+            raise DataError(f"{where}: column '{c}' must be a positive time in seconds, "
+                            f"not {row.get(c)!r}")
+    return out
+
+
+def read_rows(path: str | os.PathLike) -> list[dict]:
+    """The rows of one CSV file, checked (``DataError`` names the file and line)."""
+    path = str(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            _check_header(path, reader.fieldnames)
+            rows = [_parse_row(r, f"{path}:{reader.line_num}") for r in reader]
+    except OSError as e:
+        raise DataError(f"cannot read training data '{path}': {e.strerror}") from None
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise DataError(f"'{path}' is not a CSV file ({e})") from None
+    return rows
+
+
+def digest(rows: Iterable[dict]) -> str:
+    """sha256 of the used columns of ``rows`` in order (independent of column order, extra
+    columns and number formatting), so a model names the data it was trained on."""
+    h = hashlib.sha256()
+    for r in rows:
+        fields = [r["benchmark"], r["dataset"], r["kernel"]]
+        fields += [repr(float(r.get(c) or 0.0)) for c in _RAW + _TIMES]
+        h.update(("\x1f".join(fields) + "\n").encode())
+    return h.hexdigest()
+
+
+def from_rows(rows: Sequence[dict], files: Sequence[str] = ()) -> Dataset:
+    """A dataset from parsed rows (``read_rows``' format; absent features are 0)."""
+    if not rows:
+        raise DataError("no training rows" + (f" in {', '.join(files)}" if files else ""))
+    return Dataset(
+        X=tuple(schema.full(r) for r in rows),
+        y=tuple(label(r["runtime_cpu"], r["runtime_gpu"]) for r in rows),
+        groups=tuple(r["benchmark"] for r in rows),
+        t_cpu=tuple(r["runtime_cpu"] for r in rows),
+        t_gpu=tuple(r["runtime_gpu"] for r in rows),
+        names=tuple(f"{r['benchmark']}/{r['dataset']}/{r['kernel']}" for r in rows),
+        digest=digest(rows), files=tuple(files))
+
+
+def load(paths: Sequence[str | os.PathLike]) -> Dataset:
+    """All rows of the CSV files ``paths``, in order."""
+    rows: list[dict] = []
+    for p in paths:
+        rows += read_rows(p)
+    return from_rows(rows, [Path(p).name for p in paths])

@@ -1,0 +1,119 @@
+"""``ompcl train``: training data in, a self-describing model file and its scores out.
+
+Consumes training CSV files (``data``), the learner's ``Settings`` and, where ``collect``
+wrote one beside a CSV (``<name>.meta.json``), the measurement's metadata (platform, load,
+commands). Produces the model dict (``export`` format) whose ``metadata`` holds the feature
+schema and version, the learner and its settings, the training data's digest and size, the
+platform it was measured on, the cross-validation scores of both schemes and the model's
+size; and a text report of the same.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Sequence
+
+from . import crossval, data, export, learners, metrics, schema
+
+META_SUFFIX = ".meta.json"
+
+
+def meta_path(csv_path: str | os.PathLike) -> Path:
+    """Where ``collect`` writes the metadata of a CSV: ``rows.csv`` -> ``rows.meta.json``."""
+    p = Path(csv_path)
+    return p.with_name(p.stem + META_SUFFIX)
+
+
+def read_meta(paths: Sequence[str | os.PathLike]) -> list[dict]:
+    """The metadata files beside the CSV files that have one."""
+    out = []
+    for p in paths:
+        m = meta_path(p)
+        if m.is_file():
+            try:
+                out.append(json.loads(m.read_text()))
+            except (OSError, json.JSONDecodeError) as e:
+                raise data.DataError(f"cannot read the metadata '{m}': {e}") from None
+    return out
+
+
+def _platform(metas: list[dict], given: str) -> object:
+    if given:
+        return given
+    seen = [m["platform"] for m in metas if m.get("platform")]
+    unique = [p for i, p in enumerate(seen) if p not in seen[:i]]
+    return unique[0] if len(unique) == 1 else (unique or "unknown")
+
+
+def _data_summary(ds: data.Dataset) -> dict:
+    return {"rows": len(ds), "programs": ds.programs, "device_faster": sum(ds.y),
+            "host_faster": len(ds) - sum(ds.y), "sha256": ds.digest, "files": list(ds.files)}
+
+
+def train(paths: Sequence[str | os.PathLike], s: learners.Settings, folds: int = 10,
+          platform: str = "", command: str = "", cv: bool = True) -> dict:
+    """Train on the CSV files ``paths``; the model dict with its metadata."""
+    learners.check(s)
+    learners.require_sklearn()
+    ds = data.load(paths)
+    metas = read_meta(paths)
+    model = learners.fit(ds, s)
+    meta = {
+        "schema": {"version": schema.VERSION, "features": list(schema.FEATURES)},
+        "learner": s.learner, "settings": s.as_dict(), "size": learners.size(model),
+        "training_data": _data_summary(ds), "platform": _platform(metas, platform),
+        "measurement": [{k: m[k] for k in ("collected", "load_average", "command", "env",
+                                           "repeats") if k in m} for m in metas],
+        "cross_validation": crossval.cross_validate(ds, s, folds) if cv else {},
+        "training_fit": metrics.score(_choices(model, ds), ds.t_cpu, ds.t_gpu),
+        "command": command,
+    }
+    meta["cross_validation"]["k"] = folds
+    model["metadata"] = meta
+    return model
+
+
+def _choices(model: dict, ds: data.Dataset) -> list[int]:
+    return export.predict(model, ds.X)
+
+
+# ---- the text report ----------------------------------------------------------------
+
+_HEAD = (f"{'':26}{'accuracy':>9}{'speedup':>9}{'oracle':>8}{'vs host':>9}{'worst':>7}"
+         f"{'h->d':>6}{'d->h':>6}")
+_NAMES = {"stratified_kfold": "stratified {k}-fold", "leave_one_program_out":
+          "leave-one-program-out", "training_fit": "training data (fit)"}
+
+
+def _line(name: str, sc: dict | None) -> str:
+    if sc is None:
+        return f"{name:26}n/a (too few rows or programs)"
+    return (f"{name:26}{sc['accuracy']:>9.1%}{sc['speedup_over_best_single']:>8.2f}x"
+            f"{sc['oracle_share']:>8.1%}{sc['speedup_over_host']:>8.2f}x"
+            f"{sc['worst_slowdown_over_host']:>6.1f}x{sc['confusion'][0][1]:>6}"
+            f"{sc['confusion'][1][0]:>6}")
+
+
+def report(model: dict) -> str:
+    """The human-readable report of a trained model's metadata."""
+    m = model["metadata"]
+    d, z, cv = m["training_data"], m["size"], m["cross_validation"]
+    out = [f"{m['learner']}: {z['trees']} tree(s), {z['nodes']} nodes, depth <= {z['max_depth']}"
+           f"; trained on {d['rows']} rows from {d['programs']} programs ({d['device_faster']} "
+           f"device-faster, {d['host_faster']} host-faster; data sha256 {d['sha256'][:12]})",
+           f"settings: {', '.join(f'{k}={v}' for k, v in m['settings'].items())}", "", _HEAD]
+    for key in ("stratified_kfold", "leave_one_program_out"):
+        if key in cv:
+            out.append(_line(_NAMES[key].format(k=cv.get("k", 10)), cv[key]))
+    out.append(_line(_NAMES["training_fit"], m["training_fit"]))
+    out += ["", "speedup: over the best single mapping (geometric mean); oracle: share of the "
+            "oracle's performance;", "vs host: over the OpenMP host alone; worst: largest "
+            "slowdown of a row against the host;", "h->d: host-faster rows sent to the device "
+            "(the costly mistake); d->h: device-faster rows kept on the host"]
+    for key in ("stratified_kfold", "leave_one_program_out"):
+        if cv.get(key):
+            c = cv[key]["confusion"]
+            out.append(f"confusion, {_NAMES[key].format(k=cv.get('k', 10))} (rows measured "
+                       f"host/device, columns chosen host/device): {c[0]} {c[1]}")
+    return "\n".join(out)
