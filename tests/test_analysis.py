@@ -448,6 +448,13 @@ REMARK_ONLY = [
      "void f(int n){\n#pragma omp parallel\n{ double w[2]; work(w, n); }\n}\n",
      [(6, 1, False, "'w' is each thread's pointer and the loop writes through it")],
      []),
+    ("threadprivate_scratch_twice", "double a[100], w[4];\n#pragma omp threadprivate(w)\n"
+     "void f(int n){ int i, q;\n#pragma omp parallel for private(q)\n"
+     "for(i=0;i<n;i++) { for(q=0;q<4;q++) w[q]=i; a[i]=w[3]; }\n"
+     "#pragma omp parallel for private(q)\n"
+     "for(i=0;i<n;i++) { for(q=0;q<4;q++) w[q]=a[i]; a[i]+=w[2]; }\n}\n",
+     [(7, 1, True, ""), (9, 1, True, "")],
+     []),
     ("region_one_loop_on_host", "double a[100], b[100];\nvoid f(int n){ int i;\n"
      "#pragma omp parallel\n{\n  #pragma omp for\n  for(i=0;i<n;i++) a[i]=i;\n"
      "  double *mine = b + 8 * omp_get_thread_num();\n"

@@ -11,7 +11,7 @@ this one puts their results together.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
@@ -164,9 +164,20 @@ def _thread_pointer_writes(view: ThreadView, info: BodyInfo, scope: dict[str, Va
     return out
 
 
+def _with_scratch_loops(view: ThreadView, name: str, v: Var, others: tuple, lookup
+                        ) -> ThreadView:
+    """The view with the other work-sharing loops that write what they read of array
+    ``name`` first (they read nothing the loop leaves in it) counted as not reading it."""
+    fine = frozenset(id(loop) for loop in others if id(loop) not in view.loops and
+                     written_before_read(name, loop.stmt, assigned_names(loop.stmt), lookup,
+                                         v.storage in ("global", "static")) is True)
+    return replace(view, loops=view.loops | fine) if fine else view
+
+
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
                    info: BodyInfo, scope: dict[str, Var], through: dict[str, str],
-                   lookup=lambda name: None) -> tuple[set[str], list[Reason], list[str]]:
+                   lookup=lambda name: None, others: tuple = ()
+                   ) -> tuple[set[str], list[Reason], list[str]]:
     """For a loop of a region or an orphaned loop: the thread's own variables the loop can
     privatise per iteration, why others keep it on the host, and the conditions at entry
     the privatisation assumes. ``through``: what the called functions use, with modes;
@@ -206,7 +217,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         if name in copied:
             reasons.append(Reason("copyin", f"array '{name}' is copied in to every thread and "
                                   "written in the loop"))
-        elif array_read_after(name, cand.loop, cand.bound.path, view):
+        elif array_read_after(name, cand.loop, cand.bound.path, _with_scratch_loops(
+                view, name, v, others, lookup)):
             reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
                                   "and read after the loop"))
         elif not v.ctype.dims and (name in info.live_in or name not in info.assigned) or \
@@ -262,7 +274,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     conds: list[str] = []
     if view is not None:
         extra, why, conds = thread_reasons(view, cand, loops, info, scope, through,
-                                           _definitions(funcs, library))
+                                           _definitions(funcs, library),
+                                           tuple(c.loop for c in cands if c is not cand))
         d = privatised(d, extra)
         reasons += why
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
