@@ -1,7 +1,8 @@
 """Kernel shapes: index narrowing facts, the text of both shapes (blocked chunks for CPU
 devices, coalesced grid strides for GPUs), and both shapes executed on the OpenCL device here
 (``OMPCL_SHAPE`` forces the GPU shape on a CPU device) against the original OpenMP program,
-with copying and host-memory buffers and several work-group counts.
+with copying and host-memory buffers and several work-group counts; the kernel benchmark's
+own check that generated, hand-written and OpenMP code compute the same results.
 """
 from __future__ import annotations
 
@@ -174,3 +175,16 @@ def test_gpu_shape_runs_the_corpus(name, tmp_path, opencl_available):
     assert out.returncode == 0, out.stderr
     compare_outputs(run(ref).stdout, out.stdout, rtol)
     assert all(r["fallback"] is None for r in load_stats(stats)["regions"])
+
+
+def test_kernel_benchmark_computes_the_same_results(tmp_path, opencl_available):
+    """One call of a few benchmark shapes: generated, hand-written and OpenMP agree (the
+    benchmark's exit status); times are not checked."""
+    pytest.importorskip("pyopencl")
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    from ompcl.bench import kernels
+    code = kernels.main(["--rounds", "1", "--calls", "1", "--shapes", "stencil2d,sum,histogram",
+                         "--keep", str(tmp_path), "--json", str(tmp_path / "k.json")])
+    assert code == 0
+    assert (tmp_path / "k.json").exists()
