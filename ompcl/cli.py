@@ -191,5 +191,13 @@ def bench_nas(args) -> None:
     sys.exit(npb_native.main(list(args)))
 
 
+@bench_group.command("residency", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_residency(args) -> None:
+    """Bytes moved and time with copying buffers, residency on and off (NAS)."""
+    from .bench import residency
+    sys.exit(residency.main(list(args)))
+
+
 if __name__ == "__main__":
     main()

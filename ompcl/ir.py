@@ -354,6 +354,7 @@ class ResidencyPlan:
 
     keep: dict[int, bool]
     syncs: tuple[tuple[int, int], ...] = ()
+    host: object = None  # analysis.hostaccess.HostPlan: the instrumented functions' probes
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,8 @@ def place_regions(u: Unit) -> Unit:
 
 def plan(u: Unit) -> Unit:
     """Which regions leave their data on the device (needs the final verdicts)."""
-    return replace(u, residency=plan_residency(u.program, u.regions))
+    library = SourceLibrary(u.path, u.options.cpp, u.options.sources)
+    return replace(u, residency=plan_residency(u.program, u.regions, u.teams, library))
 
 
 def outline(u: Unit) -> Unit:

@@ -38,11 +38,17 @@ def _write(tmp_path, text, name="p.c"):
 
 
 def test_time_loop_chains_regions(tmp_path):
+    """Per block (functions whose host code is not probed): a region keeps its data when the
+    host code up to the next region touches no memory; a loop chaining regions syncs at its
+    exit."""
     t = translate(str(_write(tmp_path, TIME_LOOP)))
     res = analyze_residency(t.offloaded)
     assert res.keep == {0: False, 1: True, 2: True}
     assert [ids for _, ids in res.loops] == [(2,)]
-    assert "ompcl_rt_sync_host(); }" in t.host_source
+    # main is instrumented: every region keeps its data, the probes sync what host code reads
+    assert t.residency.keep == {0: True, 1: True, 2: True}
+    assert "ompcl_rt_sync_host(); }" not in t.host_source
+    assert "ompcl_rt_host_range((const void *)&(u[1001 / 2])" in t.host_source
 
 
 @pytest.mark.parametrize("between,keep", [
@@ -73,9 +79,49 @@ def test_chained_time_loop_runs_and_moves_data_once(tmp_path, opencl_available):
     compare_outputs(run(ref).stdout, out.stdout, 1e-12)
     if not opencl_available:
         pytest.skip("no OpenCL device")
-    r = {x["line"]: x for x in load_stats(stats)["regions"]}
-    # the stencil (line 10) uploads u and v once, in the first step only; later steps find
-    # them resident, and only the end of the time loop copies them back
-    assert r[10]["bytes_to_device"] == 2 * 1001 * 8
+    st = load_stats(stats)
+    r = {x["line"]: x for x in st["regions"]}
+    # u and v go to the device once (u with the first loop, v with the stencil); later steps
+    # find them resident; the printf's element comes back, and both arrays once when main
+    # returns
+    assert st["totals"]["bytes_to_device"] == 2 * 1001 * 8
+    assert r[10]["bytes_to_device"] == 1001 * 8
     assert r[14]["bytes_to_device"] == 0
     assert r[14]["device_runs"] == 10
+    assert st["totals"]["bytes_to_host"] == 8 + 2 * 1001 * 8
+
+
+SHARED_COUNTER = """#include <stdio.h>
+int count;
+int a[1000];
+int main(void) {
+  int i, t, total = 0;
+  for (t = 0; t < 3; t++) {
+#pragma omp parallel for
+    for (i = 0; i < 1000; i++) {
+      if (a[i] % 3 == 0) {
+#pragma omp atomic
+        count += 1;
+      }
+    }
+    total += count;   /* a plain name: the kernel's one-element buffer */
+#pragma omp parallel for
+    for (i = 0; i < 1000; i++) a[i] += 1;
+  }
+  printf("%d %d\\n", count, total);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("zero_copy", ["0", "1"])
+def test_host_reads_of_an_atomically_updated_scalar(tmp_path, zero_copy):
+    """A scalar the kernel updates atomically lives in a device buffer: the host code after
+    the loop reads it by name, so the loop cannot leave it on the device."""
+    src = _write(tmp_path, SHARED_COUNTER)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == run(ref).stdout == "1000 3000\n"

@@ -18,6 +18,7 @@ from ..frontend.textscan import Scanner
 from ..ir import Region, ResidencyPlan
 from .builtins import is_math
 from .ctypes_ import walk
+from .hostaccess import plan_host
 from .placement import loop_text
 
 #: calls that cannot touch program memory (scalar results only)
@@ -89,15 +90,30 @@ def analyze_residency(regions: list[Region]) -> Residency:
                     and _after(items, 0, offloaded):
                 loops.setdefault(id(loop), (loop, []))[1].append(r.id)
                 verdict = True
-        keep[r.id] = bool(verdict)
+        # a scalar the kernel updates in place lives in a buffer: host reads of it are plain
+        # names, which the scan above does not see as memory
+        keep[r.id] = bool(verdict) and not any(a.var.ctype.is_scalar for a in r.arrays)
     return Residency(keep, tuple((lp, tuple(ids)) for lp, ids in loops.values()))
 
 
-def plan_residency(prog: Program, regions: tuple[Region, ...]) -> ResidencyPlan:
+def plan_residency(prog: Program, regions: tuple[Region, ...], teams: tuple = (),
+                   library=None) -> ResidencyPlan:
     """The residency of the offloaded regions, with the text range of each loop whose exit
-    needs a host sync; regions whose loop text cannot be found lose their ``keep``."""
-    res = analyze_residency([r for r in regions if r.offload])
+    needs a host sync; regions whose loop text cannot be found lose their ``keep``. Regions
+    of instrumented functions (``hostaccess``) keep their data on the device: the probes of
+    the host code after them sync what it touches."""
+    host = plan_host(prog, regions, teams, library)
+    probed = {f.func.decl.name for f in host.functions}
+
+    def instrumented(r: Region) -> bool:
+        return r.bound.func is not None and r.bound.func.decl.name in probed and r.team is None
+
+    offloaded = [r for r in regions if r.offload]
+    res = analyze_residency([r for r in offloaded if not instrumented(r)])
     keep, syncs = dict(res.keep), []
+    for r in offloaded:
+        if instrumented(r):
+            keep[r.id] = not any(a.var.ctype.is_scalar for a in r.arrays)
     scan = Scanner(prog.source)
     for loop, ids in res.loops:
         rng = loop_text(prog, scan, loop)
@@ -105,4 +121,4 @@ def plan_residency(prog: Program, regions: tuple[Region, ...]) -> ResidencyPlan:
             keep.update({i: False for i in ids})
         else:
             syncs.append(rng)
-    return ResidencyPlan(keep, tuple(syncs))
+    return ResidencyPlan(keep, tuple(syncs), host)

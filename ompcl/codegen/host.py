@@ -256,13 +256,80 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     return "\n".join(lines)
 
 
+# -- instrumented functions (analysis.hostaccess) --------------------------------------------
+
+def _probe_lines(p) -> str:
+    """The runtime calls that run before a probed statement."""
+    if any(a.addr is None for a in p.accesses):
+        mode = 0
+        for a in p.accesses:
+            mode |= a.mode
+        calls = [f"ompcl_rt_host_all({mode});"]
+    else:
+        calls = [f"ompcl_rt_host_range({a.addr}, {a.size}, {a.mode});" for a in p.accesses]
+    calls += [f"if (!&{N.marker(g)}) ompcl_rt_host_all(3);" for g in p.guards]
+    if p.announce and p.extern:
+        calls.append(f"if (&{N.marker(p.announce)}) ompcl_rt_announce(); "
+                     "else ompcl_rt_host_all(3);")
+    elif p.announce:
+        calls.append("ompcl_rt_announce();")
+    return " ".join(calls)
+
+
+_LEAVE = "ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0));"
+
+
+def _return_text(prog: Program, f: c_ast.FuncDef, r) -> str:
+    value = prog.source[r.value:r.end - 1].strip()
+    if not value:
+        return f"{{ {_LEAVE} return; }}"
+    if r.void:
+        return f"{{ ({value}); {_LEAVE} return; }}"
+    rtype = copy.deepcopy(f.decl.type.type)
+    for sub in walk(rtype):
+        if isinstance(sub, c_ast.TypeDecl):
+            sub.declname = "ompcl_ret"
+    decl = _GEN.visit(c_ast.Decl("ompcl_ret", [], [], [], [], rtype, None, None))
+    return f"{{ {decl} = ({value}); {_LEAVE} return ompcl_ret; }}"
+
+
+def instrumentation(prog: Program, plan) -> list[tuple[int, int, str]]:
+    """Edits for the instrumented functions: the entry, every return and the end tell the
+    runtime; each probe runs before its statement (in braces with it where it was an unbraced
+    body)."""
+    edits, scan = [], Scanner(prog.source)
+    for f in plan.functions:
+        edits.append((f.open + 1, f.open + 1, " int ompcl_keep = ompcl_rt_enter();"))
+        for p in f.probes:
+            text = ("{ " if p.brace else "") + _probe_lines(p) + " "
+            if prog.source.startswith("#", p.start) or prog.source[
+                    p.start:prog.source.find("\n", p.start)].lstrip().startswith("#"):
+                # before a directive line: the probe gets a line of its own
+                text += f'\n#line {scan.line_of(p.start)} "{_c_string(prog.path)}"\n'
+            edits.append((p.start, p.start, text))
+            if p.brace:
+                edits.append((p.end, p.end, " }"))
+        edits += [(r.start, r.end, _return_text(prog, f.func, r)) for r in f.returns]
+        edits.append((f.close, f.close, f" {_LEAVE} "))
+    return edits
+
+
+def _markers(plan) -> list[str]:
+    """Declarations of the markers of other files' functions this file's probes test."""
+    if plan is None:
+        return []
+    mine = {f.func.decl.name for f in plan.functions if f.marker}
+    return [N.marker(n) for n in plan.externs if n not in mine]
+
+
 def generate_host(prog: Program, regions: list[HostRegion], residency: ResidencyPlan,
                   kernel_source: str, embed: bool = True, kernel_file: str = "",
                   teams: tuple[HostTeam, ...] = (), layout: tuple = (),
                   model: dict | None = None) -> str:
     """The spliced host source for the offloaded ``regions`` and ``teams`` (original text if
     none)."""
-    if not regions and not teams:
+    hostplan = residency.host
+    if not regions and not teams and not (hostplan and hostplan.functions):
         return prog.source
     src, scan = prog.source, Scanner(prog.source)
 
@@ -284,6 +351,8 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         fn = region_function(hr, residency.keep[hr.region.id])
         inserts.setdefault(rg.func_start, []).append(fn)
         func_lines[rg.func_start] = rg.func_line
+    if hostplan is not None:
+        replace += instrumentation(prog, hostplan)
     out = [_apply(src, replace + [(p, p, "\n".join(fns) + f'#line {func_lines[p]} '
                                    f'"{_c_string(prog.path)}"\n')
                                   for p, fns in inserts.items()])]
@@ -296,11 +365,13 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                   "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
                             for s in hr.sites]} for hr in regions],
         teams=[{"id": ht.team.id, "line": ht.team.loc.line} for ht in teams],
-        layout=[e.host for e in layout])
-    epilogue = ""
+        layout=[e.host for e in layout],
+        markers=_markers(hostplan))
+    epilogue = "".join(f"\nconst char {N.marker(f.func.decl.name)} = 1;  /* instrumented */\n"
+                       for f in (hostplan.functions if hostplan else ()) if f.marker)
     if layout:  # the host's struct layout, where every file-scope type is declared
         body = " ".join(f"out[{k}] = (long)({e.host});" for k, e in enumerate(layout))
-        epilogue = f"\nstatic void ompcl_layout_host(long *out) {{ {body} }}\n"
+        epilogue += f"\nstatic void ompcl_layout_host(long *out) {{ {body} }}\n"
     return prologue + "".join(out) + epilogue
 
 

@@ -33,6 +33,12 @@ def struct_alias(spelling: str) -> str:
 LAYOUT_KERNEL = "ompcl_layout"
 
 
+def marker(function: str) -> str:
+    """The symbol a translated file defines for each instrumented function other files may
+    call (tested through a weak reference by callers in other files)."""
+    return f"ompcl_i_{function}"
+
+
 def descriptor(rid: int) -> str:
     """The host-side ``ompcl_region`` descriptor of a region."""
     return f"ompcl_r{rid}"

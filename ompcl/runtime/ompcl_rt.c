@@ -10,7 +10,7 @@
  * caller run its OpenMP loop instead.  Entry points take one lock: host paths of a region may
  * run on every thread of an enclosing parallel region at once.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* pthread_getattr_np: the bounds of a thread's stack */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <ctype.h>
@@ -52,11 +52,25 @@ static const char *build_options = "";
 #define OMPCL_BOUNDS_EXIT 70
 
 /* One entry of the present table: host bytes [start, end) and their device buffer. */
+/* A byte range [a, b) of host memory. */
+typedef struct span {
+  uintptr_t a, b;
+} span;
+#define OMPCL_SPANS 16
+
+/* One entry of the present table: host bytes [start, end) and their device buffer.  Besides
+ * the whole-range validity flags, parts of a copy may be valid on their own: `hv`, the parts
+ * read back for host code while the device holds the newer copy (host_valid 0), and `dirty`,
+ * the parts host code wrote since the device copy was made valid (copied before the device
+ * copy is used or read back). */
 typedef struct mapping {
   uintptr_t start, end;
   cl_mem mem;
   int host_valid, dev_valid;
   int zero_copy;        /* the buffer is the host memory (CL_MEM_USE_HOST_PTR) */
+  int stack;            /* it lies on a thread's stack: released when its function returns */
+  int nhv, ndirty;
+  span hv[OMPCL_SPANS], dirty[OMPCL_SPANS];
   ompcl_region *owner;  /* region whose launch last wrote the device copy */
   struct mapping *next;
 } mapping;
@@ -72,6 +86,7 @@ static struct {
   char cache_dir[1024]; /* "" = no binary cache */
   int cl_state;         /* 0 = not tried, 1 = device ready, -1 = no device */
   int team_depth;       /* device versions of parallel regions running (their loops: device) */
+  int no_residency;     /* OMPCL_RESIDENCY=0: every region copies in and out (for measuring) */
   void *lib;
   cl_api cl;
   cl_device_id device;
@@ -203,6 +218,7 @@ static void mkdir_p(const char *dir) {
 /* ---- environment and exit ----------------------------------------------------------- */
 
 static void finish(void);
+static int on_stack(uintptr_t a);
 static void load_model(void);
 static double transfer_bytes(const ompcl_launch *L);
 
@@ -237,6 +253,7 @@ static void start(void) {
                     strcmp(getenv("OMPCL_BOUNDS_CHECK"), "0");
   if (rt.bounds_check) build_options = OMPCL_CHECK_OPTION;
   rt.regions_tail = &rt.regions;
+  rt.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
   set_cache_dir();
   load_model();
   atexit(finish);
@@ -653,12 +670,15 @@ static cl_int map_unmap(mapping *m, cl_map_flags flags) {
 }
 
 /* Make the host copy of `m` valid (reads back a device-only copy). */
+static void push_dirty(mapping *m, ompcl_region *r);
+
 static void sync_mapping(mapping *m) {
   size_t bytes = m->end - m->start;
   cl_event ev = 0;
   double dt;
   cl_int err;
   if (m->host_valid) return;
+  push_dirty(m, 0); /* the host's own writes reach the device copy before it comes back */
   if (m->zero_copy) {
     err = map_unmap(m, CL_MAP_READ);
     bytes = 0;  /* nothing moved */
@@ -680,6 +700,7 @@ static void sync_mapping(mapping *m) {
     }
   }
   m->host_valid = 1;
+  m->nhv = 0;
   log_line("download %zu bytes", bytes);
 }
 
@@ -777,6 +798,7 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   m->end = b;
   m->mem = mem;
   m->zero_copy = rt.zero_copy;
+  m->stack = on_stack(a);
   m->host_valid = 1;
   m->next = rt.maps;
   rt.maps = m;
@@ -800,6 +822,7 @@ static int upload(ompcl_launch *L, mapping *m) {
     return 0;
   }
   m->dev_valid = 1;
+  m->ndirty = 0;
   if (bytes) {
     L->r->bytes_to_device += (long)bytes;
     L->r->b_to_device += (long)bytes;
@@ -817,8 +840,160 @@ static mapping *map_range(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   mapping *m = find_containing(a, b);
   if (!m && (!absorb_overlaps(L, &a, &b) || !(m = new_mapping(L, a, b)))) return 0;
   if (!m->dev_valid && !upload(L, m)) return 0;
+  push_dirty(m, L->r);
   return m;
 }
+
+
+/* ---- host accesses ------------------------------------------------------------------ */
+
+/* Whether [a, b) lies inside one span of v. */
+static int covered(const span *v, int n, uintptr_t a, uintptr_t b) {
+  for (int i = 0; i < n; i++)
+    if (v[i].a <= a && b <= v[i].b) return 1;
+  return 0;
+}
+
+/* Add [a, b) to v, merging what it overlaps or touches; 0 when v is full. */
+static int add_span(span *v, int *n, uintptr_t a, uintptr_t b) {
+  int k = 0;
+  for (int i = 0; i < *n; i++) {
+    if (v[i].b < a || b < v[i].a) {
+      v[k++] = v[i];
+    } else {
+      a = OMPCL_MIN(a, v[i].a);
+      b = OMPCL_MAX(b, v[i].b);
+    }
+  }
+  *n = k;
+  if (k == OMPCL_SPANS) return 0;
+  v[(*n)++] = (span){a, b};
+  return 1;
+}
+
+static void charge(ompcl_region *r, int to_device, size_t bytes, double dt) {
+  if (!r || !bytes) return;
+  if (to_device) {
+    r->bytes_to_device += (long)bytes;
+    r->transfers_to_device++;
+    if (r->t_start > 0) r->b_to_device += (long)bytes;
+  } else {
+    r->bytes_to_host += (long)bytes;
+    r->transfers_to_host++;
+    if (r->t_start > 0) r->b_to_host += (long)bytes;
+  }
+  r->transfer_seconds += dt;
+  if (r->t_start > 0) r->t_transfer += dt;
+}
+
+/* Copy the parts of `m` host code wrote to the device copy (charged to `r`, else to the
+ * mapping's owner). */
+static void push_dirty(mapping *m, ompcl_region *r) {
+  for (int i = 0; i < m->ndirty; i++) {
+    size_t off = m->dirty[i].a - m->start, bytes = m->dirty[i].b - m->dirty[i].a;
+    cl_event ev = 0;
+    cl_int err = rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, off, bytes,
+                                          (void *)m->dirty[i].a, 0, 0, &ev);
+    if (err != CL_SUCCESS)
+      fprintf(stderr, "ompcl: warning: copying %zu bytes to the device failed (CL error %d); "
+                      "device data may be stale\n", bytes, (int)err);
+    charge(r ? r : m->owner, 1, bytes, event_seconds(ev));
+    log_line("upload %zu bytes written by host code", bytes);
+  }
+  m->ndirty = 0;
+}
+
+/* Read [a, b) of `m` back for host code (the rest stays on the device). */
+static void read_part(mapping *m, uintptr_t a, uintptr_t b) {
+  cl_event ev = 0;
+  cl_int err;
+  if (covered(m->hv, m->nhv, a, b)) return;
+  push_dirty(m, 0);
+  err = rt.cl.EnqueueReadBuffer(rt.queue, m->mem, CL_TRUE, a - m->start, b - a, (void *)a, 0,
+                                0, &ev);
+  if (err != CL_SUCCESS) {
+    fprintf(stderr, "ompcl: warning: reading %zu bytes back from the device failed (CL error "
+                    "%d); host data may be stale\n", (size_t)(b - a), (int)err);
+    return;
+  }
+  charge(m->owner, 0, b - a, event_seconds(ev));
+  log_line("download %zu bytes read by host code", (size_t)(b - a));
+  if (!add_span(m->hv, &m->nhv, a, b)) sync_mapping(m);
+}
+
+/* Host code is about to touch [a, b) of `m`: its host copy valid there first; a write makes
+ * that part of the device copy stale (copied at the next use). */
+static void host_touch(mapping *m, uintptr_t a, uintptr_t b, int mode) {
+  a = OMPCL_MAX(a, m->start);
+  b = OMPCL_MIN(b, m->end);
+  if (m->zero_copy) { /* the host and the device share the memory: map it for the host */
+    sync_mapping(m);
+    if (mode & OMPCL_WRITE) m->dev_valid = 0;
+    return;
+  }
+  if (!m->host_valid) read_part(m, a, b);
+  if ((mode & OMPCL_WRITE) && m->dev_valid && !add_span(m->dirty, &m->ndirty, a, b)) {
+    sync_mapping(m);
+    m->dev_valid = 0;
+    m->ndirty = 0;
+  }
+}
+
+static void host_range(const void *addr, unsigned long bytes, int mode) {
+  uintptr_t a = (uintptr_t)addr, b = a + bytes;
+  for (mapping *m = rt.maps; m; m = m->next)
+    if (m->start < b && a < m->end) host_touch(m, a, b, mode);
+}
+
+/* Host code may touch any memory: every host copy valid; a write: every device copy stale. */
+static void host_all(int mode) {
+  for (mapping *m = rt.maps; m; m = m->next) {
+    sync_mapping(m);
+    if (mode & OMPCL_WRITE) {
+      m->dev_valid = 0;
+      m->ndirty = 0;
+    }
+  }
+}
+
+/* The calling thread's stack, [lo, hi). */
+static __thread uintptr_t stack_lo, stack_hi;
+
+static int on_stack(uintptr_t a) {
+  if (!stack_hi) {
+    pthread_attr_t attr;
+    void *base = 0;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      if (pthread_attr_getstack(&attr, &base, &size) == 0) {
+        stack_lo = (uintptr_t)base;
+        stack_hi = (uintptr_t)base + size;
+      }
+      pthread_attr_destroy(&attr);
+    }
+    if (!stack_hi) stack_hi = 1; /* unknown: no mapping counts as on the stack */
+  }
+  return stack_lo <= a && a < stack_hi;
+}
+
+/* A function returns: mappings of its frame (below `frame` on this thread's stack, where its
+ * locals and those of the functions it called lived) are read back and released. */
+static void release_frame(uintptr_t frame) {
+  mapping **link = &rt.maps;
+  while (*link) {
+    mapping *m = *link;
+    if (m->stack && on_stack(m->start) && m->start < frame) {
+      sync_mapping(m);
+      *link = m->next;
+      release_mapping(m);
+    } else {
+      link = &m->next;
+    }
+  }
+}
+
+/* Calls between instrumented functions: the caller announces, the callee takes it at entry. */
+static __thread int announced;
 
 /* ---- dispatch model ----------------------------------------------------------------- */
 
@@ -1329,6 +1504,7 @@ static void mark_written(ompcl_launch *L, int ok) {
     if (!(L->modes[i] & OMPCL_WRITE)) continue;
     if (ok) {
       m->host_valid = 0;
+      m->nhv = 0;
       m->dev_valid = 1;
       m->owner = L->r;
     } else if (m->host_valid) {
@@ -1406,7 +1582,7 @@ static void end(ompcl_region *r, int keep_resident) {
   ompcl_size_stats *z;
   double dt;
   r->entries++;
-  if (!keep_resident) release_unused(0);
+  if (!keep_resident || rt.no_residency) release_unused(0);
   if (r->t_start <= 0) return;
   dt = now() - r->t_start;
   r->t_start = 0;
@@ -1441,6 +1617,7 @@ static int team_begin(ompcl_region *t) {
   int dev;
   start();
   register_region(t);
+  release_unused(0); /* host code of either version (not instrumented) may read anything */
   t->t_start = now();
   t->last_iters = 0;
   if (rt.mode == MODE_OPENMP) {
@@ -1509,6 +1686,37 @@ int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]) {
   ok = launch(L, ndim, n);
   pthread_mutex_unlock(&rt.lock);
   return ok;
+}
+
+void ompcl_rt_host_range(const void *addr, unsigned long bytes, int mode) {
+  if (!__atomic_load_n(&rt.maps, __ATOMIC_ACQUIRE)) return; /* nothing is on the device */
+  pthread_mutex_lock(&rt.lock);
+  host_range(addr, bytes, mode);
+  pthread_mutex_unlock(&rt.lock);
+}
+
+void ompcl_rt_host_all(int mode) {
+  if (!__atomic_load_n(&rt.maps, __ATOMIC_ACQUIRE)) return;
+  pthread_mutex_lock(&rt.lock);
+  host_all(mode);
+  pthread_mutex_unlock(&rt.lock);
+}
+
+void ompcl_rt_announce(void) { announced = 1; }
+
+int ompcl_rt_enter(void) {
+  int k = announced;
+  announced = 0;
+  return k;
+}
+
+void ompcl_rt_leave(int caller_instrumented, const void *frame) {
+  announced = 0;
+  if (!__atomic_load_n(&rt.maps, __ATOMIC_ACQUIRE)) return;
+  pthread_mutex_lock(&rt.lock);
+  if (!caller_instrumented) host_all(OMPCL_READWRITE); /* the caller may touch anything */
+  release_frame((uintptr_t)frame);
+  pthread_mutex_unlock(&rt.lock);
 }
 
 void ompcl_rt_host(ompcl_region *r) {
@@ -1685,6 +1893,7 @@ static void release_opencl(void) {
 }
 
 static void finish(void) {
+  if (rt.cl_state > 0) release_unused(0); /* later exit handlers may read the data */
   write_stats();
   if (rt.cl_state > 0) release_opencl();
 }

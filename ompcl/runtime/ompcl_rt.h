@@ -199,6 +199,21 @@ void ompcl_rt_end(ompcl_region *r, int keep_resident);
 /* Make every host copy valid and every device copy stale. */
 void ompcl_rt_sync_host(void);
 
+/* Host code of an instrumented function is about to read (mode OMPCL_READ) or write
+ * (OMPCL_WRITE) `bytes` bytes at `addr`: the part of a newer device copy is read back first,
+ * a write makes that part of the device copy stale.  ompcl_rt_host_all: any memory. */
+void ompcl_rt_host_range(const void *addr, unsigned long bytes, int mode);
+void ompcl_rt_host_all(int mode);
+
+/* Instrumented functions (their host code probed, data left on the device across calls):
+ * the caller announces a call to one, the callee's entry takes the announcement (1 when its
+ * caller is instrumented) and passes it to ompcl_rt_leave on every return with its frame
+ * address; leaving for a caller that is not instrumented makes every host copy valid and
+ * every device copy stale, and the frame's stack mappings are released in any case. */
+void ompcl_rt_announce(void);
+int ompcl_rt_enter(void);
+void ompcl_rt_leave(int caller_instrumented, const void *frame);
+
 /* A parallel region's entry, outside any parallel region: 1 when its device version (the
  * region run by a team of one thread, each work-sharing loop a kernel launch) should run;
  * then every offloadable loop until ompcl_rt_team_end goes to the device.  `t` describes the

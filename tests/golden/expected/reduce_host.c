@@ -190,14 +190,14 @@ static int ompcl_region_0(int *ompcl_p_li, double *ompcl_p_m, int n, double *omp
     ompcl_rt_launch_release(&ompcl_L);
   }
   if (ompcl_done)
-    ompcl_rt_end(&ompcl_r0, 0);
+    ompcl_rt_end(&ompcl_r0, 1);
   else
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
 #line 5 "tests/golden/reduce.c"
 double norm(int n, const double *a, int *last)
-{
+{ int ompcl_keep = ompcl_rt_enter();
     int i, li = -1;
     double s = 0.0, m = 0.0;
     if (!ompcl_region_0(&li, &m, n, &s, a)) {  /* else the OpenCL device ran it */
@@ -212,6 +212,8 @@ double norm(int n, const double *a, int *last)
     ompcl_rt_end(&ompcl_r0, 0); }
 #line 15 "tests/golden/reduce.c"
 
-    *last = li;
-    return sqrt(s) + m;
-}
+    ompcl_rt_host_range((const void *)(last), sizeof(*(last)), 2); *last = li;
+    { double ompcl_ret = (sqrt(s) + m); ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); return ompcl_ret; }
+ ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
+
+const char ompcl_i_norm = 1;  /* instrumented */

@@ -125,14 +125,14 @@ static int ompcl_region_0(float a, int n, const float *x, float * restrict y)
     ompcl_rt_launch_release(&ompcl_L);
   }
   if (ompcl_done)
-    ompcl_rt_end(&ompcl_r0, 0);
+    ompcl_rt_end(&ompcl_r0, 1);
   else
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
 #line 3 "tests/golden/saxpy.c"
 void saxpy(int n, float a, const float *x, float *restrict y)
-{
+{ int ompcl_keep = ompcl_rt_enter();
     int i;
     if (!ompcl_region_0(a, n, x, y)) {  /* else the OpenCL device ran it */
 #line 6 "tests/golden/saxpy.c"
@@ -142,4 +142,6 @@ void saxpy(int n, float a, const float *x, float *restrict y)
     ompcl_rt_end(&ompcl_r0, 0); }
 #line 8 "tests/golden/saxpy.c"
 
-}
+ ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
+
+const char ompcl_i_saxpy = 1;  /* instrumented */

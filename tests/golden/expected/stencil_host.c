@@ -143,14 +143,14 @@ static int ompcl_region_0(double w)
     ompcl_rt_launch_release(&ompcl_L);
   }
   if (ompcl_done)
-    ompcl_rt_end(&ompcl_r0, 0);
+    ompcl_rt_end(&ompcl_r0, 1);
   else
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
 #line 4 "tests/golden/stencil.c"
 void sweep(double w)
-{
+{ int ompcl_keep = ompcl_rt_enter();
     int i, j;
     if (!ompcl_region_0(w)) {  /* else the OpenCL device ran it */
 #line 7 "tests/golden/stencil.c"
@@ -161,4 +161,6 @@ void sweep(double w)
     ompcl_rt_end(&ompcl_r0, 0); }
 #line 10 "tests/golden/stencil.c"
 
-}
+ ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
+
+const char ompcl_i_sweep = 1;  /* instrumented */
