@@ -85,10 +85,21 @@ def test_run_loops_step_the_user_variable_by_a_constant():
 def test_grid_counters_narrow_where_bounds_are_constant():
     src = translate(str(HEAT)).kernel_source
     stencil = _kernel(src, "ompcl_k1")  # i, j in 1 .. N-2 with N = 1000
-    assert "for (int ompcl_g0 = (int)get_global_id(1); ompcl_g0 < (int)ompcl_n0;" in stencil
+    assert "for (int ompcl_g0 = (int)get_global_id(1); ompcl_g0 < 998;" in stencil
     src = translate(str(SHAPES)).kernel_source
     assert "for (long ompcl_g0 = (long)get_global_id(0); ompcl_g0 < ompcl_n0;" in _kernel(
         src, "ompcl_k0")  # i < n, a run-time bound
+
+
+def test_constant_loop_terms_are_literals():
+    """Constant bounds and steps print as literals (constant divisions, known run lengths);
+    terms known only at run time stay the launch's parameters."""
+    src = translate(str(SHAPES)).kernel_source
+    k = _kernel(src, "ompcl_k2")  # i = 1 .. 59 step 2, j = 46 .. 2 step -3
+    assert "const long ompcl_all = 30L * 15L," in k
+    assert "int j = (int)(46L + ompcl_g1 * -3L);" in k
+    k = _kernel(src, "ompcl_k4")  # i, j < 40, 50 step s
+    assert "ompcl_st0" in k[k.index("{"):] and "ompcl_n1" in k[k.index("{"):]
 
 
 def test_blocked_reductions_write_one_partial_per_work_item():

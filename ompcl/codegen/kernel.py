@@ -25,12 +25,13 @@ from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import TypeEnv, walk
-from ..ir import KernelSpec, Region
+from ..analysis.loops import const_int
+from ..ir import KernelSpec, LoopDim, Region
 from ..transform.addrspace import specialise
 from ..transform.atomics import helpers
 from ..transform.callargs import with_global_args
 from ..transform.device import device_function
-from ..transform.narrowing import constant_step, fits_32_bits
+from ..transform.narrowing import constant_step, constant_trip, fits_32_bits
 from ..transform.reductions import combine, identity
 from ..transform.rename import renamed
 from . import names as N
@@ -48,10 +49,10 @@ def combine_text(printer: c_generator.CGenerator, op: str, a: str, b: str) -> st
     return printer.visit(combine(op, c_ast.ID(a), c_ast.ID(b)))
 
 
-def _split(k: int, n: int) -> str:
-    """C text of counter ``k`` of ``n`` collapsed loops at linear iteration ``ompcl_q``:
-    ``(q / (n[k+1] * ... * n[n-1])) % n[k]``, without the parts that do nothing."""
-    trips = [N.loop_param(N.TRIPS, m) for m in range(n)]
+def _split(k: int, trips: list[str]) -> str:
+    """C text of counter ``k`` of the collapsed loops (iteration counts ``trips``) at linear
+    iteration ``ompcl_q``: ``(q / (n[k+1] * ... * n[last])) % n[k]``, without the parts that
+    do nothing."""
     inner = trips[k + 1:]
     q = "ompcl_q"
     if inner:
@@ -59,6 +60,21 @@ def _split(k: int, n: int) -> str:
     if k == 0:
         return q
     return f"({q}) % {trips[k]}" if inner else f"{q} % {trips[k]}"
+
+
+def _loop_terms(loop: LoopDim, k: int) -> tuple[str, str, str]:
+    """Lower bound, step and iteration count of collapsed loop ``k`` as the kernel prints
+    them: literals where they are integer constant expressions (the device compiler then
+    divides by constants and knows each run's length), else the launch's parameters; the
+    host passes the same values either way."""
+    lb, st, trips = const_int(loop.lb), constant_step(loop), constant_trip(loop)
+    params = (N.loop_param(b, k) for b in (N.LB, N.STEP, N.TRIPS))
+    return tuple(p if v is None else f"{v}L" for v, p in zip((lb, st, trips), params))
+
+
+def _int(term: str) -> str:
+    """A loop term (``_loop_terms``) as a 32-bit ``int``: literals lose their ``L``."""
+    return term[:-1] if term.endswith("L") else f"(int){term}"
 
 
 def _increment(var: str, cl: str, step: int | None, st: str) -> str:
@@ -73,17 +89,18 @@ def _dims_view(spec: KernelSpec, region: Region, narrow: bool) -> list[dict]:
     """Per collapsed loop: counter, ND-range dimension, the loop variable's value and, in the
     blocked shape, where a run starts and the constant (else run-time) step of its variable."""
     n = len(spec.dims)
+    terms = [_loop_terms(loop, k) for k, loop in enumerate(region.loops)]
     out = []
     for k, ((var, cl), loop) in enumerate(zip(spec.dims, region.loops)):
-        lb, st, trips = (N.loop_param(b, k) for b in (N.LB, N.STEP, N.TRIPS))
+        lb, st, trips = terms[k]
         step = constant_step(loop)
         value = gvalue = f"({cl})({lb} + ompcl_g{k} * {st})"
         gtrips = trips
         if narrow:  # every term provably fits: 32-bit arithmetic throughout
-            gvalue = f"({cl})((int){lb} + ompcl_g{k} * (int){st})"
-            gtrips = f"(int){trips}"
+            gvalue = f"({cl})({_int(lb)} + ompcl_g{k} * {_int(st)})"
+            gtrips = _int(trips)
         out.append({"k": k, "dim": n - 1 - k, "var": var, "cl": cl, "inner": k == n - 1,
-                    "trips": trips, "split": _split(k, n), "value": value,
+                    "trips": trips, "split": _split(k, [t[2] for t in terms]), "value": value,
                     "next": _increment(var, cl, step, st), "gvalue": gvalue,
                     "gtrips": gtrips})
     return out
@@ -93,7 +110,6 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
     """What the kernel template prints for one spec."""
     printer = OpenCLPrinter(env)
     printer.indent_level = 4
-    n = len(spec.dims)
     narrow = fits_32_bits(region.loops)
     reds = [{"name": name, "cl": cl, "identity": printer.visit(identity(op, cl)),
              "combine": (lambda a, b, op=op: combine_text(printer, op, a, b))}
@@ -108,11 +124,10 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
         "reductions": reds,
         "dims": dims,
         "inner": dims[-1],
-        "total": " * ".join(N.loop_param(N.TRIPS, k) for k in range(n)),
+        "total": " * ".join(d["trips"] for d in dims),
         "narrow": narrow,
         "counter": "int" if narrow else "long",
-        "last_guard": " && ".join(f"ompcl_g{k} == {N.loop_param(N.TRIPS, k)} - 1"
-                                  for k in range(n)),
+        "last_guard": " && ".join(f"ompcl_g{d['k']} == {d['trips']} - 1" for d in dims),
         "lastprivates": [{"name": name, "cl": cl} for name, cl in spec.lastprivates],
         "privates": [printer.visit(d) for d in spec.privates],
         "body": printer.visit(spec.body).rstrip("\n"),

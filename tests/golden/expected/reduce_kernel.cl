@@ -61,7 +61,7 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
   while (ompcl_q < ompcl_end) {
     long ompcl_g0 = ompcl_q;
     const long ompcl_e = min(ompcl_n0, ompcl_g0 + (ompcl_end - ompcl_q));
-    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
+    int i = (int)(ompcl_lb0 + ompcl_g0 * -2L);
     ompcl_q += ompcl_e - ompcl_g0;
     for (; ompcl_g0 < ompcl_e; ompcl_g0++, i -= 2)
 #else
@@ -70,7 +70,7 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
 #endif
   {
 #ifndef OMPCL_BLOCKED
-    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
+    int i = (int)(ompcl_lb0 + ompcl_g0 * -2L);
 #endif
     int li;
     do

@@ -50,7 +50,7 @@ __kernel void ompcl_k0(__global float *ompcl_b0,
   while (ompcl_q < ompcl_end) {
     long ompcl_g0 = ompcl_q;
     const long ompcl_e = min(ompcl_n0, ompcl_g0 + (ompcl_end - ompcl_q));
-    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
+    int i = (int)(0L + ompcl_g0 * 1L);
     ompcl_q += ompcl_e - ompcl_g0;
     for (; ompcl_g0 < ompcl_e; ompcl_g0++, i++)
 #else
@@ -59,7 +59,7 @@ __kernel void ompcl_k0(__global float *ompcl_b0,
 #endif
   {
 #ifndef OMPCL_BLOCKED
-    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
+    int i = (int)(0L + ompcl_g0 * 1L);
 #endif
     do
     {
