@@ -3,16 +3,17 @@ hand-written OpenCL doing the same work on the same device, and as the original 
 
 Consumes the shapes below (an OpenMP C program per shape, one or more hand-written OpenCL
 kernels with their launch). Produces a table per shape: milliseconds per call (the fastest
-call, or the median with ``--stat median``) of the
-generated kernel (device time from profiling events, and the whole call through the runtime),
-of the fastest hand-written kernel (the same two), the generated/hand-written ratios, and the
+call, or the median with ``--stat median``) of the generated kernel (device time from
+profiling events, and the whole call through the runtime), of the fastest hand-written kernel
+(the same two), the generated/hand-written ratios, and the
 OpenMP loop's time; the geometric mean of the ratios; a check that all three computed the
 same result. Each shape's program is built twice (``ompcl build``; ``gcc -fopenmp``); the runs
-interleave (generated, hand-written, OpenMP, in rounds), with ``OMP_WAIT_POLICY=passive``.
+interleave (generated, hand-written, OpenMP, in rounds), with ``OMP_WAIT_POLICY=passive``:
+many short rounds rather than a few long ones, so that both sides sample the same load.
 The fastest call is the default statistic because this machine is shared: other processes
 only ever add time, and a median of bursts minutes apart measures their load as much as the
 kernels (ratios moved by 1.5x between runs of the same build).
-Usage: ``ompcl bench kernels [--rounds 5] [--calls 10] [--stat min|median] [--shapes map,sum]
+Usage: ``ompcl bench kernels [--rounds 10] [--calls 5] [--stat min|median] [--shapes map,sum]
 [--json out.json]``.
 """
 from __future__ import annotations
@@ -311,8 +312,8 @@ def _json(rows: list[Row]) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ompcl bench kernels", description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
-    ap.add_argument("--calls", type=int, default=10, help="timed calls per round (default 10)")
+    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
+    ap.add_argument("--calls", type=int, default=5, help="timed calls per round (default 5)")
     ap.add_argument("--stat", choices=("min", "median"), default="min",
                     help="per-call statistic: the fastest call (default) or the median")
     ap.add_argument("--shapes", default="", help="comma-separated subset of: " +
