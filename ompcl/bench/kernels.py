@@ -13,7 +13,7 @@ many short rounds rather than a few long ones, so that both sides sample the sam
 The fastest call is the default statistic because this machine is shared: other processes
 only ever add time, and a median of bursts minutes apart measures their load as much as the
 kernels (ratios moved by 1.5x between runs of the same build).
-Usage: ``ompcl bench kernels [--rounds 10] [--calls 5] [--stat min|median] [--shapes map,sum]
+Usage: ``ompcl bench kernels [--rounds 10] [--calls 20] [--stat min|median] [--shapes map,sum]
 [--json out.json]``.
 """
 from __future__ import annotations
@@ -313,7 +313,7 @@ def _json(rows: list[Row]) -> list[dict]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ompcl bench kernels", description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
-    ap.add_argument("--calls", type=int, default=5, help="timed calls per round (default 5)")
+    ap.add_argument("--calls", type=int, default=20, help="timed calls per round (default 20)")
     ap.add_argument("--stat", choices=("min", "median"), default="min",
                     help="per-call statistic: the fastest call (default) or the median")
     ap.add_argument("--shapes", default="", help="comma-separated subset of: " +
