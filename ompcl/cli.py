@@ -228,6 +228,15 @@ def bench_build(args) -> None:
     sys.exit(build_speed.main(list(args)))
 
 
+@bench_group.command("kernels", context_settings={"ignore_unknown_options": True,
+                                                   "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_kernels(args) -> None:
+    """Generated kernels against hand-written OpenCL and OpenMP, per loop shape (ratios)."""
+    from .bench import kernels
+    sys.exit(kernels.main(list(args)))
+
+
 @bench_group.command("nas", context_settings={"ignore_unknown_options": True,
                                                "help_option_names": []})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)

@@ -1,11 +1,19 @@
-"""Kernel generation: ``KernelSpec`` s -> one OpenCL program (source text) per file.
+"""Kernel generation: ``KernelSpec`` s (and their ``Region`` s' loops) -> one OpenCL program
+(source text) per file.
 
-Each spec becomes ``__kernel void ompcl_k<id>``: the (collapsed) parallel loops form the
-ND-range (innermost loop on dimension 0, so consecutive work-items touch consecutive
-elements); each work-item walks its iterations with a grid stride (ragged sizes need no
-guard, and the runtime may launch fewer work-groups than iterations), and reductions
-combine in local memory per work-group. Called user functions are printed as device
-functions, after prototypes of all of them.
+Each spec becomes ``__kernel void ompcl_k<id>`` in two shapes, chosen when the runtime builds
+the program for a device (``-DOMPCL_BLOCKED`` on CPU devices, see ``size_launch`` in the
+runtime):
+- blocked (CPU devices): work-item ``w`` of a 1-D range runs the ``w``-th contiguous chunk of
+  the collapsed iteration space, in runs along the innermost loop whose variable steps by
+  its constant step, so the device compiler vectorises each run like the host compiler
+  vectorises the original loop; reductions write one partial result per work-item.
+- grid (GPUs): the collapsed loops form the ND-range (innermost loop on dimension 0, so
+  consecutive work-items touch consecutive elements), each work-item walking its iterations
+  with a grid stride (ragged sizes need no guard, and the runtime may launch fewer
+  work-groups than iterations), with 32-bit counters where the loops' constant bounds prove
+  they fit; reductions combine in local memory per work-group.
+Called user functions are printed as device functions, after prototypes of all of them.
 """
 from __future__ import annotations
 
@@ -17,11 +25,13 @@ from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import TypeEnv, walk
-from ..ir import KernelSpec, Region
+from ..analysis.loops import const_int
+from ..ir import KernelSpec, LoopDim, Region
 from ..transform.addrspace import specialise
 from ..transform.atomics import helpers
 from ..transform.callargs import with_global_args
 from ..transform.device import device_function
+from ..transform.narrowing import constant_step, constant_trip, fits_32_bits
 from ..transform.reductions import combine, identity
 from ..transform.rename import renamed
 from . import names as N
@@ -39,14 +49,72 @@ def combine_text(printer: c_generator.CGenerator, op: str, a: str, b: str) -> st
     return printer.visit(combine(op, c_ast.ID(a), c_ast.ID(b)))
 
 
-def _kernel_view(spec: KernelSpec, env: TypeEnv) -> dict:
+def _split(k: int, trips: list[str]) -> str:
+    """C text of counter ``k`` of the collapsed loops (iteration counts ``trips``) at linear
+    iteration ``ompcl_q``: ``(q / (n[k+1] * ... * n[last])) % n[k]``, without the parts that
+    do nothing."""
+    inner = trips[k + 1:]
+    q = "ompcl_q"
+    if inner:
+        q = f"{q} / {inner[0]}" if len(inner) == 1 else f"{q} / ({' * '.join(inner)})"
+    if k == 0:
+        return q
+    return f"({q}) % {trips[k]}" if inner else f"{q} % {trips[k]}"
+
+
+def _loop_terms(loop: LoopDim, k: int) -> tuple[str, str, str]:
+    """Lower bound, step and iteration count of collapsed loop ``k`` as the kernel prints
+    them: literals where they are integer constant expressions (the device compiler then
+    divides by constants and knows each run's length), else the launch's parameters; the
+    host passes the same values either way."""
+    lb, st, trips = const_int(loop.lb), constant_step(loop), constant_trip(loop)
+    params = (N.loop_param(b, k) for b in (N.LB, N.STEP, N.TRIPS))
+    return tuple(p if v is None else f"{v}L" for v, p in zip((lb, st, trips), params))
+
+
+def _int(term: str) -> str:
+    """A loop term (``_loop_terms``) as a 32-bit ``int``: literals lose their ``L``."""
+    return term[:-1] if term.endswith("L") else f"(int){term}"
+
+
+def _increment(var: str, cl: str, step: int | None, st: str) -> str:
+    """The loop variable's step to the next iteration of a run: by its constant step (an
+    induction variable the device compiler recognises), else by the run-time step."""
+    if step is None:
+        return f"{var} += ({cl}){st}"
+    return {1: f"{var}++", -1: f"{var}--"}.get(step, f"{var} {'+-'[step < 0]}= {abs(step)}")
+
+
+def _dims_view(spec: KernelSpec, region: Region, narrow: bool) -> list[dict]:
+    """Per collapsed loop: counter, ND-range dimension, the loop variable's value and, in the
+    blocked shape, where a run starts and the constant (else run-time) step of its variable."""
+    n = len(spec.dims)
+    terms = [_loop_terms(loop, k) for k, loop in enumerate(region.loops)]
+    out = []
+    for k, ((var, cl), loop) in enumerate(zip(spec.dims, region.loops)):
+        lb, st, trips = terms[k]
+        step = constant_step(loop)
+        value = gvalue = f"({cl})({lb} + ompcl_g{k} * {st})"
+        gtrips = trips
+        if narrow:  # every term provably fits: 32-bit arithmetic throughout
+            gvalue = f"({cl})({_int(lb)} + ompcl_g{k} * {_int(st)})"
+            gtrips = _int(trips)
+        out.append({"k": k, "dim": n - 1 - k, "var": var, "cl": cl, "inner": k == n - 1,
+                    "trips": trips, "split": _split(k, [t[2] for t in terms]), "value": value,
+                    "next": _increment(var, cl, step, st), "gvalue": gvalue,
+                    "gtrips": gtrips})
+    return out
+
+
+def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
     """What the kernel template prints for one spec."""
     printer = OpenCLPrinter(env)
     printer.indent_level = 4
-    n = len(spec.dims)
+    narrow = fits_32_bits(region.loops)
     reds = [{"name": name, "cl": cl, "identity": printer.visit(identity(op, cl)),
              "combine": (lambda a, b, op=op: combine_text(printer, op, a, b))}
             for name, cl, op in spec.reductions]
+    dims = _dims_view(spec, region, narrow)
     return {
         "name": spec.name,
         "loc": str(spec.loc),
@@ -54,10 +122,12 @@ def _kernel_view(spec: KernelSpec, env: TypeEnv) -> dict:
         "params": [printer.visit(p) for p in spec.params],
         "prologue": [printer.visit(d) + ";" for d in spec.prologue],
         "reductions": reds,
-        "dims": [{"k": k, "dim": n - 1 - k, "var": var, "cl": cl}
-                 for k, (var, cl) in enumerate(spec.dims)],
-        "last_guard": " && ".join(f"ompcl_g{k} == {N.loop_param(N.TRIPS, k)} - 1"
-                                  for k in range(n)),
+        "dims": dims,
+        "inner": dims[-1],
+        "total": " * ".join(d["trips"] for d in dims),
+        "narrow": narrow,
+        "counter": "int" if narrow else "long",
+        "last_guard": " && ".join(f"ompcl_g{d['k']} == {d['trips']} - 1" for d in dims),
         "lastprivates": [{"name": name, "cl": cl} for name, cl in spec.lastprivates],
         "privates": [printer.visit(d) for d in spec.privates],
         "body": printer.visit(spec.body).rstrip("\n"),
@@ -131,7 +201,8 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     # prototypes first: a function may call one defined later in the file
     functions = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
     functions += [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
-    kernels = [_kernel_view(s, env) for s in specs]
+    by_id = {r.id: r for r in offload}
+    kernels = [_kernel_view(s, by_id[s.region_id], env) for s in specs]
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})

@@ -2,8 +2,8 @@
  *
  * Consumes: region descriptors, kernel sources and launch arguments from ompcl-generated host
  * code; the environment (OMPCL_DEVICE, OMPCL_PLATFORM, OMPCL_DEVICE_TYPE, OMPCL_CACHE_DIR,
- * OMPCL_STATS, OMPCL_LOG, OMPCL_BOUNDS_CHECK, OMPCL_FAULT); an OpenCL ICD loader found with
- * dlopen at run time.
+ * OMPCL_STATS, OMPCL_LOG, OMPCL_BOUNDS_CHECK, OMPCL_FAULT, OMPCL_SHAPE, OMPCL_MAX_GROUPS); an
+ * OpenCL ICD loader found with dlopen at run time.
  * Produces: kernel launches on the chosen device over a present table (host ranges -> device
  * buffers, with host/device validity), program binaries in the cache directory, warnings and
  * log lines on stderr, and a JSON statistics report at exit.  Any OpenCL failure makes the
@@ -372,16 +372,59 @@ static int use_zero_copy(void) {
   return unified == CL_TRUE;
 }
 
-/* Work-groups per launch: a few per compute unit on a CPU device, many on a GPU;
- * OMPCL_MAX_GROUPS overrides. */
+/* ---- launch shapes ------------------------------------------------------------------ */
+
+/* How kernels run on the device, chosen once per device (kernels.cl.j2 prints both shapes):
+ * - blocked (CPU devices): the program is built with -DOMPCL_BLOCKED and launched over a 1-D
+ *   range of work-groups of one work-item; work-item w runs the w-th contiguous chunk of the
+ *   iterations, whose innermost loop the device compiler vectorises, and writes one partial
+ *   result per reduction.  A work-group's work-items run one after another on one core, so a
+ *   grid stride there sweeps the arrays with a stride of the whole launch.
+ * - grid (GPUs and other devices): an ND-range of work-groups of the device's size, each
+ *   work-item striding over the iterations by the global size (neighbouring work-items touch
+ *   neighbouring elements), reductions combined per work-group in local memory.
+ * Kernels written for the grid shape alone are correct under a blocked launch too (their
+ * strides then cover each outer dimension in one work-item).  OMPCL_SHAPE=blocked|grid
+ * overrides the device's shape (tests run the GPU shape on a CPU device). */
+static struct {
+  int blocked;
+  size_t units;            /* compute units */
+  char options[96];        /* build options: the bounds checker's and the shape's */
+} shape;
+
+static int device_is_cpu(void) {
+  cl_device_type type = CL_DEVICE_TYPE_GPU;
+  rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_TYPE, sizeof type, &type, 0);
+  return (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+/* Work-groups per launch at most: 32 per compute unit on a CPU device (chunks small enough
+ * for the cores to balance a shared machine; measured on PoCL's 2 cores here, 16 chunks ran
+ * the 2-D stencil at one core's speed, 64 at two, the other kernel shapes alike), 1024 on a
+ * GPU; OMPCL_MAX_GROUPS overrides. */
 static size_t group_cap(void) {
   cl_uint units = 1;
-  cl_device_type type = CL_DEVICE_TYPE_GPU;
   const char *env = getenv("OMPCL_MAX_GROUPS");
-  if (env && atol(env) > 0) return (size_t)atol(env);
   rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, 0);
-  rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_TYPE, sizeof type, &type, 0);
-  return (size_t)OMPCL_MAX(units, 1u) * ((type & CL_DEVICE_TYPE_CPU) ? 8 : 1024);
+  shape.units = OMPCL_MAX(units, 1u);
+  if (env && atol(env) > 0) return (size_t)atol(env);
+  return shape.units * (device_is_cpu() ? 32 : 1024);
+}
+
+/* The device's shape and the build options that select it in the kernels. */
+static void choose_shape(void) {
+  const char *env = getenv("OMPCL_SHAPE");
+  if (env && !strcmp(env, "blocked"))
+    shape.blocked = 1;
+  else if (env && !strcmp(env, "grid"))
+    shape.blocked = 0;
+  else
+    shape.blocked = device_is_cpu();
+  snprintf(shape.options, sizeof shape.options, "%s%s%s", build_options,
+           *build_options && shape.blocked ? " " : "", shape.blocked ? "-DOMPCL_BLOCKED" : "");
+  build_options = shape.options;
+  log_line("kernel shape: %s", shape.blocked ? "blocked (a contiguous chunk per work-item)"
+                                             : "grid (a coalesced grid stride)");
 }
 
 static void describe_device(cl_platform_id p) {
@@ -396,6 +439,7 @@ static void describe_device(cl_platform_id p) {
                       rt.max_items, 0);
   rt.zero_copy = use_zero_copy();
   rt.max_groups = group_cap();
+  choose_shape();
 }
 
 /* Find and open the device once per process; 1 when a device is ready. */
@@ -1348,17 +1392,24 @@ void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group) {
   L->result_arg[L->nresults++] = L->nargs++;
 }
 
-/* Work-group sizes: powers of two, innermost loop first, product <= 128 and device limits. */
-/* Kernels loop over their iterations with a grid stride, so fewer work-groups than
- * iterations is correct; on a CPU device each work-group costs a lot (its work-items are run
- * as loops, barriers split them), so the count is capped: outer dimensions shrink first,
- * keeping dimension 0 wide for contiguous accesses. */
+/* True when the launch has per-work-group results (reduction partials). */
+static int has_partials(const ompcl_launch *L) {
+  for (int k = 0; k < L->nresults; k++)
+    if (L->results[k].count < 0) return 1;
+  return 0;
+}
+
+/* Grid-stride kernels loop over their iterations, so fewer work-groups than iterations is
+ * correct; the count is capped (a GPU's reductions at 16 groups per compute unit: enough to
+ * fill it, few partial results): outer dimensions shrink first, keeping dimension 0 wide for
+ * contiguous accesses. */
 static void cap_groups(ompcl_launch *L) {
-  size_t groups = 1;
+  size_t groups = 1, cap = rt.max_groups;
+  if (has_partials(L) && !getenv("OMPCL_MAX_GROUPS")) cap = OMPCL_MIN(cap, 16 * shape.units);
   for (int d = 0; d < L->ndim; d++) groups *= L->global[d] / L->local[d];
-  for (int d = L->ndim - 1; d >= 0 && groups > rt.max_groups; d--) {
+  for (int d = L->ndim - 1; d >= 0 && groups > cap; d--) {
     size_t mine = L->global[d] / L->local[d], others = groups / mine;
-    size_t keep = OMPCL_MAX((size_t)1, rt.max_groups / others);
+    size_t keep = OMPCL_MAX((size_t)1, cap / others);
     if (keep < mine) {
       L->global[d] = keep * L->local[d];
       groups = others * keep;
@@ -1366,14 +1417,22 @@ static void cap_groups(ompcl_launch *L) {
   }
 }
 
-static void size_launch(ompcl_launch *L, int ndim, const long n[]) {
-  size_t kwg = 0, budget = OMPCL_MIN((size_t)128, rt.max_wg);
+/* Work-items per work-group in the grid shape: 256 (128 with a reduction's tree, the size
+ * of the kernels' local arrays, OMPCL_WG: a multiple of every GPU's warp or wavefront),
+ * within the kernel's (registers) and the device's limits; a power of two. */
+static size_t group_size(const ompcl_launch *L) {
+  size_t kwg = 0, budget = OMPCL_MIN((size_t)(has_partials(L) ? 128 : 256), rt.max_wg);
   rt.cl.GetKernelWorkGroupInfo((cl_kernel)L->r->kernel_handle, rt.device,
                                CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, 0);
   if (kwg) budget = OMPCL_MIN(budget, kwg);
-  budget = pow2_floor(budget);
+  return pow2_floor(budget);
+}
+
+/* Grid shape: work-group sizes are powers of two, innermost loop first (dimension 0), their
+ * product the group size; the range covers every iteration unless capped. */
+static void size_grid(ompcl_launch *L, int ndim, const long n[]) {
+  size_t budget = group_size(L);
   L->ndim = ndim;
-  L->groups = 1;
   for (int d = 0; d < ndim; d++) {
     long nd = OMPCL_MAX(n[ndim - 1 - d], 1L);
     size_t l = OMPCL_MIN(OMPCL_MIN(pow2_ceil(nd), budget), pow2_floor(rt.max_items[d]));
@@ -1382,7 +1441,23 @@ static void size_launch(ompcl_launch *L, int ndim, const long n[]) {
     L->global[d] = ((size_t)nd + l - 1) / l * l;
   }
   cap_groups(L);
-  for (int d = 0; d < ndim; d++) L->groups *= (long)(L->global[d] / L->local[d]);
+}
+
+/* Blocked shape: a 1-D range of work-groups of one work-item, one per chunk: as many chunks
+ * as the group cap allows, at most one per iteration. */
+static void size_blocked(ompcl_launch *L) {
+  L->ndim = 1;
+  L->local[0] = 1;
+  L->global[0] = (size_t)OMPCL_MAX(1L, OMPCL_MIN(L->iters, (long)rt.max_groups));
+}
+
+static void size_launch(ompcl_launch *L, int ndim, const long n[]) {
+  if (shape.blocked)
+    size_blocked(L);
+  else
+    size_grid(L, ndim, n);
+  L->groups = 1;
+  for (int d = 0; d < L->ndim; d++) L->groups *= (long)(L->global[d] / L->local[d]);
 }
 
 static void create_results(ompcl_launch *L) {
@@ -1533,6 +1608,16 @@ void ompcl_rt_launch_release(ompcl_launch *L) {
     free(res->host);
     res->buffer = res->host = 0;
   }
+}
+
+/* Device seconds of every kernel launched so far (profiling events), for benchmarks that time
+ * single calls. */
+double ompcl_rt_kernel_seconds(void) {
+  double s = 0;
+  pthread_mutex_lock(&rt.lock);
+  for (const ompcl_region *r = rt.regions; r; r = r->next) s += r->kernel_seconds;
+  pthread_mutex_unlock(&rt.lock);
+  return s;
 }
 
 static void host(ompcl_region *r) {

@@ -190,6 +190,9 @@ const void *ompcl_rt_result(ompcl_launch *L, int k, long *count);
 /* Release temporaries of a launch (result buffers). Safe after a failed launch. */
 void ompcl_rt_launch_release(ompcl_launch *L);
 
+/* Device seconds of every kernel launched so far (from profiling events). */
+double ompcl_rt_kernel_seconds(void);
+
 /* The host path is about to run: make host copies of every mapping valid. */
 void ompcl_rt_host(ompcl_region *r);
 

@@ -46,12 +46,32 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
 {
   __global double *a = ompcl_b0 + ompcl_o0;
   double m = -INFINITY;
-  __local double ompcl_l0[OMPCL_WG];
   double s = 0;
+#ifndef OMPCL_BLOCKED
+  __local double ompcl_l0[OMPCL_WG];
   __local double ompcl_l1[OMPCL_WG];
-  for (long ompcl_g0 = get_global_id(0); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(0))
+#endif
+#ifdef OMPCL_BLOCKED
+  /* CPU shape: work-item w runs the w-th contiguous chunk of the iterations, in runs along
+   * the innermost loop, whose variable steps by a constant (a loop the compiler vectorises) */
+  const long ompcl_w = get_global_id(0), ompcl_nw = get_global_size(0);
+  const long ompcl_all = ompcl_n0, ompcl_c = ompcl_all / ompcl_nw, ompcl_x = ompcl_all % ompcl_nw;
+  long ompcl_q = ompcl_w * ompcl_c + min(ompcl_w, ompcl_x);
+  const long ompcl_end = ompcl_q + ompcl_c + (ompcl_w < ompcl_x);
+  while (ompcl_q < ompcl_end) {
+    long ompcl_g0 = ompcl_q;
+    const long ompcl_e = min(ompcl_n0, ompcl_g0 + (ompcl_end - ompcl_q));
+    int i = (int)(ompcl_lb0 + ompcl_g0 * -2L);
+    ompcl_q += ompcl_e - ompcl_g0;
+    for (; ompcl_g0 < ompcl_e; ompcl_g0++, i -= 2)
+#else
+  /* GPU shape: a coalesced grid stride (neighbouring work-items, neighbouring iterations) */
+  for (long ompcl_g0 = (long)get_global_id(0); ompcl_g0 < ompcl_n0; ompcl_g0 += (long)get_global_size(0))
+#endif
   {
-    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
+#ifndef OMPCL_BLOCKED
+    int i = (int)(ompcl_lb0 + ompcl_g0 * -2L);
+#endif
     int li;
     do
     {
@@ -65,7 +85,13 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
       ompcl_lp0[0] = li;
     }
   }
+#ifdef OMPCL_BLOCKED
+  }
+  ompcl_r0[ompcl_w] = m;  /* one partial result per work-item */
+  ompcl_r1[ompcl_w] = s;  /* one partial result per work-item */
+#else
   {
+    /* a tree in local memory per work-group, one partial result per work-group */
     const int ompcl_lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
     const int ompcl_lsz = get_local_size(0) * get_local_size(1) * get_local_size(2);
     const int ompcl_grp = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));
@@ -84,6 +110,7 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
       ompcl_r1[ompcl_grp] = ompcl_l1[0];
     }
   }
+#endif
 }
 
 

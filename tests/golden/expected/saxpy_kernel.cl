@@ -40,15 +40,36 @@ __kernel void ompcl_k0(__global float *ompcl_b0,
 {
   __global float *x = ompcl_b0 + ompcl_o0;
   __global float *y = ompcl_b1 + ompcl_o1;
-  for (long ompcl_g0 = get_global_id(0); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(0))
+#ifdef OMPCL_BLOCKED
+  /* CPU shape: work-item w runs the w-th contiguous chunk of the iterations, in runs along
+   * the innermost loop, whose variable steps by a constant (a loop the compiler vectorises) */
+  const long ompcl_w = get_global_id(0), ompcl_nw = get_global_size(0);
+  const long ompcl_all = ompcl_n0, ompcl_c = ompcl_all / ompcl_nw, ompcl_x = ompcl_all % ompcl_nw;
+  long ompcl_q = ompcl_w * ompcl_c + min(ompcl_w, ompcl_x);
+  const long ompcl_end = ompcl_q + ompcl_c + (ompcl_w < ompcl_x);
+  while (ompcl_q < ompcl_end) {
+    long ompcl_g0 = ompcl_q;
+    const long ompcl_e = min(ompcl_n0, ompcl_g0 + (ompcl_end - ompcl_q));
+    int i = (int)(0L + ompcl_g0 * 1L);
+    ompcl_q += ompcl_e - ompcl_g0;
+    for (; ompcl_g0 < ompcl_e; ompcl_g0++, i++)
+#else
+  /* GPU shape: a coalesced grid stride (neighbouring work-items, neighbouring iterations) */
+  for (long ompcl_g0 = (long)get_global_id(0); ompcl_g0 < ompcl_n0; ompcl_g0 += (long)get_global_size(0))
+#endif
   {
-    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
+#ifndef OMPCL_BLOCKED
+    int i = (int)(0L + ompcl_g0 * 1L);
+#endif
     do
     {
       OMPCL_AT(float, 1, 0, y[i]) = (a * OMPCL_AT(float, 0, 1, x[i])) + OMPCL_AT(float, 1, 2, y[i]);
     }
     while (0);
   }
+#ifdef OMPCL_BLOCKED
+  }
+#endif
 }
 
 

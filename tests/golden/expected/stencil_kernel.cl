@@ -44,17 +44,41 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
 {
   __global double (*u)[64] = (__global double (*)[64]) (ompcl_b0 + ompcl_o0);
   __global double (*v)[64] = (__global double (*)[64]) (ompcl_b1 + ompcl_o1);
-  for (long ompcl_g0 = get_global_id(1); ompcl_g0 < ompcl_n0; ompcl_g0 += get_global_size(1))
-  for (long ompcl_g1 = get_global_id(0); ompcl_g1 < ompcl_n1; ompcl_g1 += get_global_size(0))
+#ifdef OMPCL_BLOCKED
+  /* CPU shape: work-item w runs the w-th contiguous chunk of the iterations, in runs along
+   * the innermost loop, whose variable steps by a constant (a loop the compiler vectorises) */
+  const long ompcl_w = get_global_id(0), ompcl_nw = get_global_size(0);
+  const long ompcl_all = 62L * 62L, ompcl_c = ompcl_all / ompcl_nw, ompcl_x = ompcl_all % ompcl_nw;
+  long ompcl_q = ompcl_w * ompcl_c + min(ompcl_w, ompcl_x);
+  const long ompcl_end = ompcl_q + ompcl_c + (ompcl_w < ompcl_x);
+  while (ompcl_q < ompcl_end) {
+    const long ompcl_g0 = ompcl_q / 62L;
+    long ompcl_g1 = ompcl_q % 62L;
+    const long ompcl_e = min(62L, ompcl_g1 + (ompcl_end - ompcl_q));
+    int i = (int)(1L + ompcl_g0 * 1L);
+    int j = (int)(1L + ompcl_g1 * 1L);
+    ompcl_q += ompcl_e - ompcl_g1;
+    for (; ompcl_g1 < ompcl_e; ompcl_g1++, j++)
+#else
+  /* GPU shape: a coalesced grid stride (neighbouring work-items, neighbouring iterations);
+   * 32-bit counters: every count and loop value here is below 2^30 */
+  for (int ompcl_g0 = (int)get_global_id(1); ompcl_g0 < 62; ompcl_g0 += (int)get_global_size(1))
+  for (int ompcl_g1 = (int)get_global_id(0); ompcl_g1 < 62; ompcl_g1 += (int)get_global_size(0))
+#endif
   {
-    int i = (int)(ompcl_lb0 + ompcl_g0 * ompcl_st0);
-    int j = (int)(ompcl_lb1 + ompcl_g1 * ompcl_st1);
+#ifndef OMPCL_BLOCKED
+    int i = (int)(1 + ompcl_g0 * 1);
+    int j = (int)(1 + ompcl_g1 * 1);
+#endif
     do
     {
       OMPCL_AT(double, 1, 0, v[i][j]) = w * (((OMPCL_AT(double, 0, 1, u[i - 1][j]) + OMPCL_AT(double, 0, 2, u[i + 1][j])) + OMPCL_AT(double, 0, 3, u[i][j - 1])) + OMPCL_AT(double, 0, 4, u[i][j + 1]));
     }
     while (0);
   }
+#ifdef OMPCL_BLOCKED
+  }
+#endif
 }
 
 

@@ -1,0 +1,349 @@
+"""Kernel benchmark: common loop shapes, each as ompcl generates and launches it, as plain
+hand-written OpenCL doing the same work on the same device, and as the original OpenMP loop.
+
+Consumes the shapes below (an OpenMP C program per shape, one or more hand-written OpenCL
+kernels with their launch). Produces a table per shape: milliseconds per call (the fastest
+call, or the median with ``--stat median``) of the generated kernel (device time from
+profiling events, and the whole call through the runtime), of the fastest hand-written kernel
+(the same two), the generated/hand-written ratios, and the
+OpenMP loop's time; the geometric mean of the ratios; a check that all three computed the
+same result. Each shape's program is built twice (``ompcl build``; ``gcc -fopenmp``); the runs
+interleave (generated, hand-written, OpenMP, in rounds), with ``OMP_WAIT_POLICY=passive``:
+many short rounds rather than a few long ones, so that both sides sample the same load.
+The fastest call is the default statistic because this machine is shared: other processes
+only ever add time, and a median of bursts minutes apart measures their load as much as the
+kernels (ratios moved by 1.5x between runs of the same build).
+Usage: ``ompcl bench kernels [--rounds 10] [--calls 20] [--stat min|median] [--shapes map,sum]
+[--json out.json]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from .kernel_shapes import SHAPES, Hand, Shape
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Samples:
+    """Per-call seconds of one way of running a shape: whole calls and device time."""
+
+    wall: list[float] = field(default_factory=list)
+    kernel: list[float] = field(default_factory=list)
+    check: float | None = None
+    #: how calls summarise: "min" (the fastest call) or "median"; set from ``--stat``
+    stat: ClassVar[str] = "min"
+
+    def ms(self, which: str) -> float:
+        values = getattr(self, which)
+        pick = min if self.stat == "min" else statistics.median
+        return 1e3 * pick(values) if values else float("nan")
+
+
+# -- the C side: one program per shape, built through ompcl and with gcc -fopenmp -------------
+
+_DRIVER = r"""
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#define BENCH_HASH(k) ((unsigned)(k) * 2654435761u %% 1000003u)
+%(globals)s
+%(loop)s
+static double bench_kernel_seconds(void)
+{
+#ifdef OMPCL_RT_H
+    return ompcl_rt_kernel_seconds();  /* the translated program: its runtime's device time */
+#else
+    return 0.0;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    int calls = argc > 1 ? atoi(argv[1]) : 10, c;
+%(init)s
+    %(call)s;  /* warm-up: program build, first-launch compilation */
+    for (c = 0; c < calls; c++) {
+        double k0 = bench_kernel_seconds(), t0 = omp_get_wtime(), t1, k1;
+        %(call)s;
+        t1 = omp_get_wtime();
+        k1 = bench_kernel_seconds();
+        printf("sample %%.9f %%.9f\n", t1 - t0, k1 - k0);
+    }
+    printf("check %%.17g\n", (double)(%(check)s));
+    return 0;
+}
+"""
+
+
+def c_program(shape: Shape) -> str:
+    """The shape's OpenMP C program: its loop function, called once to warm up and then
+    ``argv[1]`` times, each call timed (wall and, translated, the device's kernel time)."""
+    return _DRIVER % {"globals": shape.c_globals, "loop": shape.c_loop, "init": shape.c_init,
+                      "call": shape.c_call, "check": shape.c_check}
+
+
+def build(shape: Shape, work: Path) -> tuple[Path, Path]:
+    """The translated executable and the original OpenMP one."""
+    src = work / f"{shape.name}.c"
+    src.write_text(c_program(shape))
+    gen, omp = work / f"{shape.name}_ompcl", work / f"{shape.name}_omp"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for cmd in ([sys.executable, "-m", "ompcl.cli", "build", str(src), "-o", str(gen),
+                 "--cflags", "-O2"],
+                ["gcc", "-O2", "-fopenmp", str(src), "-o", str(omp), "-lm"]):
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+        if p.returncode:
+            raise SystemExit(f"building {shape.name} failed: {' '.join(cmd)}\n{p.stderr}")
+    return gen, omp
+
+
+def run_program(exe: Path, calls: int, samples: Samples, **env: str) -> None:
+    """Run a built program once, adding its per-call times to ``samples``."""
+    full = dict(os.environ, OMP_WAIT_POLICY="passive", **env)
+    full.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
+    p = subprocess.run([str(exe), str(calls)], capture_output=True, text=True, env=full,
+                       check=True)
+    if "warning" in p.stderr:
+        raise SystemExit(f"{exe.name}: {p.stderr.strip()}")
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if parts[0] == "sample":
+            samples.wall.append(float(parts[1]))
+            if env.get("OMPCL_DEVICE") == "opencl":
+                samples.kernel.append(float(parts[2]))
+        elif parts[0] == "check":
+            samples.check = float(parts[1])
+
+
+# -- the hand-written side: pyopencl in this process -------------------------------------------
+
+class Device:
+    """The OpenCL device the runtime would pick (here: the first device of the first
+    platform), with a profiling queue."""
+
+    def __init__(self):
+        import pyopencl as cl
+        self.cl = cl
+        self.ctx = cl.Context(cl.get_platforms()[0].get_devices()[:1])
+        self.queue = cl.CommandQueue(
+            self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self.name = self.ctx.devices[0].name
+        self.units = self.ctx.devices[0].max_compute_units
+
+
+def run_hand(dev: Device, shape: Shape, hand: Hand, calls: int, samples: Samples,
+             prepared: dict) -> None:
+    """Launch a hand-written kernel ``calls`` times (after one warm-up launch)."""
+    launch = prepared[hand.name]
+    launch()
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        ev = launch()
+        t1 = time.perf_counter()
+        samples.wall.append(t1 - t0)
+        samples.kernel.append(ev)
+    samples.check = shape.hand_check(prepared["state"])
+
+
+def prepare_hand(dev: Device, shape: Shape) -> dict:
+    """Data on the device and a launcher per hand-written kernel of the shape."""
+    state = shape.hand_setup(dev) | {"dev": dev}
+    out: dict = {"state": state}
+    for hand in shape.hands:
+        prg = dev.cl.Program(dev.ctx, hand.source).build()
+        out[hand.name] = _launcher(dev, hand, prg, state)
+    return out
+
+
+def _launcher(dev: Device, hand: Hand, prg, state: dict) -> Callable[[], float]:
+    kernel = dev.cl.Kernel(prg, hand.kernel)
+    kernel.set_args(*hand.args(state))
+    geometry = hand.geometry(state, dev)
+
+    def launch() -> float:
+        global_size, local_size = geometry
+        ev = dev.cl.enqueue_nd_range_kernel(dev.queue, kernel, global_size, local_size)
+        ev.wait()
+        seconds = 1e-9 * (ev.profile.end - ev.profile.start)
+        if hand.finish is not None:
+            hand.finish(state, dev)
+        return seconds
+    return launch
+
+
+# -- the table -----------------------------------------------------------------------------
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b > 0 else float("nan")
+
+
+def _agree(values: list[float | None], rtol: float) -> bool:
+    vals = [v for v in values if v is not None]
+    if len(vals) != len(values):
+        return False
+    ref = vals[0]
+    return all(abs(v - ref) <= rtol * max(abs(ref), 1e-300) for v in vals)
+
+
+@dataclass
+class Row:
+    shape: Shape
+    gen: Samples
+    hand: dict[str, Samples]
+    omp: Samples
+    sweep: dict[int, Samples] = field(default_factory=dict)  # generated, per work-group cap
+
+    def best_hand(self, which: str) -> tuple[str, Samples]:
+        return min(self.hand.items(), key=lambda kv: kv[1].ms(which))
+
+    def ratios(self) -> tuple[float, float]:
+        k = _ratio(self.gen.ms("kernel"), self.best_hand("kernel")[1].ms("kernel"))
+        w = _ratio(self.gen.ms("wall"), self.best_hand("wall")[1].ms("wall"))
+        return k, w
+
+    def agree(self) -> bool:
+        checks = [self.gen.check, self.omp.check] + [s.check for s in self.hand.values()]
+        return _agree(checks, self.shape.rtol)
+
+
+def measure(shape: Shape, dev: Device, work: Path, rounds: int, calls: int,
+            sweep: list[int]) -> Row:
+    gen_exe, omp_exe = build(shape, work)
+    prepared = prepare_hand(dev, shape)
+    row = Row(shape, Samples(), {h.name: Samples() for h in shape.hands}, Samples(),
+              {g: Samples() for g in sweep})
+    for _ in range(rounds):
+        run_program(gen_exe, calls, row.gen, OMPCL_DEVICE="opencl")
+        for hand in shape.hands:
+            run_hand(dev, shape, hand, calls, row.hand[hand.name], prepared)
+        run_program(omp_exe, calls, row.omp)
+        for groups, samples in row.sweep.items():
+            run_program(gen_exe, calls, samples, OMPCL_DEVICE="opencl",
+                        OMPCL_MAX_GROUPS=str(groups))
+    return row
+
+
+def print_table(rows: list[Row], dev: Device, args) -> None:
+    print(f"device: {dev.name} ({dev.units} compute units); OMP_NUM_THREADS="
+          f"{os.environ.get('OMP_NUM_THREADS', os.cpu_count())}, OMP_WAIT_POLICY=passive; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    what = "fastest" if args.stat == "min" else "median"
+    print(f"ms per call, {what} of {args.rounds} rounds x {args.calls} calls; kernel = device "
+          f"time (profiling events), call = the whole call as the program sees it\n")
+    head = (f"{'shape':12} {'gen kernel':>10} {'hand kernel':>11} {'ratio':>6} "
+            f"{'gen call':>9} {'hand call':>9} {'ratio':>6} {'OpenMP':>8} {'gen/OMP':>7}  "
+            f"hand-written (fastest)  same result")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        kname, hk = r.best_hand("kernel")
+        _, hw = r.best_hand("wall")
+        k, w = r.ratios()
+        print(f"{r.shape.name:12} {r.gen.ms('kernel'):10.3f} {hk.ms('kernel'):11.3f} {k:6.2f} "
+              f"{r.gen.ms('wall'):9.3f} {hw.ms('wall'):9.3f} {w:6.2f} {r.omp.ms('wall'):8.3f} "
+              f"{_ratio(r.gen.ms('wall'), r.omp.ms('wall')):7.2f}  {kname:22}  "
+              f"{'yes' if r.agree() else 'NO'}")
+    ks = [r.ratios()[0] for r in rows]
+    ws = [r.ratios()[1] for r in rows]
+    print(f"\ngeomean generated/hand-written: kernel {_geomean(ks):.3f}, call {_geomean(ws):.3f}"
+          f"; worst: kernel {max(ks):.2f}, call {max(ws):.2f}")
+
+
+def print_alternatives(rows: list[Row]) -> None:
+    """Every hand-written form of the shapes that have several (ms per call, kernel/call)."""
+    multi = [r for r in rows if len(r.hand) > 1]
+    if not multi:
+        return
+    print("\nhand-written forms (kernel ms / call ms):")
+    for r in multi:
+        forms = ", ".join(f"{name} {s.ms('kernel'):.3f}/{s.ms('wall'):.3f}"
+                          for name, s in r.hand.items())
+        print(f"  {r.shape.name:12} {forms}")
+
+
+def print_sweep(rows: list[Row]) -> None:
+    """Generated kernels under other work-group caps (OMPCL_MAX_GROUPS): kernel ms, and the
+    ratio to the default's."""
+    caps = sorted(rows[0].sweep) if rows and rows[0].sweep else []
+    if not caps:
+        return
+    print("\ngenerated kernel ms under OMPCL_MAX_GROUPS (ratio to the default):")
+    print(f"  {'shape':12} {'default':>9} " + " ".join(f"{c:>14}" for c in caps))
+    for r in rows:
+        base = r.gen.ms("kernel")
+        cells = " ".join(f"{r.sweep[c].ms('kernel'):8.3f} ({_ratio(r.sweep[c].ms('kernel'), base):.2f})"
+                         for c in caps)
+        print(f"  {r.shape.name:12} {base:9.3f} {cells}")
+
+
+def _geomean(xs: list[float]) -> float:
+    xs = [x for x in xs if x > 0 and math.isfinite(x)]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def _json(rows: list[Row]) -> list[dict]:
+    out = []
+    for r in rows:
+        k, w = r.ratios()
+        out.append({"shape": r.shape.name, "what": r.shape.what,
+                    "generated_kernel_ms": r.gen.ms("kernel"), "generated_call_ms":
+                    r.gen.ms("wall"), "openmp_ms": r.omp.ms("wall"),
+                    "hand_written": {n: {"kernel_ms": s.ms("kernel"), "call_ms": s.ms("wall")}
+                                     for n, s in r.hand.items()},
+                    "ratio_kernel": k, "ratio_call": w, "same_result": r.agree(),
+                    "stat": Samples.stat})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="ompcl bench kernels", description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
+    ap.add_argument("--calls", type=int, default=20, help="timed calls per round (default 20)")
+    ap.add_argument("--stat", choices=("min", "median"), default="min",
+                    help="per-call statistic: the fastest call (default) or the median")
+    ap.add_argument("--shapes", default="", help="comma-separated subset of: " +
+                    ",".join(s.name for s in SHAPES))
+    ap.add_argument("--json", default="", help="also write the results as JSON")
+    ap.add_argument("--keep", default="", help="build in this directory and keep it")
+    ap.add_argument("--sweep", default="", help="also run the generated kernels under these "
+                    "work-group caps (OMPCL_MAX_GROUPS), e.g. 2,16,64: what a first-launch "
+                    "autotuner of the group count could gain")
+    args = ap.parse_args(argv)
+    Samples.stat = args.stat
+    wanted = [s for s in SHAPES if not args.shapes or s.name in args.shapes.split(",")]
+    if not wanted:
+        ap.error(f"no such shape: {args.shapes}")
+    sweep = [int(g) for g in args.sweep.split(",") if g]
+    dev = Device()
+    with tempfile.TemporaryDirectory(prefix="ompcl-bench-kernels-") as tmp:
+        work = Path(args.keep or tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        rows = []
+        for shape in wanted:
+            print(f"  {shape.name}: {shape.what}", file=sys.stderr, flush=True)
+            rows.append(measure(shape, dev, work, args.rounds, args.calls, sweep))
+    print_table(rows, dev, args)
+    print_alternatives(rows)
+    print_sweep(rows)
+    if args.json:
+        Path(args.json).write_text(json.dumps(_json(rows), indent=2) + "\n")
+    return 0 if all(r.agree() for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
