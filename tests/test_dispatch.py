@@ -294,3 +294,65 @@ def test_training_rows_from_statistics(program, opencl_available, tmp_path):
     assert path.read_text().splitlines()[0].startswith(
         "benchmark,dataset,kernel,comp,mem,localmem,coalesced,atomic,transfer,wgsize,"
         "runtime_cpu,runtime_gpu")
+
+
+def test_host_model_never_starts_opencl(program, tmp_path):
+    """A model that keeps every launch on the host whatever the device does not start OpenCL
+    (its start-up would be the whole cost of a short program)."""
+    host_model = tmp_path / "host.json"
+    host_model.write_text(json.dumps(_constant_model(False)))
+    st, out = _run(program, "no-start", OMPCL_MODEL=str(host_model), OMPCL_LOG="1")
+    assert "ompcl: device:" not in out.stderr and "built " not in out.stderr
+    assert all(r["decisions_host"] == r["entries"] for r in st["regions"])
+    dev = tmp_path / "dev.json"
+    dev.write_text(json.dumps(_constant_model(True)))
+    st, out = _run(program, "starts", OMPCL_MODEL=str(dev), OMPCL_LOG="1")
+    if "no OpenCL device" not in out.stderr:
+        assert "ompcl: device:" in out.stderr
+        assert all(r["device_runs"] == r["entries"] for r in st["regions"])
+
+
+TEAM = r"""#include <stdio.h>
+#define N 4000
+double u[N], v[N];
+int main(void) {
+  int i, t;
+  for (i = 0; i < N; i++) u[i] = i % 9;
+  for (t = 0; t < 5; t++) {
+#pragma omp parallel
+    {
+#pragma omp for
+      for (i = 1; i < N - 1; i++) v[i] = 0.5 * (u[i - 1] + u[i + 1]);
+#pragma omp single
+      v[0] = t;
+#pragma omp for
+      for (i = 0; i < N; i++) u[i] = v[i] + 1.0;
+    }
+  }
+  printf("%.6f %.6f\n", u[5], u[N - 2]);
+  return 0;
+}
+"""
+
+
+def test_team_whose_loops_stay_on_the_host_runs_the_original(tmp_path, opencl_available):
+    """In auto mode a parallel region's device version (a team of one) that launched no
+    kernel gives way to the original region for the rest of the run."""
+    src = tmp_path / "team.c"
+    src.write_text(TEAM)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe, "--model", "none").returncode == 0
+    expected = run(ref).stdout
+    for device, runs in ((False, (1, 4)), (True, (5, 0))):
+        model = tmp_path / f"m{device}.json"
+        model.write_text(json.dumps(_constant_model(device)))
+        stats = tmp_path / f"s{device}.json"
+        out = run(exe, OMPCL_MODEL=str(model), OMPCL_STATS=str(stats))
+        assert out.returncode == 0 and out.stdout == expected
+        team = load_stats(stats)["teams"][0]
+        if device and not opencl_available:
+            continue
+        assert (team["device_runs"], team["host_runs"]) == runs
+        if not device:
+            assert team["fallback"] == "its device version launched no kernel"

@@ -87,6 +87,7 @@ static struct {
   int cl_state;         /* 0 = not tried, 1 = device ready, -1 = no device */
   int team_depth;       /* device versions of parallel regions running (their loops: device) */
   int no_residency;     /* OMPCL_RESIDENCY=0: every region copies in and out (for measuring) */
+  long launches;        /* kernels launched so far */
   double setup_seconds; /* making the device ready: OpenCL set-up, program and kernel builds */
   double team_setup;    /* setup_seconds when the outermost device team began */
   void *lib;
@@ -1290,6 +1291,17 @@ static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   r->t_kernel = r->t_transfer = 0;
   r->b_to_device = r->b_to_host = 0;
   r->last_iters = iters;
+  if (rt.mode == MODE_AUTO && (rt.model || r->predict) && rt.cl_state == 0 && iters > 0) {
+    if (cached_host(r, iters)) { /* the host whatever the device, decided before */
+      r->decisions_host++;
+      r->last_decision = L->ok = 0;
+      L->declined = 1;
+      return 0;
+    }
+    L->deferred = 1;  /* OpenCL starts only if the model wants the device (launch) */
+    r->last_decision = L->ok = 1;
+    return 1;
+  }
   r->last_decision = L->ok = ready_device(r, iters);
   if (L->ok && cached_host(r, iters)) {
     r->decisions_host++;
@@ -1376,7 +1388,67 @@ static double transfer_bytes(const ompcl_launch *L) {
 }
 
 void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size) {
+  if (L->deferred && L->ok) { /* no kernel yet: kept until the device is chosen */
+    void *copy = L->npending < OMPCL_MAX_ARGS ? malloc(size) : 0;
+    if (!copy) {
+      launch_fail(L, "too many arguments", CL_OUT_OF_HOST_MEMORY);
+      return;
+    }
+    memcpy(copy, value, size);
+    L->pending[L->npending].arg = L->nargs++;
+    L->pending[L->npending].size = size;
+    L->pending[L->npending++].value = copy;
+    return;
+  }
   set_arg(L, L->nargs++, size, value);
+}
+
+static void drop_pending(ompcl_launch *L) {
+  for (int k = 0; k < L->npending; k++) free(L->pending[k].value);
+  L->npending = 0;
+}
+
+/* Before OpenCL has started: whether the model chooses the host whatever the work-group size
+ * and whatever data would move (copying or zero-copy buffers), so the device is never needed. */
+static int host_whatever_device(ompcl_launch *L) {
+  ompcl_region *r = L->r;
+  double f[OMPCL_NFEATURES], transfers[2] = {0, 0};
+  int saved = rt.zero_copy;
+  rt.zero_copy = 0;
+  transfers[1] = transfer_bytes(L);
+  rt.zero_copy = saved;
+  for (int t = 0; t < 2; t++)
+    for (long wg = 1; wg <= 1024; wg *= 2) {
+      entry_features(L, transfers[t], wg, f);
+      if (rt.model ? model_predict(rt.model, f) : r->predict(f, OMPCL_NFEATURES)) return 0;
+    }
+  memcpy(r->last_features, f, sizeof f);
+  return 1;
+}
+
+/* A deferred entry at its launch: the host if the model says so whatever the device, else
+ * the device made ready and the kept arguments set. */
+static int undefer(ompcl_launch *L) {
+  ompcl_region *r = L->r;
+  L->deferred = 0;
+  if (host_whatever_device(L)) {
+    ompcl_size_stats *z = size_class(r, L->iters);
+    z->decision[0] = z->decision[1] = 2;
+    r->decisions_host++;
+    log_decision(r, r->last_features, 0, 0);
+    drop_pending(L);
+    L->declined = 1;
+    return 0;
+  }
+  if (!ready_device(r, L->iters)) {
+    drop_pending(L);
+    return 0;
+  }
+  r->t_start = now(); /* keeps the device's start-up out of seconds_device */
+  for (int k = 0; k < L->npending; k++)
+    set_arg(L, L->pending[k].arg, L->pending[k].size, L->pending[k].value);
+  drop_pending(L);
+  return L->ok;
 }
 
 void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group) {
@@ -1571,6 +1643,11 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
     launch_fail(L, "unsupported number of loop dimensions", CL_INVALID_WORK_DIMENSION);
     return 0;
   }
+  if (L->deferred && !undefer(L)) {
+    L->ok = 0;
+    L->r->last_decision = 0;
+    return 0;
+  }
   size_launch(L, ndim, n);
   if (!decide(L)) { /* the model chose the host: not a failure */
     L->ok = 0;
@@ -1587,6 +1664,7 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
   if (!L->ok) return 0;
   L->r->kernels_launched++;
   L->r->device_runs++;
+  rt.launches++;
   log_line("%s:%d: launched %s over %ld work-groups", L->r->file, L->r->line, L->r->kernel,
            L->groups);
   return 1;
@@ -1602,6 +1680,7 @@ const void *ompcl_rt_result(ompcl_launch *L, int k, long *count) {
 }
 
 void ompcl_rt_launch_release(ompcl_launch *L) {
+  drop_pending(L);
   for (int k = 0; k < L->nresults; k++) {
     ompcl_result *res = &L->results[k];
     if (res->buffer) rt.cl.ReleaseMemObject((cl_mem)res->buffer);
@@ -1674,17 +1753,21 @@ static int team_begin(ompcl_region *t) {
   t->last_iters = 0;
   if (rt.mode == MODE_OPENMP) {
     dev = 0;
+  } else if (rt.mode == MODE_AUTO) { /* its loops start the device if they want it */
+    dev = !t->serial && !t->idle && (!t->predict || t->predict(t->features, t->nfeatures));
+    if (t->serial)
+      t->fallback = "some of its loops would run on one thread in its device version";
+    else if (t->idle)
+      t->fallback = "its device version launched no kernel";
   } else if (!init_opencl()) {
-    if (rt.mode == MODE_OPENCL && !rt.warned_no_device++)
+    if (!rt.warned_no_device++)
       fprintf(stderr, "ompcl: warning: no OpenCL device available; running loops with OpenMP\n");
     t->fallback = "no OpenCL device available";
     dev = 0;
   } else {
-    dev = rt.mode == MODE_OPENCL || (!t->serial && (!t->predict ||
-                                                    t->predict(t->features, t->nfeatures)));
-    if (!dev && t->serial)
-      t->fallback = "some of its loops would run on one thread in its device version";
+    dev = 1;
   }
+  t->launch_mark = rt.launches;
   t->last_decision = dev;
   t->entries++;
   t->t_start = now();
@@ -1710,6 +1793,7 @@ static void team_end(ompcl_region *t) {
     return;
   }
   if (rt.team_depth > 0) rt.team_depth--;
+  if (rt.launches == t->launch_mark) t->idle = 1; /* no loop wanted the device */
   if (!t->keep || rt.no_residency) release_unused(0);
   t->seconds_device += now() - t->t_start;
   /* the outermost team leaves out the set-up its loops did, as loops do themselves */

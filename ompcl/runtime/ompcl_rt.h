@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OMPCL_RT_ABI 4
+#define OMPCL_RT_ABI 5
 #define OMPCL_READ 1
 #define OMPCL_WRITE 2
 #define OMPCL_READWRITE 3
@@ -92,6 +92,9 @@ typedef struct ompcl_region {
                               at its entry and exit */
   int serial;              /* a team's loops left on the host, run on its one thread: its
                               device version only when the device is forced */
+  int idle;                /* runtime: a team whose device version launched no kernel (auto
+                              mode then runs the original region) */
+  long launch_mark;        /* runtime: kernels launched when the team's entry began */
   /* runtime state (zero-initialised) */
   int registered;
   struct ompcl_region *next;
@@ -150,6 +153,10 @@ typedef struct ompcl_launch {
   unsigned long global[3];
   long groups;
   int ndim;
+  int deferred;            /* auto mode before OpenCL is started: scalar arguments kept in
+                              `pending` until the model wants the device */
+  int npending;
+  struct { int arg; unsigned long size; void *value; } pending[OMPCL_MAX_ARGS];
 } ompcl_launch;
 
 /* Iteration count of a canonical loop; op: 0 '<', 1 '<=', 2 '>', 3 '>='. */
