@@ -153,7 +153,7 @@ def check_region_oracle(rnd: Round, bm: str) -> str:
     the host and ocl runs (the median of the repeats); returns which total it started from."""
     rows = {r["variant"]: r for r in rnd.doc["results"] if r["benchmark"] == bm}
     longest = max((r for r in rnd.runs(benchmark=bm) if r["verified"] and r["repeat"]),
-                  key=lambda r: r["time_s"])
+                  key=lambda r: (r["time_s"], r["mops"] or 0))
     speedups, bases = [], set()
     for rep in sorted({r["repeat"] for r in rnd.runs(benchmark=bm) if r["repeat"]}):
         host = rnd.runs(benchmark=bm, variant="host", repeat=rep)[0]

@@ -202,7 +202,7 @@ def benchmark_work(runs: Iterable[Run]) -> float | None:
     """The benchmark's work in Mop (Mop/s times seconds of its verified timed run with the
     longest reported time), when that time is long enough (0.1 s) for its two decimals."""
     best = max((r for r in runs if r.timed and _pos(r.time_s) and _pos(r.mops)),
-               key=lambda r: r.time_s, default=None)
+               key=lambda r: (r.time_s, r.mops), default=None)  # ties: the larger Mop/s
     return best.mops * best.time_s if best is not None and best.time_s >= 0.1 else None
 
 
