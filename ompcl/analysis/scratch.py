@@ -18,6 +18,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
+from .accesses import arrays_written, names_written
 from .ctypes_ import walk
 from .loops import NotCanonical, canonical_loop
 
@@ -338,7 +339,7 @@ class _Proof:
                     given[p] = self._lin(a, env, subst)
                 except _Unknown:
                     pass
-        if _assigns(fdef.body, set(given)):
+        if names_written(fdef.body) & set(given):
             raise _Unknown()
         items = fdef.body.block_items or []
         early = any(isinstance(n, c_ast.Return) for item in items[:-1] for n in walk(item)) or (
@@ -438,36 +439,14 @@ def _params(fdef: c_ast.FuncDef) -> list[str | None] | None:
 def assigned_names(body: c_ast.Node) -> set[str]:
     """Names ``body`` may change: scalars assigned, incremented, declared or whose address it
     takes; arrays whose elements it assigns or that it passes to a function."""
-    out = set()
+    out = names_written(body) | arrays_written(body)
     for n in walk(body):
-        target = None
-        if isinstance(n, c_ast.Assignment):
-            target = n.lvalue
-        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&"):
-            target = n.expr
-        elif isinstance(n, c_ast.Decl) and n.name:
+        if isinstance(n, c_ast.Decl) and n.name:
             out.add(n.name)
         elif isinstance(n, c_ast.FuncCall) and n.args is not None:
-            for a in n.args.exprs:
-                base = _chain(a)[0]
-                if isinstance(base, c_ast.ID):
-                    out.add(base.name)
-        while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
-            target = target.name
-        if isinstance(target, c_ast.ID):
-            out.add(target.name)
+            out.update(base.name for base in (_chain(a)[0] for a in n.args.exprs)
+                       if isinstance(base, c_ast.ID))
     return out
-
-
-def _assigns(body: c_ast.Node, names: set[str]) -> bool:
-    for n in walk(body):
-        if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID) and \
-                n.lvalue.name in names:
-            return True
-        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") and \
-                isinstance(n.expr, c_ast.ID) and n.expr.name in names:
-            return True
-    return False
 
 
 def _mentions(name: str, node: c_ast.Node | None) -> bool:
