@@ -130,20 +130,27 @@ class _Proof:
 
     # -- boxes ------------------------------------------------------------------------------
     def _lin(self, e: c_ast.Node, env: dict, subst: dict) -> Lin:
-        return _lin(e, {**subst, **{v: {v: 1} for v in env}}, self.fixed)
+        return _lin(e, {**subst, **{v: {sym: 1} for v, (sym, _, _) in env.items()}},
+                    self.fixed)
+
+    def _sym(self, var: str) -> str:
+        """The symbol of a loop variable: a callee's are apart from its callers' (a callee's
+        'i' is not the caller's 'i' that a parameter may stand for)."""
+        return var if not self.depth else f"{var}@{self.depth}"
 
     def _hull(self, e: c_ast.Node, env: dict, subst: dict, keep: set) -> tuple[Lin, Lin]:
         """The range of a subscript over every iteration of the open loops whose variables
         are not in ``keep`` (those stay as they are: one iteration's)."""
         lin = self._lin(e, env, subst)
-        loopvars = [k for k in lin if k in env and k not in keep]
+        ranges = {sym: (lo, hi) for v, (sym, lo, hi) in env.items() if v not in keep}
+        loopvars = [k for k in lin if k in ranges]
         if not loopvars:
             return lin, lin
         if len(loopvars) > 1:
             raise _Unknown()
         v = loopvars[0]
         a = lin.pop(v)
-        lo, hi = env[v]
+        lo, hi = ranges[v]
         if a < 0:
             lo, hi = hi, lo
         return _add(lin, _scale(lo, a)), _add(lin, _scale(hi, a))
@@ -216,8 +223,9 @@ class _Proof:
             self.expr(e, name, env, subst)
         step = self._lin(dim.step, env, subst)
         lb, ub = self._lin(dim.lb, env, subst), self._lin(dim.ub, env, subst)
-        if any(k in env for k in list(lb) + list(ub)):
-            raise _Unknown()  # a triangular nest
+        if dim.var in env or any(k in {sym for sym, _, _ in env.values()}
+                                 for k in list(lb) + list(ub)):
+            raise _Unknown()  # a triangular nest, or a loop variable that hides another
         if step == {"": 1} and dim.op in ("<", "<="):
             lo, hi = lb, (_add(ub, {"": -1}) if dim.op == "<" else ub)
         elif step == {"": -1} and dim.op in (">", ">="):
@@ -225,14 +233,15 @@ class _Proof:
         else:
             raise _Unknown()
         jumps = any(isinstance(n, _JUMPS) for n in walk(s.stmt))
-        inner = {**env, dim.var: (lo, hi)}
+        sym = self._sym(dim.var)
+        inner = {**env, dim.var: (sym, lo, hi)}
         self.open.append([])
         try:
             self.stmt(s.stmt, name, inner, subst, cover and not jumps)
         finally:
             boxes = self.open.pop()
         for box in boxes:  # written in every iteration: over the variable's whole range
-            whole = _over(box, dim.var, lo, hi)
+            whole = _over(box, sym, lo, hi)
             if whole is not None:
                 self._record(whole)
 
