@@ -356,3 +356,41 @@ def test_team_whose_loops_stay_on_the_host_runs_the_original(tmp_path, opencl_av
         assert (team["device_runs"], team["host_runs"]) == runs
         if not device:
             assert team["fallback"] == "its device version launched no kernel"
+
+
+CALLS_ONLY = r"""#include <stdio.h>
+#include <omp.h>
+#define N 4000
+double u[N];
+static void fill(int id, int np) {   /* each thread its own share, by hand */
+  int i;
+  for (i = id; i < N; i += np) u[i] = i * 0.5;
+}
+int main(void) {
+#pragma omp parallel
+  fill(omp_get_thread_num(), omp_get_num_threads());
+  printf("%.3f %.3f\n", u[1], u[N - 1]);
+  return 0;
+}
+"""
+
+
+def test_team_without_kernels_of_its_own_runs_the_original(tmp_path, opencl_available):
+    """A parallel region with no loop of its own on the device would only run its threads'
+    work on one thread: auto mode runs the original region, forcing the device version."""
+    src = tmp_path / "calls.c"
+    src.write_text(CALLS_ONLY)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    expected = run(ref).stdout
+    for mode, runs in (("auto", (0, 1)), ("opencl", (1, 0))):
+        stats = tmp_path / f"{mode}.json"
+        out = run(exe, OMPCL_DEVICE=mode, OMPCL_STATS=str(stats))
+        assert out.returncode == 0 and out.stdout == expected
+        teams = load_stats(stats)["teams"]
+        if mode == "opencl" and not opencl_available:
+            continue
+        assert (teams[0]["device_runs"], teams[0]["host_runs"]) == runs
+        if mode == "auto":
+            assert teams[0]["fallback"] == "no loop of its own is a kernel"

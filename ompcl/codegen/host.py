@@ -382,7 +382,8 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                             for s in hr.sites]} for hr in regions],
         teams=[{"id": ht.team.id, "line": ht.team.loc.line,
                 "keep": int(bool(hostplan) and ht.team.id in hostplan.teams),
-                "serial": len(ht.team.serial)} for ht in teams],
+                "serial": len(ht.team.serial),
+                "nloops": len(ht.team.loops) - len(ht.team.serial)} for ht in teams],
         layout=[e.host for e in layout],
         markers=_markers(hostplan))
     epilogue = "".join(f"\nconst char {N.marker(f.func.decl.name)} = 1;  /* instrumented */\n"

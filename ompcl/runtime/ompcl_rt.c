@@ -443,6 +443,43 @@ static void describe_device(cl_platform_id p) {
   choose_shape();
 }
 
+/* What the last process that started OpenCL found (shape, buffer mode), kept in the cache
+ * directory under the variables that choose the device, so that auto mode can ask the model
+ * before it starts OpenCL itself (only the decision depends on it, never a result). */
+static void device_memo_path(char *path, size_t size) {
+  static const char *const vars[] = {"OMPCL_PLATFORM", "OMPCL_DEVICE_TYPE", "OMPCL_SHAPE",
+                                     "OMPCL_ZERO_COPY", "OCL_ICD_VENDORS"};
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
+    const char *v = getenv(vars[k]);
+    h = fnv1a(fnv1a(h, vars[k]), v ? v : "");
+  }
+  snprintf(path, size, "%s/device-%016llx.txt", rt.cache_dir, (unsigned long long)h);
+}
+
+static void remember_device(void) {
+  char path[1100], text[64];
+  int n;
+  if (!rt.cache_dir[0]) return;
+  device_memo_path(path, sizeof path);
+  n = snprintf(text, sizeof text, "blocked %d zero_copy %d\n", shape.blocked, rt.zero_copy);
+  mkdir_p(rt.cache_dir);
+  write_file_atomic(path, text, (size_t)n);
+}
+
+/* 1 when a memo was found: *blocked and *zero_copy as the device had them. */
+static int recall_device(int *blocked, int *zero_copy) {
+  char path[1100];
+  FILE *f;
+  int ok;
+  if (!rt.cache_dir[0]) return 0;
+  device_memo_path(path, sizeof path);
+  if (!(f = fopen(path, "r"))) return 0;
+  ok = fscanf(f, "blocked %d zero_copy %d", blocked, zero_copy) == 2;
+  fclose(f);
+  return ok;
+}
+
 /* Find and open the device once per process; 1 when a device is ready. */
 static int init_opencl(void) {
   cl_platform_id p = 0;
@@ -454,6 +491,7 @@ static int init_opencl(void) {
   }
   describe_device(p);
   rt.cl_state = 1;
+  remember_device();
   log_line("device: %s (%s, %s)", rt.device_name, rt.platform_name, rt.driver_version);
   return 1;
 }
@@ -1408,18 +1446,41 @@ static void drop_pending(ompcl_launch *L) {
   L->npending = 0;
 }
 
-/* Before OpenCL has started: whether the model chooses the host whatever the work-group size
- * and whatever data would move (copying or zero-copy buffers), so the device is never needed. */
-static int host_whatever_device(ompcl_launch *L) {
+/* The work-group size a grid-shape launch of `n` would have, before the device is known
+ * (the group-size budget without the device's and the kernel's limits). */
+static long grid_guess(const ompcl_launch *L, int ndim, const long n[]) {
+  long budget = 256, wg = 1;
+  for (int k = 0; k < L->nresults; k++)
+    if (L->results[k].count < 0) budget = 128;  /* per-group partial results */
+  for (int d = 0; d < ndim; d++) {
+    long l = (long)OMPCL_MIN(pow2_ceil(OMPCL_MAX(n[ndim - 1 - d], 1L)), (size_t)budget);
+    budget /= l;
+    wg *= l;
+  }
+  return wg;
+}
+
+/* Before OpenCL has started: whether the model chooses the host for every work-group size
+ * and data movement the launch may have (those the last start found, when it is
+ * remembered; else blocked or grid shape, copying or zero-copy buffers), so the device is
+ * never needed. */
+static int host_whatever_device(ompcl_launch *L, int ndim, const long n[]) {
   ompcl_region *r = L->r;
   double f[OMPCL_NFEATURES], transfers[2] = {0, 0};
-  int saved = rt.zero_copy;
+  long wgs[2] = {1, grid_guess(L, ndim, n)};
+  int saved = rt.zero_copy, blocked, zero_copy, nt = 2, nw = 2, t0 = 0, w0 = 0;
   rt.zero_copy = 0;
   transfers[1] = transfer_bytes(L);
   rt.zero_copy = saved;
-  for (int t = 0; t < 2; t++)
-    for (long wg = 1; wg <= 1024; wg *= 2) {
-      entry_features(L, transfers[t], wg, f);
+  if (recall_device(&blocked, &zero_copy)) {
+    w0 = blocked ? 0 : 1;
+    nw = w0 + 1;
+    t0 = zero_copy ? 0 : 1;
+    nt = t0 + 1;
+  }
+  for (int t = t0; t < nt; t++)
+    for (int w = w0; w < nw; w++) {
+      entry_features(L, transfers[t], wgs[w], f);
       if (rt.model ? model_predict(rt.model, f) : r->predict(f, OMPCL_NFEATURES)) return 0;
     }
   memcpy(r->last_features, f, sizeof f);
@@ -1428,10 +1489,10 @@ static int host_whatever_device(ompcl_launch *L) {
 
 /* A deferred entry at its launch: the host if the model says so whatever the device, else
  * the device made ready and the kept arguments set. */
-static int undefer(ompcl_launch *L) {
+static int undefer(ompcl_launch *L, int ndim, const long n[]) {
   ompcl_region *r = L->r;
   L->deferred = 0;
-  if (host_whatever_device(L)) {
+  if (host_whatever_device(L, ndim, n)) {
     ompcl_size_stats *z = size_class(r, L->iters);
     z->decision[0] = z->decision[1] = 2;
     r->decisions_host++;
@@ -1643,7 +1704,7 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
     launch_fail(L, "unsupported number of loop dimensions", CL_INVALID_WORK_DIMENSION);
     return 0;
   }
-  if (L->deferred && !undefer(L)) {
+  if (L->deferred && !undefer(L, ndim, n)) {
     L->ok = 0;
     L->r->last_decision = 0;
     return 0;
@@ -1754,8 +1815,11 @@ static int team_begin(ompcl_region *t) {
   if (rt.mode == MODE_OPENMP) {
     dev = 0;
   } else if (rt.mode == MODE_AUTO) { /* its loops start the device if they want it */
-    dev = !t->serial && !t->idle && (!t->predict || t->predict(t->features, t->nfeatures));
-    if (t->serial)
+    dev = !t->serial && !t->idle && t->nloops > 0 &&
+          (!t->predict || t->predict(t->features, t->nfeatures));
+    if (!t->nloops)
+      t->fallback = "no loop of its own is a kernel";
+    else if (t->serial)
       t->fallback = "some of its loops would run on one thread in its device version";
     else if (t->idle)
       t->fallback = "its device version launched no kernel";

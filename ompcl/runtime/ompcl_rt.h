@@ -92,6 +92,8 @@ typedef struct ompcl_region {
                               at its entry and exit */
   int serial;              /* a team's loops left on the host, run on its one thread: its
                               device version only when the device is forced */
+  int nloops;              /* a team's own loops that are kernels (auto mode: none, the
+                              original region runs) */
   int idle;                /* runtime: a team whose device version launched no kernel (auto
                               mode then runs the original region) */
   long launch_mark;        /* runtime: kernels launched when the team's entry began */
