@@ -51,6 +51,11 @@ CASES = [
      "out[i] = w[31] + w[0];", "w", True),
     ("tiles_with_gaps", "for (j = 0; j < 8; j++) for (k = 0; k < 3; k++) w[j * 4 + k] = j; "
      "out[i] = w[3];", "w", False),
+    ("strided_write_strided_reads", "for (j = 1; j < m; j++) { k = 2 * j + 1 - n; "
+     "w[k - 1] = j; } for (j = 1; j < m - 1; j++) { k = 2 * j + 1 - n; "
+     "out[i] += w[k - 1] + w[k + 1]; }", "w", True),
+    ("strided_read_off_the_lattice", "for (j = 0; j < m; j++) w[2 * j] = j; "
+     "for (j = 0; j < m - 1; j++) out[i] += w[2 * j + 1];", "w", False),
     ("strided_write_is_no_cover", "for (j = 0; j < m; j++) w[2 * j] = j; "
      "out[i] = w[1];", "w", False),
 ]

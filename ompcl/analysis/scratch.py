@@ -24,7 +24,7 @@ from .loops import NotCanonical, canonical_loop
 
 #: an affine bound: name -> coefficient, with the constant under ''
 Lin = dict
-Box = tuple  # ((lo, hi), ...) per dimension, inclusive
+Box = tuple  # ((lo, hi, step), ...) per dimension: lo, lo + step, ..., hi
 Lookup = Callable[[str], "c_ast.FuncDef | None"]
 _JUMPS = (c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Return, c_ast.Label)
 
@@ -85,11 +85,18 @@ def _diff(a: Lin, b: Lin) -> int | None:
 
 def _inside(inner: Box, outer: Box, assume: list | None = None) -> bool:
     """Whether box ``inner`` lies in ``outer``; with ``assume`` (a list), a bound difference
-    that is not a constant is taken as the condition 'difference >= 0', appended to it."""
+    that is not a constant is taken as the condition 'difference >= 0', appended to it (not
+    for a strided dimension of ``outer``, whose every element must be on its lattice)."""
     if len(inner) != len(outer):
         return False
     needed = []
-    for (lo, hi), (wlo, whi) in zip(inner, outer):
+    for (lo, hi, step), (wlo, whi, wstep) in zip(inner, outer):
+        if wstep > 1:
+            d1, d2 = _diff(lo, wlo), _diff(whi, hi)
+            if d1 is None or d2 is None or d1 < 0 or d2 < 0 or d1 % wstep or (
+                    _diff(hi, lo) != 0 and step % wstep):
+                return False
+            continue
         for a, b in ((lo, wlo), (whi, hi)):
             d = _diff(a, b)
             if d is None and assume is not None:
@@ -138,14 +145,14 @@ class _Proof:
         'i' is not the caller's 'i' that a parameter may stand for)."""
         return var if not self.depth else f"{var}@{self.depth}"
 
-    def _hull(self, e: c_ast.Node, env: dict, subst: dict, keep: set) -> tuple[Lin, Lin]:
+    def _hull(self, e: c_ast.Node, env: dict, subst: dict, keep: set) -> tuple[Lin, Lin, int]:
         """The range of a subscript over every iteration of the open loops whose variables
-        are not in ``keep`` (those stay as they are: one iteration's)."""
+        are not in ``keep`` (those stay as they are: one iteration's), with its step."""
         lin = self._lin(e, env, subst)
         ranges = {sym: (lo, hi) for v, (sym, lo, hi) in env.items() if v not in keep}
         loopvars = [k for k in lin if k in ranges]
         if not loopvars:
-            return lin, lin
+            return lin, lin, 1
         if len(loopvars) > 1:
             raise _Unknown()
         v = loopvars[0]
@@ -153,7 +160,7 @@ class _Proof:
         lo, hi = ranges[v]
         if a < 0:
             lo, hi = hi, lo
-        return _add(lin, _scale(lo, a)), _add(lin, _scale(hi, a))
+        return _add(lin, _scale(lo, a)), _add(lin, _scale(hi, a)), abs(a)
 
     def _point(self, subs: list, env: dict, subst: dict) -> Box:
         """The box one iteration of the open loops touches: each subscript a point in their
@@ -161,7 +168,7 @@ class _Proof:
         out = []
         for e in subs:
             lin = self._lin(e, env, subst)
-            out.append((lin, lin))
+            out.append((lin, lin, 1))
         return tuple(out)
 
     def _record(self, box: Box) -> None:
@@ -372,20 +379,27 @@ def _scale(x: Lin, a: int) -> Lin:
 def _over(box: Box, var: str, lo: Lin, hi: Lin) -> Box | None:
     """A box written at every value of ``var`` in [lo, hi], as one box: ``var`` in one
     subscript, whose range at each value is a tile [c*var + e, c*var + e + c - 1] (a point
-    for c = 1), so consecutive values' tiles abut. None when it is not one box."""
-    dims = [k for k, (a, b) in enumerate(box) if a.get(var, 0) or b.get(var, 0)]
+    for c = 1), so consecutive values' tiles abut, or a point c*var + e (every c-th element:
+    a strided dimension). None when it is not one box."""
+    dims = [k for k, (a, b, _) in enumerate(box) if a.get(var, 0) or b.get(var, 0)]
     if not dims:
         return box
     if len(dims) > 1:
         return None
-    (a, b) = box[dims[0]]
+    (a, b, step) = box[dims[0]]
     c = a.get(var, 0)
-    if c <= 0 or b.get(var, 0) != c or _diff(b, a) != c - 1:
+    if c <= 0 or b.get(var, 0) != c or step != 1:
+        return None
+    if _diff(b, a) == c - 1:
+        step = 1
+    elif _diff(b, a) == 0:
+        step = c
+    else:
         return None
     low = _add({k: x for k, x in a.items() if k != var}, _scale(lo, c))
     high = _add({k: x for k, x in b.items() if k != var}, _scale(hi, c))
     out = list(box)
-    out[dims[0]] = (low, high)
+    out[dims[0]] = (low, high, step)
     return tuple(out)
 
 
@@ -398,7 +412,8 @@ def _add(a: Lin, b: Lin) -> Lin:
 
 def _prefix_is(box: Box, pre: Box) -> bool:
     return len(box) > len(pre) and all(
-        _diff(lo, plo) == 0 and _diff(hi, phi) == 0 for (lo, hi), (plo, phi) in zip(box, pre))
+        _diff(lo, plo) == 0 and _diff(hi, phi) == 0 and step == pstep
+        for (lo, hi, step), (plo, phi, pstep) in zip(box, pre))
 
 
 def _names_in_callee(call: c_ast.FuncCall, name: str, lookup: Lookup, depth: int = 0) -> bool:
