@@ -935,26 +935,9 @@ static void charge(ompcl_region *r, int to_device, size_t bytes, double dt) {
 
 /* Copy the parts of `m` host code wrote to the device copy (charged to `r`, else to the
  * mapping's owner). */
-static void push_dirty(mapping *m, ompcl_region *r) {
-  for (int i = 0; i < m->ndirty; i++) {
-    size_t off = m->dirty[i].a - m->start, bytes = m->dirty[i].b - m->dirty[i].a;
-    cl_event ev = 0;
-    cl_int err = rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, off, bytes,
-                                          (void *)m->dirty[i].a, 0, 0, &ev);
-    if (err != CL_SUCCESS)
-      fprintf(stderr, "ompcl: warning: copying %zu bytes to the device failed (CL error %d); "
-                      "device data may be stale\n", bytes, (int)err);
-    charge(r ? r : m->owner, 1, bytes, event_seconds(ev));
-    log_line("upload %zu bytes written by host code", bytes);
-  }
-  m->ndirty = 0;
-}
-
-/* Copy the host-written parts of `m` that overlap [a, b) to the device before [a, b) comes
- * back, so the read keeps them. They stay marked: a probe runs before its statement, so a
- * write another probe of the same statement announced has not happened yet (the next launch
- * copies it again, written). */
-static void push_spans(mapping *m, uintptr_t a, uintptr_t b) {
+/* Copy the host-written parts of `m` that overlap [a, b) to the device (charged to `r`,
+ * else to the mapping's owner); `why` ends the log line. */
+static void copy_spans(mapping *m, uintptr_t a, uintptr_t b, ompcl_region *r, const char *why) {
   for (int i = 0; i < m->ndirty; i++) {
     uintptr_t lo = OMPCL_MAX(a, m->dirty[i].a), hi = OMPCL_MIN(b, m->dirty[i].b);
     cl_event ev = 0;
@@ -965,9 +948,24 @@ static void push_spans(mapping *m, uintptr_t a, uintptr_t b) {
     if (err != CL_SUCCESS)
       fprintf(stderr, "ompcl: warning: copying %zu bytes to the device failed (CL error %d); "
                       "device data may be stale\n", (size_t)(hi - lo), (int)err);
-    charge(m->owner, 1, hi - lo, event_seconds(ev));
-    log_line("upload %zu bytes written by host code (before a read)", (size_t)(hi - lo));
+    charge(r ? r : m->owner, 1, hi - lo, event_seconds(ev));
+    log_line("upload %zu bytes written by host code%s", (size_t)(hi - lo), why);
   }
+}
+
+/* Copy the parts of `m` host code wrote to the device copy (charged to `r`, else to the
+ * mapping's owner); they are clean then. */
+static void push_dirty(mapping *m, ompcl_region *r) {
+  copy_spans(m, m->start, m->end, r, "");
+  m->ndirty = 0;
+}
+
+/* Copy the host-written parts of `m` that overlap [a, b) to the device before [a, b) comes
+ * back, so the read keeps them. They stay marked: a probe runs before its statement, so a
+ * write another probe of the same statement announced has not happened yet (the next launch
+ * copies it again, written). */
+static void push_spans(mapping *m, uintptr_t a, uintptr_t b) {
+  copy_spans(m, a, b, 0, " (before a read)");
 }
 
 /* Read [a, b) of `m` back for host code (the rest stays on the device). */
@@ -1319,6 +1317,14 @@ static int cached_host(ompcl_region *r, long iters) {
   return z->decision[0] == 2 && (rt.zero_copy || z->decision[1] == 2);
 }
 
+/* An entry the cached decision sends to the host: counted as a host decision, not run. */
+static int decline_cached(ompcl_region *r, ompcl_launch *L) {
+  r->decisions_host++;
+  r->last_decision = L->ok = 0;
+  L->declined = 1;
+  return 0;
+}
+
 static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   start();
   register_region(r);
@@ -1330,23 +1336,13 @@ static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   r->b_to_device = r->b_to_host = 0;
   r->last_iters = iters;
   if (rt.mode == MODE_AUTO && (rt.model || r->predict) && rt.cl_state == 0 && iters > 0) {
-    if (cached_host(r, iters)) { /* the host whatever the device, decided before */
-      r->decisions_host++;
-      r->last_decision = L->ok = 0;
-      L->declined = 1;
-      return 0;
-    }
+    if (cached_host(r, iters)) return decline_cached(r, L); /* host whatever the device */
     L->deferred = 1;  /* OpenCL starts only if the model wants the device (launch) */
     r->last_decision = L->ok = 1;
     return 1;
   }
   r->last_decision = L->ok = ready_device(r, iters);
-  if (L->ok && cached_host(r, iters)) {
-    r->decisions_host++;
-    r->last_decision = L->ok = 0;
-    L->declined = 1;
-    return 0;
-  }
+  if (L->ok && cached_host(r, iters)) return decline_cached(r, L);
   if (L->ok) r->t_start = now(); /* keeps program build time out of seconds_device */
   return L->ok;
 }
