@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import OmpclError
+from ..frontend.preprocess import reuse_preprocessed
 from . import cache, deps
 from .args import Command, DriverOptions, quote_response_arg, sources_to_translate
 from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
@@ -113,9 +114,10 @@ class Driver:
         unit = Unit(index, path)
         try:
             original, encoding = _read_text(path)
-            host, remarks = cache.cached(
-                path, cpp, functools.partial(_translate_file, model=self.opts.model),
-                self.sources, self.opts.model)
+            with reuse_preprocessed():
+                host, remarks = cache.cached(
+                    path, cpp, functools.partial(_translate_file, model=self.opts.model),
+                    self.sources, self.opts.model)
             fault, _, only = self.env.get("OMPCL_FAULT", "").partition(":")
             if only and only != os.path.basename(path):
                 fault = ""

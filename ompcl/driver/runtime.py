@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 
+from ..runtime import cache_root
+
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "runtime")
 RUNTIME_SOURCES = ("ompcl_rt.c", "ompcl_rt.h")
@@ -43,17 +45,6 @@ def abi_flags(args: tuple[str, ...] | list[str]) -> list[str]:
         elif a.startswith(_ABI_PREFIXES) and a not in _NOT_ABI:
             out.append(a)
     return out
-
-
-def cache_root() -> str | None:
-    """Where built runtimes are kept (shared with the kernel cache), or None when off."""
-    d = os.environ.get("OMPCL_CACHE_DIR", "")
-    if d == "off":
-        return None
-    if d:
-        return d
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "ompcl")
 
 
 def runtime_library(compiler: tuple[str, ...], flags: list[str], scratch: str | None

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,8 +51,32 @@ def read_source(path: str) -> str:
         return data.decode("latin-1")
 
 
+_memo: dict[tuple[str, CppOptions], str] | None = None
+
+
+@contextmanager
+def reuse_preprocessed():
+    """Within this block, preprocess each (file, options) once: one command's translation
+    reads a file's preprocessed text for its cache key, for parsing, and for its callees."""
+    global _memo
+    outer, _memo = _memo, ({} if _memo is None else _memo)
+    try:
+        yield
+    finally:
+        _memo = outer
+
+
 def preprocess(path: str, opts: CppOptions = CppOptions()) -> str:
     """Run the C preprocessor on ``path``; raise PreprocessError pointing into the user file."""
+    if _memo is not None and (path, opts) in _memo:
+        return _memo[path, opts]
+    text = _preprocess(path, opts)
+    if _memo is not None:
+        _memo[path, opts] = text
+    return text
+
+
+def _preprocess(path: str, opts: CppOptions) -> str:
     read_source(path)
     if shutil.which(opts.cpp) is None:
         raise InputError(f"C preprocessor '{opts.cpp}' not found (set OMPCL_CPP)")

@@ -7,10 +7,12 @@ from pathlib import Path
 
 from pycparser import c_ast
 
+from ..diagnostics import CSyntaxError
 from ..ir import BoundDirective, Directive
 from .bind import bind_directives
 from .parse import parse
 from .preprocess import CppOptions, preprocess, read_source
+from .prune import prune
 
 
 @dataclass
@@ -55,10 +57,23 @@ def _line_reader(main_path: str, main_source: str):
     return line
 
 
+def _parse_pruned(text: str, path: str) -> c_ast.FileAST:
+    """Parse ``text`` without the system declarations it never names; the whole text when
+    the pruned one does not parse (the pruning misjudged a declaration), so a syntax error
+    is always reported as the full file has it."""
+    pruned = prune(text)
+    if pruned is not text:
+        try:
+            return parse(pruned, path)
+        except CSyntaxError:
+            pass
+    return parse(text, path)
+
+
 def load_program(path: str, opts: CppOptions = CppOptions()) -> Program:
     """Preprocess, parse and bind the OpenMP directives of one C file."""
     source = read_source(path)
     text = preprocess(path, opts)
-    ast = parse(text, path)
+    ast = _parse_pruned(text, path)
     constructs, standalone = bind_directives(ast, _line_reader(path, source))
     return Program(path, source, ast, constructs, standalone, text)

@@ -1,0 +1,99 @@
+"""Pruning unused system-header declarations before parsing: what it keeps, what it drops,
+and that every translation is the same with and without it."""
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import pytest
+
+from ompcl.frontend import program
+from ompcl.frontend.parse import parse
+from ompcl.frontend.preprocess import CppOptions, preprocess
+from ompcl.frontend.prune import prune
+from ompcl.pipeline import Options, translate
+
+ROOT = Path(__file__).resolve().parents[1]
+NAS = ROOT / "nas_benchmarks"
+
+
+def _names(ast) -> set[str]:
+    out = set()
+    for ext in ast.ext:
+        name = getattr(ext, "name", None) or getattr(getattr(ext, "decl", None), "name", None)
+        if name:
+            out.add(name)
+        t = getattr(ext, "type", None)
+        if getattr(t, "name", None) and getattr(t, "decls", None) is not None:
+            out.add(f"struct {t.name}")
+    return out
+
+
+def _src(tmp_path: Path, body: str) -> str:
+    p = tmp_path / "p.c"
+    p.write_text(body)
+    return str(p)
+
+
+def test_keeps_what_the_file_names_and_what_that_needs(tmp_path):
+    path = _src(tmp_path, "#include <stdio.h>\n#include <math.h>\n#include <stdlib.h>\n"
+                "int main(void) { FILE *f = stdout; double *x = malloc(8);\n"
+                "  fprintf(f, \"%f\\n\", sqrt(2.0)); free(x); return 0; }\n")
+    full = preprocess(path)
+    pruned = prune(full)
+    names = _names(parse(pruned, path))
+    assert {"fprintf", "sqrt", "malloc", "free", "stdout", "FILE", "size_t"} <= names
+    assert "struct _IO_FILE" in names          # the typedef FILE names it: its body is kept
+    assert not {"fscanf", "cos", "qsort", "atexit"} & names
+    assert len(pruned.splitlines()) == len(full.splitlines())  # every line stays in place
+
+
+def test_enumerators_and_function_pointers_keep_their_declarations(tmp_path):
+    path = _src(tmp_path, "#include <math.h>\n#include <stdlib.h>\n#include <signal.h>\n"
+                "int cmp(const void *a, const void *b) { return 0; }\n"
+                "int main(void) { int c = FP_NAN; int x[2] = {1, 0};\n"
+                "  qsort(x, 2, sizeof x[0], cmp); signal(SIGINT, SIG_IGN); return c; }\n")
+    ast = parse(prune(preprocess(path)), path)
+    names = _names(ast)
+    assert {"qsort", "signal", "__sighandler_t"} <= names
+
+
+def test_user_headers_are_never_pruned(tmp_path):
+    (tmp_path / "mine.h").write_text("int never_used(int);\ntypedef int unused_t;\n")
+    path = _src(tmp_path, '#include "mine.h"\n#include <stdio.h>\nint main(void) { return 0; }\n')
+    names = _names(parse(prune(preprocess(path)), path))
+    assert {"never_used", "unused_t"} <= names and "printf" not in names
+
+
+def test_a_pruned_text_that_does_not_parse_falls_back_to_the_full_one(tmp_path, monkeypatch):
+    path = _src(tmp_path, "#include <stdio.h>\nint main(void) { printf(\"hi\\n\"); return 0; }\n")
+    monkeypatch.setattr(program, "prune", lambda text: text.replace("int main", "int int main"))
+    prog = program.load_program(path)
+    assert "main" in _names(prog.ast)
+
+
+def _translations(files, opts_for):
+    out = {}
+    for f in files:
+        u = translate(f, opts_for(f))
+        out[f] = (u.host_source, u.kernel_source, [r.format() for r in u.remarks])
+    return out
+
+
+@pytest.mark.parametrize("which", ["corpus", "nas"])
+def test_translation_is_the_same_without_pruning(which, monkeypatch):
+    if which == "corpus":
+        files = sorted(glob.glob(str(ROOT / "tests" / "corpus" / "*.c")))
+
+        def opts_for(f):
+            return Options(check=False)
+    else:
+        files = sorted(glob.glob(str(NAS / "*" / "*.c")))
+
+        def opts_for(f):
+            return Options(cpp=CppOptions((str(NAS / "common"), os.path.dirname(f)),
+                                          ("CLASS_S", "NPB_CLASS='S'")), check=False)
+    pruned = _translations(files, opts_for)
+    monkeypatch.setattr(program, "prune", lambda text: text)
+    assert _translations(files, opts_for) == pruned
