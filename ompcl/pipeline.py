@@ -138,7 +138,7 @@ def print_kernels(u: Unit) -> Unit:
     """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
     if not u.kernels:
         return u
-    prog = generate_kernels(u.kernels, list(u.regions), u.program.ast, TypeEnv(u.program.ast),
+    prog = generate_kernels(u.kernels, list(u.regions), u.program.ast, TypeEnv.of(u.program.ast),
                             u.path)
     return replace(u, kernel_source=prog.source, layout=prog.layout)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ompcl.frontend import parse as parse_mod
 from ompcl.frontend import program
 from ompcl.frontend.parse import parse
 from ompcl.frontend.preprocess import CppOptions, preprocess
@@ -68,7 +69,7 @@ def test_user_headers_are_never_pruned(tmp_path):
 
 def test_a_pruned_text_that_does_not_parse_falls_back_to_the_full_one(tmp_path, monkeypatch):
     path = _src(tmp_path, "#include <stdio.h>\nint main(void) { printf(\"hi\\n\"); return 0; }\n")
-    monkeypatch.setattr(program, "prune", lambda text: text.replace("int main", "int int main"))
+    monkeypatch.setattr(parse_mod, "prune", lambda text: text.replace("int main", "int int main"))
     prog = program.load_program(path)
     assert "main" in _names(prog.ast)
 
@@ -95,5 +96,5 @@ def test_translation_is_the_same_without_pruning(which, monkeypatch):
             return Options(cpp=CppOptions((str(NAS / "common"), os.path.dirname(f)),
                                           ("CLASS_S", "NPB_CLASS='S'")), check=False)
     pruned = _translations(files, opts_for)
-    monkeypatch.setattr(program, "prune", lambda text: text)
+    monkeypatch.setattr(parse_mod, "prune", lambda text: text)
     assert _translations(files, opts_for) == pruned

@@ -66,7 +66,6 @@ class _CallWalk:
         self.globals: dict[str, str] = {}
         self.fglobals: dict[str, tuple[str, ...]] = {}
         self.external: dict[str, ExternalFunction] = {}
-        self.envs: dict[int, TypeEnv] = {}
         self.reasons: list[Reason] = []
         self.passed_writable: set[str] = set()
 
@@ -78,7 +77,7 @@ class _CallWalk:
         ext = self.external.get(name)
         if ext is None:
             return self.env
-        return self.envs.setdefault(id(ext.ast), TypeEnv(ext.ast))
+        return TypeEnv.of(ext.ast)
 
     def definition(self, name: str) -> c_ast.FuncDef | None:
         if name in self.funcs:

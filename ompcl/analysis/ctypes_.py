@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import weakref
 
 from pycparser import c_ast, c_generator
 
@@ -51,7 +52,15 @@ def normalise(names: list[str]) -> str | None:
 
 
 class TypeEnv:
-    """File-scope typedefs and enumerators, used to resolve type names and constants."""
+    """File-scope typedefs and enumerators, used to resolve type names and constants.
+    ``TypeEnv.of(ast)`` is the one environment of a file (built once, never changed)."""
+
+    @classmethod
+    def of(cls, ast: c_ast.FileAST) -> "TypeEnv":
+        env = _ENVS.get(ast)
+        if env is None:
+            env = _ENVS[ast] = cls(ast)
+        return env
 
     def __init__(self, ast: c_ast.FileAST):
         self.typedefs: dict[str, c_ast.Node] = {}
@@ -132,6 +141,9 @@ class TypeEnv:
             ct = self.ctype(self.typedefs[names[0]])
             return ct.base if ct is not None and ct.is_scalar else None
         return normalise(names)
+
+
+_ENVS: "weakref.WeakKeyDictionary[c_ast.FileAST, TypeEnv]" = weakref.WeakKeyDictionary()
 
 
 def _walk(node: c_ast.Node):

@@ -815,7 +815,7 @@ class _Externs:
 def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...],
               library=None) -> HostPlan:
     """Instrument the functions that run kernels or call functions that may (see module)."""
-    env = TypeEnv(prog.ast)
+    env = TypeEnv.of(prog.ast)
     funcs = {e.decl.name: e for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
     defined_here = {e.decl.name for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
     device = {id(r.bound.stmt) for r in regions if r.offload}

@@ -291,7 +291,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
 def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalysis:
     """Analyse every OpenMP work-sharing loop and parallel region of a program; callees
     defined elsewhere are looked up in ``library``."""
-    env = TypeEnv(prog.ast)
+    env = TypeEnv.of(prog.ast)
     funcs = {e.decl.name: e for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
     declared = {e.name for e in prog.ast.ext if isinstance(e, c_ast.Decl)}
     file_scope = visible_vars(prog.ast, None, (), prog.ast, env)

@@ -31,11 +31,15 @@ def ompcl_cc() -> list[str]:
     return [sys.executable, "-m", "ompcl", "cc"]
 
 
-def build_env() -> dict[str, str]:
+def build_env(pycache: str) -> dict[str, str]:
+    """The builds' environment: this package, and Python bytecode kept (in ``pycache``) as
+    an installed package has it, even where ``PYTHONDONTWRITEBYTECODE`` is set."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
                                                       env.get("PYTHONPATH", "")]))
     env.pop("OMPCL_REMARKS", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = pycache
     return env
 
 
@@ -72,17 +76,19 @@ TREES = {"nas": nas_build, "polybench": polybench_build}
 def measure(tree: str, repeats: int, cls: str, only: str = "") -> dict:
     """Median wall/CPU seconds of building ``tree`` with gcc, with ompcl cc from an empty
     translation cache (a fresh build), and again with that cache (a rebuild), interleaved.
-    One untimed warm-up round first (file cache; it also builds the runtime library, which
-    every round then starts with, as an installed ompcl has it)."""
-    env = build_env()
+    One untimed warm-up round first (file cache; it also builds the runtime library,
+    ompcl's bytecode and its compiled templates, which every round then starts with, as an
+    installed ompcl has them)."""
     times: dict[str, list[tuple[float, float]]] = {"gcc": [], "ompcl": [], "rebuild": []}
     with tempfile.TemporaryDirectory(prefix="ompcl-bench-") as work:
+        env = build_env(os.path.join(work, "pycache"))
         warm = Path(work) / "warm-cache"
         for k in range(repeats + 1):
             with tempfile.TemporaryDirectory(prefix="round-", dir=work) as rnd:
                 out, cache = Path(rnd), Path(rnd) / "cache"
-                if (warm / "cc-runtime").is_dir():
-                    shutil.copytree(warm / "cc-runtime", cache / "cc-runtime")
+                for kept in ("cc-runtime", "templates"):   # what ompcl keeps once installed
+                    if (warm / kept).is_dir():
+                        shutil.copytree(warm / kept, cache / kept)
                 runs = [("gcc", ["gcc"]), ("ompcl", ompcl_cc()), ("rebuild", ompcl_cc())]
                 for name, cc in runs:
                     (out / name).mkdir()

@@ -16,13 +16,13 @@ scalars at run time (``ompcl_trip``), else ``UNKNOWN_TRIP``.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import is_math
 from ..analysis.index import expr_symbol, form
+from ..frontend.clone import clone
 from ..ir import Affine, KernelSpec, Sym
 from ..predict.schema import STATIC
 
@@ -115,7 +115,7 @@ class _Counter:
 
     def host_expr(self, e: c_ast.Node) -> str | None:
         """``e`` as host C over the region's scalars, or None if it reads anything else."""
-        e = copy.deepcopy(e)
+        e = clone(e)
         for n in _walk(e):
             if isinstance(n, c_ast.ID):
                 if n.name not in self.scalars:

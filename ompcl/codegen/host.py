@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import copy
 import re
 
 from pycparser import c_ast, c_generator
 
 from ..analysis.ctypes_ import walk
 from ..diagnostics import SourceLoc
+from ..frontend.clone import clone
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner
 from ..ir import HostInterface, HostParam, Region, ResidencyPlan, SpliceRange, Team
@@ -193,7 +193,7 @@ def _dropped_pragmas(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[i
 
 def _decl(v, name: str, init: str = "") -> str:
     decl = v.decl
-    t = copy.deepcopy(decl.type)
+    t = clone(decl.type)
     for sub in walk(t):
         if isinstance(sub, c_ast.TypeDecl):
             sub.declname = name
@@ -289,7 +289,7 @@ def _return_text(prog: Program, f: c_ast.FuncDef, r) -> str:
         return f"{{ {_LEAVE} return; }}"
     if r.void:
         return f"{{ ({value}); {_LEAVE} return; }}"
-    rtype = copy.deepcopy(f.decl.type.type)
+    rtype = clone(f.decl.type.type)
     for sub in walk(rtype):
         if isinstance(sub, c_ast.TypeDecl):
             sub.declname = "ompcl_ret"

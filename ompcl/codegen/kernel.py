@@ -167,8 +167,7 @@ def _device_functions(offload: list[Region], ast: c_ast.FileAST, env: TypeEnv
         scope.update(r.scope)
     local = [(e, env) for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames
              and e.decl.name not in external]
-    envs: dict[int, TypeEnv] = {}
-    others = [(x.fdef, envs.setdefault(id(x.ast), TypeEnv(x.ast))) for x in external.values()]
+    others = [(x.fdef, TypeEnv.of(x.ast)) for x in external.values()]
     out = []
     for fdef, fenv in local + others:
         dev = device_function(fdef, [global_param(scope[g])

@@ -7,13 +7,13 @@ passes arguments in exactly the order of ``KernelSpec.params``.
 """
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import replace
 
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import SCALARS, walk
+from ..frontend.clone import clone
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
 from ..transform.atomics import with_atomics
 from ..transform.boundscheck import bounds_checked
@@ -152,7 +152,7 @@ def checked(spec: KernelSpec, region: Region) -> KernelSpec:
 # -- the outlined host function ---------------------------------------------------------------
 
 def _renamed_type(decl: c_ast.Decl, name: str) -> c_ast.Node:
-    t = copy.deepcopy(decl.type)
+    t = clone(decl.type)
     for sub in walk(t):
         if isinstance(sub, c_ast.TypeDecl):
             sub.declname = name

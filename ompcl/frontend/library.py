@@ -17,7 +17,7 @@ from pathlib import Path
 from pycparser import c_ast
 
 from ..diagnostics import OmpclError
-from .parse import parse
+from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess
 
 
@@ -63,7 +63,7 @@ class SourceLibrary:
         key = str(path)
         if key not in self._parsed:
             try:
-                self._parsed[key] = parse(preprocess(key, self.cpp), key)
+                self._parsed[key] = parse_pruned(preprocess(key, self.cpp), key)
             except OmpclError:
                 self._parsed[key] = None  # a file ompcl cannot read defines nothing for it
         return self._parsed[key]

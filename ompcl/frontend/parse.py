@@ -1,4 +1,7 @@
-"""Parsing stage: preprocessed text -> pycparser ``FileAST``, syntax errors as diagnostics."""
+"""Parsing stage: preprocessed text -> pycparser ``FileAST``, syntax errors as diagnostics.
+
+``parse_pruned`` parses what ``prune`` leaves of the system headers (the front end's default).
+"""
 from __future__ import annotations
 
 import re
@@ -6,6 +9,7 @@ import re
 from pycparser import c_ast, c_parser
 
 from ..diagnostics import CSyntaxError, SourceLoc
+from .prune import prune
 
 _POS = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?:\s*(?P<msg>.*)$", re.S)
 
@@ -28,6 +32,19 @@ def parse(text: str, path: str) -> c_ast.FileAST:
         return _Parser().parse(text, path)
     except c_parser.ParseError as e:
         raise _syntax_error(str(e), path) from None
+
+
+def parse_pruned(text: str, path: str) -> c_ast.FileAST:
+    """Parse ``text`` without the system declarations it never names; the whole text when
+    the pruned one does not parse (the pruning misjudged a declaration), so a syntax error
+    is always reported as the full file has it."""
+    pruned = prune(text)
+    if pruned is not text:
+        try:
+            return parse(pruned, path)
+        except CSyntaxError:
+            pass
+    return parse(text, path)
 
 
 def _syntax_error(msg: str, path: str) -> CSyntaxError:

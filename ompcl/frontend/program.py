@@ -7,12 +7,10 @@ from pathlib import Path
 
 from pycparser import c_ast
 
-from ..diagnostics import CSyntaxError
 from ..ir import BoundDirective, Directive
 from .bind import bind_directives
-from .parse import parse
+from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess, read_source
-from .prune import prune
 
 
 @dataclass
@@ -57,23 +55,10 @@ def _line_reader(main_path: str, main_source: str):
     return line
 
 
-def _parse_pruned(text: str, path: str) -> c_ast.FileAST:
-    """Parse ``text`` without the system declarations it never names; the whole text when
-    the pruned one does not parse (the pruning misjudged a declaration), so a syntax error
-    is always reported as the full file has it."""
-    pruned = prune(text)
-    if pruned is not text:
-        try:
-            return parse(pruned, path)
-        except CSyntaxError:
-            pass
-    return parse(text, path)
-
-
 def load_program(path: str, opts: CppOptions = CppOptions()) -> Program:
     """Preprocess, parse and bind the OpenMP directives of one C file."""
     source = read_source(path)
     text = preprocess(path, opts)
-    ast = _parse_pruned(text, path)
+    ast = parse_pruned(text, path)
     constructs, standalone = bind_directives(ast, _line_reader(path, source))
     return Program(path, source, ast, constructs, standalone, text)

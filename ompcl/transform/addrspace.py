@@ -8,10 +8,9 @@ the all-``__global`` version keeping the function's name.
 """
 from __future__ import annotations
 
-import copy
-
 from pycparser import c_ast
 
+from ..frontend.clone import clone
 from .visitor import NodeTransformer
 
 GLOBAL, PRIVATE = "g", "p"
@@ -103,7 +102,7 @@ def _walk(node):
 
 
 def _clone(fdef: c_ast.FuncDef, spaces: tuple[str, ...]) -> c_ast.FuncDef:
-    out = copy.deepcopy(fdef)
+    out = clone(fdef)
     out.decl.name = clone_name(fdef.decl.name, spaces)
     t = out.decl.type.type
     while not isinstance(t, c_ast.TypeDecl):

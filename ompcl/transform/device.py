@@ -2,15 +2,15 @@
 (pointer and array parameters in ``__global`` memory, no storage class or ``inline``)."""
 from __future__ import annotations
 
-import copy
-
 from pycparser import c_ast
+
+from ..frontend.clone import clone
 
 
 def device_function(fdef: c_ast.FuncDef, extra: list[c_ast.Decl] = ()) -> c_ast.FuncDef:
     """Copy of a function whose pointer/array parameters point to ``__global`` memory, with
     the ``extra`` parameters (the globals it uses) appended."""
-    out = copy.deepcopy(fdef)
+    out = clone(fdef)
     params = out.decl.type.args.params if out.decl.type.args else []
     for p in params:
         if not isinstance(p, c_ast.Decl):

@@ -3,10 +3,9 @@
 (``u[(i3 * n2 + i2) * n1 + i1]``); rows (fewer subscripts) become pointer arithmetic."""
 from __future__ import annotations
 
-import copy
-
 from pycparser import c_ast
 
+from ..frontend.clone import clone
 from .visitor import NodeTransformer
 
 
@@ -24,7 +23,7 @@ def row_dims(decl: c_ast.Decl) -> list[c_ast.Node]:
 
 
 def _mul(a: c_ast.Node, b: c_ast.Node) -> c_ast.Node:
-    return c_ast.BinaryOp("*", a, copy.deepcopy(b))
+    return c_ast.BinaryOp("*", a, clone(b))
 
 
 class _Flat(NodeTransformer):

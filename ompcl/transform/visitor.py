@@ -7,9 +7,10 @@ diagnostics and line markers keep pointing into the user's file.
 """
 from __future__ import annotations
 
-import copy
 
 from pycparser import c_ast
+
+from ..frontend.clone import clone
 
 
 class NodeTransformer:
@@ -49,7 +50,7 @@ class NodeTransformer:
 
     def rewrite(self, node: c_ast.Node) -> c_ast.Node:
         """A transformed deep copy of ``node``; the input is never mutated."""
-        return self.visit(copy.deepcopy(node))
+        return self.visit(clone(node))
 
 
 def _inherit_coord(new: c_ast.Node, old: c_ast.Node) -> None:
