@@ -306,6 +306,9 @@ class Region:
     #: C conditions on values known at entry that the analysis assumed (a scratch array's
     #: bounds); when one is false the original loop runs on the host
     preconditions: tuple[str, ...] = ()
+    #: threadprivate variables the loop or its callees use (a team of one's host path gives
+    #: its loop's threads the one thread's copies)
+    threadprivates: tuple[str, ...] = ()
 
     @property
     def offload(self) -> bool:

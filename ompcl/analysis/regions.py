@@ -269,8 +269,9 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     reasons = list(info.problems) + bound_reasons(loops, info) + local_type_reasons(info, env)
     calls = analyze_calls(info.calls, funcs, env, scope, declared, library, file_scope)
     through = calls.through_calls()
-    view = thread_view(cand, scope, teams, cands, prog.threadprivate() & (
-        info.scalar_reads | info.scalar_writes | {a.name for a in info.accesses} | set(through)))
+    tps = prog.threadprivate() & (info.scalar_reads | info.scalar_writes
+                                  | {a.name for a in info.accesses} | set(through))
+    view = thread_view(cand, scope, teams, cands, tps)
     conds: list[str] = []
     if view is not None:
         extra, why, conds = thread_reasons(view, cand, loops, info, scope, through,
@@ -285,7 +286,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls,
-                  preconditions=tuple(conds))
+                  preconditions=tuple(conds), threadprivates=tuple(sorted(tps)))
 
 
 def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalysis:

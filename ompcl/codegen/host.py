@@ -127,7 +127,9 @@ _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 def team_fallback(hr: HostRegion, text: str) -> str:
     """A team's loop as its own parallel loop: the host path inside the team of one's device
     version (outside any parallel region, where 'omp for' would run on one thread). The
-    thread's variables the loop privatised stay private."""
+    thread's variables the loop privatised stay private, and its threadprivate data is the
+    one thread's (``copyin``: the new team's threads would otherwise see their own copies;
+    a loop whose callees use threadprivate data not visible here gets a team of one)."""
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
     # threadprivate variables stay the threads' own without a clause (one is an error)
@@ -135,10 +137,14 @@ def team_fallback(hr: HostRegion, text: str) -> str:
              and r.scope.get(x) is not None and r.scope[x].storage != "global"]
     m = _FOR_LINE.search(text)
     line = _NOWAIT.sub("", _OMP_FOR.sub("omp parallel for", m.group(0), count=1))
-    if extra:
+    if any(x not in r.scope for x in r.threadprivates):
+        tp = " num_threads(1)"   # the new team is the one thread itself
+    else:
+        tp = f" copyin({', '.join(r.threadprivates)})" if r.threadprivates else ""
+    clauses = (f" private({', '.join(extra)})" if extra else "") + tp
+    if clauses:
         cont = line.rstrip().endswith("\\")
-        line = line.rstrip().rstrip("\\").rstrip() + f" private({', '.join(extra)})" + (
-            " \\" if cont else "")
+        line = line.rstrip().rstrip("\\").rstrip() + clauses + (" \\" if cont else "")
     return text[:m.start()] + line + text[m.end():]
 
 

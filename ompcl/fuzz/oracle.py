@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..predict.learners import constant
 from .compare import compare_outputs
 from .generator import NEW_FAMILIES, expectations, families, generate
 
@@ -30,10 +31,13 @@ MODE_ENV: dict[str, dict[str, str]] = {
     "opencl-copy": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "0"},
     "opencl-zc": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "1"},
     "auto": {"OMPCL_DEVICE": "auto"},
+    # every launch declined by the model: the teams of one's host paths (OMPCL_MODEL names
+    # the campaign's always-host model, see run_mode)
+    "auto-host": {"OMPCL_DEVICE": "auto"},
     "openmp": {"OMPCL_DEVICE": "openmp"},
     "asan": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "0"},  # with --asan only
 }
-MODES = ("opencl-copy", "opencl-zc", "auto", "openmp")
+MODES = ("opencl-copy", "opencl-zc", "auto", "auto-host", "openmp")
 DEVICE_MODES = ("opencl-copy", "opencl-zc", "asan")  # need an OpenCL device
 PLACED_MODES = ("opencl-copy", "opencl-zc")  # every offloaded loop must run on the device
 # The runtime's device bounds checker (OMPCL_BOUNDS_CHECK=1): a kernel access outside the
@@ -139,6 +143,7 @@ def setup(work: Path, device: bool = True, asan: bool = False) -> Campaign:
         if p.returncode != 0:
             raise RuntimeError(f"cannot compile the runtime: {p.stderr[-2000:]}")
     (work / "clcache").mkdir(exist_ok=True)
+    (work / "host-model.json").write_text(json.dumps(constant(False, "tree")))
     return Campaign(work, obj, rt_dir, device, asan, rt_dir / "ompcl_rt_asan.o" if asan else None)
 
 
@@ -149,7 +154,7 @@ def run_env(camp: Campaign, **extra: str) -> dict[str, str]:
     env.update({"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive",
                 "OMPCL_CACHE_DIR": str(camp.work / "clcache")})
     for var in ("OMPCL_LOG", "OMPCL_FAULT", "OMPCL_ZERO_COPY", "OMPCL_BOUNDS_CHECK",
-                "OMPCL_DEVICE", "OMPCL_STATS"):
+                "OMPCL_DEVICE", "OMPCL_STATS", "OMPCL_MODEL"):
         env.pop(var, None)
     env.update(extra)
     return env
@@ -303,6 +308,8 @@ def run_mode(exe: Path, d: Path, camp: Campaign, mode: str, ref: str, rtol: floa
     """One run of the translated program in ``mode``, with the device bounds checker on."""
     stats = d / f"stats_{mode}.json"
     env = run_env(camp, **MODE_ENV[mode], OMPCL_BOUNDS_CHECK="1", OMPCL_STATS=str(stats))
+    if mode == "auto-host":
+        env["OMPCL_MODEL"] = str(camp.work / "host-model.json")
     if mode == "asan":
         env.update(SAN_ENV)
     rc, out, err = execute(exe, env, ASAN_TIMEOUT if mode == "asan" else RUN_TIMEOUT)
