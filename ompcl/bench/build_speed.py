@@ -31,15 +31,16 @@ def ompcl_cc() -> list[str]:
     return [sys.executable, "-m", "ompcl", "cc"]
 
 
-def build_env(pycache: str) -> dict[str, str]:
-    """The builds' environment: this package, and Python bytecode kept (in ``pycache``) as
-    an installed package has it, even where ``PYTHONDONTWRITEBYTECODE`` is set."""
+def build_env(pycache: str | None = None) -> dict[str, str]:
+    """The builds' environment: this package; with ``pycache``, Python bytecode kept there
+    as an installed package has it, even where ``PYTHONDONTWRITEBYTECODE`` is set."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
                                                       env.get("PYTHONPATH", "")]))
     env.pop("OMPCL_REMARKS", None)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = pycache
+    if pycache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
     return env
 
 
