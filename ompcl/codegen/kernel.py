@@ -7,7 +7,10 @@ runtime):
 - blocked (CPU devices): work-item ``w`` of a 1-D range runs the ``w``-th contiguous chunk of
   the collapsed iteration space, in runs along the innermost loop whose variable steps by
   its constant step, so the device compiler vectorises each run like the host compiler
-  vectorises the original loop; reductions write one partial result per work-item.
+  vectorises the original loop; reductions write one partial result per work-item. Where an
+  access is transposed between the two innermost collapsed loops (``transform.tiling``),
+  the chunk is a contiguous range of square tiles of those two loops instead, each tile in
+  runs along the innermost loop.
 - grid (GPUs): the collapsed loops form the ND-range (innermost loop on dimension 0, so
   consecutive work-items touch consecutive elements), each work-item walking its iterations
   with a grid stride (ragged sizes need no guard, and the runtime may launch fewer
