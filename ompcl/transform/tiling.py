@@ -8,7 +8,8 @@ in every iteration of a row, and the next row the neighbouring element of each o
 In rows of 1024 the lines are gone before the next row comes back for them; in tiles of
 ``TILE`` x ``TILE`` iterations a line is used by every row of the tile while it is cached.
 Tiling reorders iterations only within a work-item; the kernels' iterations are independent
-(the grid shape runs them in any order too), so the choice affects speed, never a result.
+(the grid shape runs them in any order too), so the choice affects speed and, in a floating
+point reduction, the order of a work-item's partial sum (which OpenMP leaves open as well).
 """
 from __future__ import annotations
 
