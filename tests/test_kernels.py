@@ -15,6 +15,7 @@ from pycparser import c_parser
 from ompcl.analysis.loops import canonical_loop
 from ompcl.pipeline import translate
 from ompcl.transform.narrowing import constant_step, constant_trip, fits_32_bits
+from ompcl.transform.tiling import tiles
 
 SHAPES = ROOT / "tests" / "kernels" / "shapes.c"
 HEAT = ROOT / "ompcl" / "examples" / "heat2d.c"
@@ -52,6 +53,26 @@ def test_constant_steps_and_trips(text, step, trip):
 ])
 def test_32_bit_counters_only_where_provable(texts, fits):
     assert fits_32_bits(tuple(_loop(t) for t in texts)) is fits
+
+
+@pytest.mark.parametrize("body, dims, tiled", [
+    ("b[j][i] = a[i][j];", "ij", True),            # a transposed write
+    ("b[i][j] = a[j][i];", "ij", True),            # a transposed read
+    ("b[i][j] = a[i][j] + a[i - 1][j];", "ij", False),
+    ("b[j * 1024 + i] = a[i * 1024 + j];", "ij", True),  # flat, constant rows
+    ("b[j * n + i] = a[i * n + j];", "ij", True),  # flat, run-time rows
+    ("c[i][j] += a[i][k] * b[k][j];", "ij", False),  # matmul: j runs along rows
+    ("x[j][0] = 1.0;", "ij", False),               # strided, but i does not run along it
+    ("b[i][2 * j] = 0.0;", "ij", False),           # i picks the row
+    ("b[2 * j][i] = 0.0;", "ij", True),
+    ("b[j] = a[i];", "ij", False),
+    ("b[k][j][i] = 0.0;", "ijk", False),           # j is no neighbour along k either
+    ("c[i][k][j] = 0.0;", "ijk", True),            # the innermost two transposed
+    ("b[i] = a[i * n];", "i", False),              # one loop: nothing to tile
+])
+def test_tiles_only_transposed_accesses(body, dims, tiled):
+    ast = c_parser.CParser().parse(f"void f(void) {{ {body} }}")
+    assert tiles(ast.ext[0].body, tuple(dims)) is tiled
 
 
 def _kernel(source: str, name: str) -> str:
@@ -102,6 +123,20 @@ def test_constant_loop_terms_are_literals():
     assert "ompcl_st0" in k[k.index("{"):] and "ompcl_n1" in k[k.index("{"):]
 
 
+def test_transposed_kernels_run_in_tiles():
+    """Blocked: a transposed access runs the two innermost loops in 32 x 32 tiles (ragged at
+    the edges, outer loops split off the tile index); the grid shape is unchanged."""
+    src = translate(str(SHAPES)).kernel_source
+    tiled = [name for name in re.findall(r"__kernel void (ompcl_k\d+)", src)
+             if "CPU shape in tiles" in _kernel(src, name)]
+    assert tiled == ["ompcl_k14", "ompcl_k15", "ompcl_k16"]
+    k = _kernel(src, "ompcl_k15")  # collapse(3): i, then tiles of j x k
+    assert "const long ompcl_nt0 = (70L + 31) / 32, ompcl_nt1 = (45L + 31) / 32;" in k
+    assert "const long ompcl_g0 = ompcl_q / (ompcl_nt0 * ompcl_nt1);" in k
+    assert "for (; ompcl_g2 < ompcl_e; ompcl_g2++, k++)" in k
+    assert "for (int ompcl_g2 = (int)get_global_id(0); ompcl_g2 < 45;" in k
+
+
 def test_blocked_reductions_write_one_partial_per_work_item():
     k = _kernel(translate(str(SHAPES)).kernel_source, "ompcl_k5")
     blocked = k[k.index("#ifdef OMPCL_BLOCKED"):k.index("#else")]
@@ -142,7 +177,7 @@ def test_shapes_match_openmp(shapes_built, shape, zero_copy, groups, opencl_avai
     assert out.returncode == 0, out.stderr
     err = compare_outputs(expected, out.stdout, 1e-12)
     regions = load_stats(stats)["regions"]
-    assert len(regions) == 14
+    assert len(regions) == 17
     assert all(r["device_runs"] == 1 and r["fallback"] is None for r in regions), regions
     print(f"{shape} zero-copy={zero_copy} groups={groups or 'default'}: max rel. error {err:.1e}")
 

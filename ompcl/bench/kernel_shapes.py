@@ -5,7 +5,8 @@ kernels doing the same work with the same data, launched through pyopencl.
 Consumed by ``ompcl.bench.kernels``; produces nothing by itself. The hand-written kernels are
 what an OpenCL programmer writes for these loops: one work-item per iteration (the ND-range
 form every OpenCL guide starts from) and, for a CPU device, a contiguous chunk per
-work-item; the benchmark compares ompcl with the faster of them. Reductions also carry the
+work-item (the transpose in tiles, as textbooks write it); the benchmark compares ompcl with
+the fastest of them. Reductions also carry the
 other two-stage forms measured against them (a work-group tree in local memory, a grid
 stride, a second kernel combining on the device).
 """
@@ -541,6 +542,21 @@ __kernel void rows(__global const double *a, __global double *b)
   for (long j = 0; j < N; j++)
     b[j * N + i] = a[i * N + j];
 }
+
+/* the textbook transpose in tiles (T x T elements): work-item w transposes the w-th
+ * contiguous range of tiles, so each cache line of b is filled while it is cached */
+#define T 32
+__kernel void tiles(__global const double *a, __global double *b)
+{
+  int w = get_global_id(0), nw = get_global_size(0), nt = (N / T) * (N / T);
+  int c = nt / nw, x = nt % nw, t0 = w * c + min(w, x), t1 = t0 + c + (w < x);
+  for (int t = t0; t < t1; t++) {
+    int i0 = t / (N / T) * T, j0 = t % (N / T) * T;
+    for (int i = i0; i < i0 + T; i++)
+      for (int j = j0; j < j0 + T; j++)
+        b[j * N + i] = a[i * N + j];
+  }
+}
 """
 
 TRANSPOSE = Shape(
@@ -568,6 +584,8 @@ static void transpose(void)
              lambda s, dev: ((TN, TN), None)),
         Hand("one item per row", _TR_CL, "rows", lambda s: [s["u"], s["v"]],
              lambda s, dev: ((TN,), None)),
+        Hand("tiles per work-item", _TR_CL, "tiles", lambda s: [s["u"], s["v"]],
+             lambda s, dev: ((_chunks(dev),), (1,))),
     ))
 
 HN, BINS = 1 << 22, 256

@@ -6,13 +6,16 @@ kernels with their launch). Produces a table per shape: milliseconds per call (t
 call, or the median with ``--stat median``) of the generated kernel (device time from
 profiling events, and the whole call through the runtime), of the fastest hand-written kernel
 (the same two), the generated/hand-written ratios, and the
-OpenMP loop's time; the geometric mean of the ratios; a check that all three computed the
-same result. Each shape's program is built twice (``ompcl build``; ``gcc -fopenmp``); the runs
+OpenMP loop's time; the CPU time of the calls (every thread of the process) and its ratio;
+the geometric mean of the ratios; a check that all three computed the same result. Each shape's program is built twice (``ompcl build``; ``gcc -fopenmp``); the runs
 interleave (generated, hand-written, OpenMP, in rounds), with ``OMP_WAIT_POLICY=passive``:
 many short rounds rather than a few long ones, so that both sides sample the same load.
 The fastest call is the default statistic because this machine is shared: other processes
 only ever add time, and a median of bursts minutes apart measures their load as much as the
-kernels (ratios moved by 1.5x between runs of the same build).
+kernels (ratios moved by 1.5x between runs of the same build). Under heavy load even the
+fastest call may never see both cores free; the CPU time of a call is what it costs the
+machine whatever else runs (it does not show a call that leaves a core idle, the wall times
+do), so the two together tell a slower kernel from a busier machine.
 Usage: ``ompcl bench kernels [--rounds 10] [--calls 20] [--stat min|median] [--shapes map,sum]
 [--json out.json]``.
 """
@@ -43,6 +46,7 @@ class Samples:
 
     wall: list[float] = field(default_factory=list)
     kernel: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # CPU seconds of the call, all threads
     check: float | None = None
     #: how calls summarise: "min" (the fastest call) or "median"; set from ``--stat``
     stat: ClassVar[str] = "min"
@@ -60,6 +64,7 @@ _DRIVER = r"""
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #define BENCH_HASH(k) ((unsigned)(k) * 2654435761u %% 1000003u)
 %(globals)s
 %(loop)s
@@ -72,17 +77,26 @@ static double bench_kernel_seconds(void)
 #endif
 }
 
+static double bench_cpu_seconds(void)  /* every thread of the process: PoCL's too */
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
 int main(int argc, char **argv)
 {
     int calls = argc > 1 ? atoi(argv[1]) : 10, c;
 %(init)s
     %(call)s;  /* warm-up: program build, first-launch compilation */
     for (c = 0; c < calls; c++) {
-        double k0 = bench_kernel_seconds(), t0 = omp_get_wtime(), t1, k1;
+        double k0 = bench_kernel_seconds(), c0 = bench_cpu_seconds(), t0 = omp_get_wtime();
+        double t1, c1, k1;
         %(call)s;
         t1 = omp_get_wtime();
+        c1 = bench_cpu_seconds();
         k1 = bench_kernel_seconds();
-        printf("sample %%.9f %%.9f\n", t1 - t0, k1 - k0);
+        printf("sample %%.9f %%.9f %%.9f\n", t1 - t0, k1 - k0, c1 - c0);
     }
     printf("check %%.17g\n", (double)(%(check)s));
     return 0;
@@ -124,6 +138,7 @@ def run_program(exe: Path, calls: int, samples: Samples, **env: str) -> None:
         parts = line.split()
         if parts[0] == "sample":
             samples.wall.append(float(parts[1]))
+            samples.cpu.append(float(parts[3]))
             if env.get("OMPCL_DEVICE") == "opencl":
                 samples.kernel.append(float(parts[2]))
         elif parts[0] == "check":
@@ -152,10 +167,11 @@ def run_hand(dev: Device, shape: Shape, hand: Hand, calls: int, samples: Samples
     launch = prepared[hand.name]
     launch()
     for _ in range(calls):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         ev = launch()
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         samples.wall.append(t1 - t0)
+        samples.cpu.append(c1 - c0)
         samples.kernel.append(ev)
     samples.check = shape.hand_check(prepared["state"])
 
@@ -211,10 +227,11 @@ class Row:
     def best_hand(self, which: str) -> tuple[str, Samples]:
         return min(self.hand.items(), key=lambda kv: kv[1].ms(which))
 
-    def ratios(self) -> tuple[float, float]:
-        k = _ratio(self.gen.ms("kernel"), self.best_hand("kernel")[1].ms("kernel"))
-        w = _ratio(self.gen.ms("wall"), self.best_hand("wall")[1].ms("wall"))
-        return k, w
+    def ratios(self) -> tuple[float, float, float]:
+        """Generated / fastest hand-written: kernel, call and CPU time."""
+        k, w, c = (_ratio(self.gen.ms(x), self.best_hand(x)[1].ms(x))
+                   for x in ("kernel", "wall", "cpu"))
+        return k, w, c
 
     def agree(self) -> bool:
         checks = [self.gen.check, self.omp.check] + [s.check for s in self.hand.values()]
@@ -244,24 +261,27 @@ def print_table(rows: list[Row], dev: Device, args) -> None:
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     what = "fastest" if args.stat == "min" else "median"
     print(f"ms per call, {what} of {args.rounds} rounds x {args.calls} calls; kernel = device "
-          f"time (profiling events), call = the whole call as the program sees it\n")
+          f"time (profiling events), call = the whole call as the program sees it, cpu = the "
+          f"call's CPU time (all threads)\n")
     head = (f"{'shape':12} {'gen kernel':>10} {'hand kernel':>11} {'ratio':>6} "
-            f"{'gen call':>9} {'hand call':>9} {'ratio':>6} {'OpenMP':>8} {'gen/OMP':>7}  "
-            f"hand-written (fastest)  same result")
+            f"{'gen call':>9} {'hand call':>9} {'ratio':>6} {'gen cpu':>8} {'hand cpu':>8} "
+            f"{'ratio':>6} {'OpenMP':>8} {'gen/OMP':>7}  hand-written (fastest)  same result")
     print(head)
     print("-" * len(head))
     for r in rows:
         kname, hk = r.best_hand("kernel")
         _, hw = r.best_hand("wall")
-        k, w = r.ratios()
+        _, hc = r.best_hand("cpu")
+        k, w, c = r.ratios()
         print(f"{r.shape.name:12} {r.gen.ms('kernel'):10.3f} {hk.ms('kernel'):11.3f} {k:6.2f} "
-              f"{r.gen.ms('wall'):9.3f} {hw.ms('wall'):9.3f} {w:6.2f} {r.omp.ms('wall'):8.3f} "
+              f"{r.gen.ms('wall'):9.3f} {hw.ms('wall'):9.3f} {w:6.2f} {r.gen.ms('cpu'):8.3f} "
+              f"{hc.ms('cpu'):8.3f} {c:6.2f} {r.omp.ms('wall'):8.3f} "
               f"{_ratio(r.gen.ms('wall'), r.omp.ms('wall')):7.2f}  {kname:22}  "
               f"{'yes' if r.agree() else 'NO'}")
-    ks = [r.ratios()[0] for r in rows]
-    ws = [r.ratios()[1] for r in rows]
+    ks, ws, cs = zip(*(r.ratios() for r in rows))
     print(f"\ngeomean generated/hand-written: kernel {_geomean(ks):.3f}, call {_geomean(ws):.3f}"
-          f"; worst: kernel {max(ks):.2f}, call {max(ws):.2f}")
+          f", cpu {_geomean(cs):.3f}; worst: kernel {max(ks):.2f}, call {max(ws):.2f}, "
+          f"cpu {max(cs):.2f}")
 
 
 def print_alternatives(rows: list[Row]) -> None:
@@ -299,13 +319,16 @@ def _geomean(xs: list[float]) -> float:
 def _json(rows: list[Row]) -> list[dict]:
     out = []
     for r in rows:
-        k, w = r.ratios()
+        k, w, c = r.ratios()
         out.append({"shape": r.shape.name, "what": r.shape.what,
                     "generated_kernel_ms": r.gen.ms("kernel"), "generated_call_ms":
-                    r.gen.ms("wall"), "openmp_ms": r.omp.ms("wall"),
-                    "hand_written": {n: {"kernel_ms": s.ms("kernel"), "call_ms": s.ms("wall")}
+                    r.gen.ms("wall"), "generated_cpu_ms": r.gen.ms("cpu"),
+                    "openmp_ms": r.omp.ms("wall"), "openmp_cpu_ms": r.omp.ms("cpu"),
+                    "hand_written": {n: {"kernel_ms": s.ms("kernel"), "call_ms": s.ms("wall"),
+                                         "cpu_ms": s.ms("cpu")}
                                      for n, s in r.hand.items()},
-                    "ratio_kernel": k, "ratio_call": w, "same_result": r.agree(),
+                    "ratio_kernel": k, "ratio_call": w, "ratio_cpu": c,
+                    "same_result": r.agree(),
                     "stat": Samples.stat})
     return out
 

@@ -7,7 +7,10 @@ runtime):
 - blocked (CPU devices): work-item ``w`` of a 1-D range runs the ``w``-th contiguous chunk of
   the collapsed iteration space, in runs along the innermost loop whose variable steps by
   its constant step, so the device compiler vectorises each run like the host compiler
-  vectorises the original loop; reductions write one partial result per work-item.
+  vectorises the original loop; reductions write one partial result per work-item. Where an
+  access is transposed between the two innermost collapsed loops (``transform.tiling``),
+  the chunk is a contiguous range of square tiles of those two loops instead, each tile in
+  runs along the innermost loop.
 - grid (GPUs): the collapsed loops form the ND-range (innermost loop on dimension 0, so
   consecutive work-items touch consecutive elements), each work-item walking its iterations
   with a grid stride (ragged sizes need no guard, and the runtime may launch fewer
@@ -34,6 +37,7 @@ from ..transform.device import device_function
 from ..transform.narrowing import constant_step, constant_trip, fits_32_bits
 from ..transform.reductions import combine, identity
 from ..transform.rename import renamed
+from ..transform.tiling import TILE, tiles
 from . import names as N
 from .cprinter import OpenCLPrinter
 from .kernelspec import global_param
@@ -116,6 +120,7 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
             for name, cl, op in spec.reductions]
     dims = _dims_view(spec, region, narrow)
     return {
+        "tiled": _tiled_view(spec, dims),
         "name": spec.name,
         "loc": str(spec.loc),
         "directive": spec.directive_text.replace("*/", "* /"),
@@ -132,6 +137,20 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
         "privates": [printer.visit(d) for d in spec.privates],
         "body": printer.visit(spec.body).rstrip("\n"),
     }
+
+
+def _tiled_view(spec: KernelSpec, dims: list[dict]) -> dict | None:
+    """Where the blocked shape runs the two innermost loops in tiles (``tiles``): the tile
+    edge, the tile counts and each outer counter's split of the linear tile index."""
+    if not tiles(spec.body, tuple(var for var, _ in spec.dims)):
+        return None
+    row, col = dims[-2], dims[-1]
+    counts = [f"({d['trips']} + {TILE - 1}) / {TILE}" for d in (row, col)]
+    trips = [d["trips"] for d in dims[:-2]] + ["ompcl_nt0", "ompcl_nt1"]
+    return {"edge": TILE, "row": row, "col": col, "counts": counts,
+            "outer": [{"k": d["k"], "split": _split(d["k"], trips)} for d in dims[:-2]],
+            "total": " * ".join(trips), "row_split": _split(row["k"], trips),
+            "col_split": _split(col["k"], trips)}
 
 
 def _uses_double(regions: list[Region], fdefs: list[c_ast.FuncDef], env: TypeEnv) -> bool:

@@ -1,13 +1,15 @@
-/* ompcl-expect: device=14 host=0 */
+/* ompcl-expect: device=17 host=0 */
 /* Loop shapes for both kernel shapes (blocked chunks, grid strides): ragged and tiny trip
  * counts, constant and run-time steps up and down, collapse(2) and (3), every reduction
  * operator, lastprivate across chunk boundaries, 'continue', inner loops, unsigned, char and
- * long loop variables.  See tests/test_kernels.py. */
+ * long loop variables; transposed accesses (the blocked shape's tiles) with ragged tiles,
+ * descending steps, collapse(3), run-time bounds, a reduction and lastprivate.  See
+ * tests/test_kernels.py. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #define N1 1003
-static double a2[61][47], b3[5][7][11];
+static double a2[61][47], b3[5][7][11], t2[47][61], c3[3][45][70];
 static int grid[40][50];
 
 static int hash(int k) { return (int)(((unsigned)k * 2654435761u) % 1000003u); }
@@ -19,6 +21,8 @@ int main(int argc, char **argv)
     double dmax = -1e300, dmin = 1e300, t;
     int imin = 1 << 30, imax = -(1 << 30), band = ~0, bor = 0, bxor = 0, land = 1, lor = 0;
     long lsum = 0, li;
+    int m = argc > 99 ? 1 : 17, n2 = argc > 99 ? 1 : 59, lt = -1;
+    double tsum = 0.0, *ft = malloc(N1 * sizeof *ft);
     unsigned u, ucount = 0;
     char c;
 
@@ -108,7 +112,31 @@ int main(int argc, char **argv)
         lsum += c;
     }
 
+#pragma omp parallel for collapse(2)
+    for (i = 1; i < 61; i += 2)
+        for (j = 46; j >= 2; j -= 3)
+            t2[j][i] = a2[i][j] + 0.5;
+
+#pragma omp parallel for collapse(3) reduction(+:tsum) lastprivate(lt)
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 70; j++)
+            for (k = 0; k < 45; k++) {
+                c3[i][k][j] = i + 0.01 * j + 0.0001 * k;
+                tsum += k * 0.5 + j;
+                lt = (i * 70 + j) * 45 + k;
+            }
+
+#pragma omp parallel for collapse(2)
+    for (i = 0; i < m; i++)
+        for (j = 0; j < n2; j++)
+            ft[j * m + i] = x[i * n2 + j];
+
     printf("last %d lj %d\n", last, lj);
+    printf("t2 %.15g %.15g %.15g\n", t2[46][1], t2[22][31], t2[4][59]);
+    printf("c3 %.15g %.15g %.15g tsum %.12g lt %d\n", c3[0][0][0], c3[1][33][65], c3[2][44][69],
+           tsum, lt);
+    for (i = 0; i < N1; i += 59)
+        printf("ft %d %.15g\n", i, ft[i]);
     for (i = 0; i < n; i += 97)
         printf("x %d %.15g y %.15g\n", i, x[i], y[i]);
     for (i = 0; i < 61; i += 6)
@@ -122,5 +150,6 @@ int main(int argc, char **argv)
     printf("land %d lor %d lsum %ld ucount %u\n", land, lor, lsum, ucount);
     free(x);
     free(y);
+    free(ft);
     return 0;
 }
