@@ -14,7 +14,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from .analysis.ctypes_ import TypeEnv
+from .analysis.ctypes_ import TypeEnv, c_text
 from .analysis.placement import place
 from .analysis.regions import analyze
 from .analysis.residency import plan_residency
@@ -30,7 +30,13 @@ from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
 from .predict.model import resolve as resolve_model
+from .transform.interchange import interchange_region
 from .transform.rename import device_name
+
+
+def _knob(name: str) -> bool:
+    """A transformation's switch: on unless the variable says ``0``/``off``/``no``."""
+    return os.environ.get(name, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class Options:
     check: bool = field(default_factory=lambda: os.environ.get("OMPCL_CHECK_IR", "") == "1")
     sources: tuple[str, ...] = ()  # the program's other source files (for their functions)
     model: str = ""  # dispatch model compiled in: "" the default, "none", or a model file
+    #: loop interchange inside kernels (``OMPCL_INTERCHANGE=0`` turns it off)
+    interchange: bool = field(default_factory=lambda: _knob("OMPCL_INTERCHANGE"))
 
 
 @dataclass(frozen=True)
@@ -119,6 +127,26 @@ def plan(u: Unit) -> Unit:
     return replace(u, residency=plan_residency(u.program, u.regions, u.teams, library))
 
 
+def interchange(u: Unit) -> Unit:
+    """Reorder perfect nests of inner loops in each kernel body so the loop walking the
+    fastest-varying subscript runs innermost, where a dependence test proves it legal.
+    Ordering: after 'place' (final verdicts), before 'outline' prints the bodies; the host
+    keeps the user's loops."""
+    if not u.options.interchange:
+        return u
+    regions, remarks = [], []
+    for r in u.regions:
+        if r.offload:
+            r, found = interchange_region(r)
+            remarks += found
+        regions.append(r)
+    return replace(u, regions=tuple(regions), remarks=u.remarks + tuple(remarks))
+
+
+def _dump_bodies(u: Unit) -> str:
+    return "\n".join(f"region {r.id}:\n{c_text(r.loops[-1].loop)}" for r in u.offloaded)
+
+
 def outline(u: Unit) -> Unit:
     """Kernel specs (parameters as declarations, renamed bodies) and host interfaces; the
     static features are counted on the kernels as they will be printed."""
@@ -186,6 +214,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("residency", plan, lambda u: "\n".join(
         f"region {k}: {'keep data on the device' if v else 'sync host at exit'}"
         for k, v in sorted(u.residency.keep.items()))),
+    Pass("interchange", interchange, _dump_bodies),
     Pass("outline", outline, lambda u: "\n".join(
         f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id].values}"
         for k in u.kernels)),
