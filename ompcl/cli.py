@@ -34,6 +34,8 @@ def _cpp_options(f):
                      "models/default.json; 'none': the device whenever one is ready).")(f)
     f = click.option("--no-interchange", "no_interchange", is_flag=True,
                      help="No loop interchange inside kernels (as OMPCL_INTERCHANGE=0).")(f)
+    f = click.option("--no-reorder", "no_reorder", is_flag=True,
+                     help="No reordering of array dimensions (as OMPCL_REORDER=0).")(f)
     return f
 
 
@@ -55,13 +57,14 @@ def _run(debug: bool, fn):
 
 
 def _translate_all(files, include, define, undef, no_embed, dump_after, debug,
-                   model="", switches=None) -> list[Unit]:
+                   model="", switches=None, whole_program=False) -> list[Unit]:
     cpp = CppOptions(tuple(include), tuple(define), tuple(undef))
     out = []
     for f in files:
         kernel_file = f"{Path(f).stem}_kernel.cl" if no_embed else ""
         opts = Options(cpp, embed=not no_embed, kernel_file=kernel_file, dump_after=dump_after,
-                       sources=tuple(x for x in files if x != f), model=model)
+                       sources=tuple(x for x in files if x != f), model=model,
+                       whole_program=whole_program)
         off = {k: False for k, v in (switches or {}).items() if v}
         out.append(translate(f, Options(**{**opts.__dict__, **off,
                                            "check": opts.check or debug})))
@@ -101,11 +104,11 @@ def main() -> None:
               show_default=True, help="Which outputs to write.")
 @_cpp_options
 def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
-                  dump_after, no_embed, model, no_interchange):
+                  dump_after, no_embed, model, no_interchange, no_reorder):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
     def work():
         ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
-                            {"interchange": no_interchange})
+                            {"interchange": no_interchange, "reorder": no_reorder})
         _emit_diags(ts, verbose)
         written = write_outputs(ts, Path(outdir), emit)
         if report:
@@ -125,11 +128,12 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
 @click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
 @_cpp_options
 def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
-              report, dump_after, no_embed, model, no_interchange):
+              report, dump_after, no_embed, model, no_interchange, no_reorder):
     """Translate and compile OpenMP C files into an executable."""
     def work():
+        # the files named are the program: a global no other one mentions is this file's
         ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
-                            {"interchange": no_interchange})
+                            {"interchange": no_interchange, "reorder": no_reorder}, True)
         _emit_diags(ts, verbose)
         if report:
             _print_report(ts)

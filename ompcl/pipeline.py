@@ -14,7 +14,8 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from .analysis.ctypes_ import TypeEnv, c_text
+from .analysis.ctypes_ import TypeEnv, c_text, walk
+from .analysis.layout import plan_layout
 from .analysis.placement import place
 from .analysis.regions import analyze
 from .analysis.residency import plan_residency
@@ -32,6 +33,7 @@ from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, T
 from .predict.model import resolve as resolve_model
 from .transform.interchange import interchange_region
 from .transform.rename import device_name
+from .transform.reorder import reordered_program
 
 
 def _knob(name: str) -> bool:
@@ -52,6 +54,11 @@ class Options:
     model: str = ""  # dispatch model compiled in: "" the default, "none", or a model file
     #: loop interchange inside kernels (``OMPCL_INTERCHANGE=0`` turns it off)
     interchange: bool = field(default_factory=lambda: _knob("OMPCL_INTERCHANGE"))
+    #: global index reordering of static arrays (``OMPCL_REORDER=0`` turns it off)
+    reorder: bool = field(default_factory=lambda: _knob("OMPCL_REORDER"))
+    #: ``sources`` and this file are the whole program (``ompcl build``): a global array no
+    #: other source mentions is used only here
+    whole_program: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,26 @@ def parse(u: Unit) -> Unit:
         prog = Program(u.path, source, c_ast.FileAST([]), [], [])
         return replace(u, program=prog, host_source=source, remarks=(warn,),
                        passed_through=True)
+
+
+def reorder(u: Unit) -> Unit:
+    """Permute the dimensions of file-scope arrays whose every use is visible and agrees on
+    which dimension should vary fastest: the user's text and the tree both, so every later
+    pass sees the program as if written that way. Ordering: before 'analyze' (extents,
+    residency and host splicing all follow the new layout)."""
+    if not u.options.reorder:
+        return u
+    prog = u.program
+    pragmas = [n.string for n in walk(prog.ast) if isinstance(n, c_ast.Pragma)]
+    plan = plan_layout(prog.ast, prog.path, prog.constructs, pragmas, u.options.sources,
+                       u.options.whole_program)
+    new, remarks = reordered_program(prog, plan, u.options.cpp)
+    return replace(u, program=new, remarks=u.remarks + plan.remarks + remarks)
+
+
+def _dump_reorder(u: Unit) -> str:
+    done = [m for m in u.remarks if m.id == "reorder"]
+    return "\n".join([m.format() for m in done] + ([u.program.source] if done else []))
 
 
 def analyze_regions(u: Unit) -> Unit:
@@ -208,6 +235,7 @@ def _verdict(r: Region) -> Remark:
 PASSES: tuple[Pass, ...] = (
     Pass("parse", parse, lambda u: "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
                                              for b in u.program.constructs)),
+    Pass("reorder", reorder, _dump_reorder),
     Pass("analyze", analyze_regions, lambda u: "\n".join(describe(r) for r in u.regions)),
     Pass("place", place_regions, lambda u: "\n".join(
         f"region {k}: bytes {r.start}..{r.end}" for k, r in u.splices.items())),
