@@ -4,7 +4,9 @@ gcc -fopenmp and through ompcl, run on the device with both buffer modes, same o
 from __future__ import annotations
 
 import pytest
+from pycparser import c_ast
 
+from ompcl.analysis.ctypes_ import walk
 from ompcl.pipeline import Options, translate
 
 from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
@@ -60,8 +62,6 @@ def _translate(tmp_path, text: str, **opts):
 
 def _innermost(region) -> str:
     """The variable of the innermost loop of the kernel body's first nest."""
-    from pycparser import c_ast
-    from ompcl.analysis.ctypes_ import walk
     loops = [n for n in walk(region.loops[-1].loop.stmt) if isinstance(n, c_ast.For)]
     first = loops[0]
     inner = [n for n in walk(first) if isinstance(n, c_ast.For)][-1]

@@ -133,7 +133,7 @@ class _Uses(c_ast.NodeVisitor):
         full = chain[-1]
         parent = self.parents[-depth - 1] if len(self.parents) > depth else None
         if isinstance(parent, c_ast.UnaryOp) and parent.op in ("&", "sizeof"):
-            self.bad.setdefault(name, (full, "its address is taken"))
+            self.bad.setdefault(name, (full, "its size or address is taken"))
             return
         _, subs = _subs(full) if depth else (None, [])
         use = Use(full, _vote(subs, self.loops[-1] if self.loops else None),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast, c_generator
 
-from ..analysis.layout import LayoutPlan
+from ..analysis.layout import LayoutPlan, rank
 from ..diagnostics import OmpclError, Remark, SourceLoc
 from ..frontend.parse import parse
 from ..frontend.preprocess import CppOptions, preprocess_text
@@ -70,19 +70,23 @@ def permuted_text(src: str, start: int, name: str, perm: tuple[int, ...]) -> Edi
     return Edit(start, end, text)
 
 
-def _offset(scan: Scanner, node: c_ast.Node) -> int:
-    return scan.starts[node.coord.line - 1] + node.coord.column - 1
-
-
-def _decl_offset(src: str, scan: Scanner, decl: c_ast.Decl) -> int:
-    """Where a declarator's name is: pycparser's column for a later declarator of a list
-    is not its name's, so the one ``name[`` of its line."""
-    line = decl.coord.line
-    start, end = scan.starts[line - 1], src.find("\n", scan.starts[line - 1])
-    hits = list(re.finditer(rf"(?<![\w]){re.escape(decl.name)}\s*\[", src[start:end]))
-    if len(hits) != 1:
-        raise _Unmatched
-    return start + hits[0].start()
+def _line_offsets(src: str, scan: Scanner, name: str, nodes: list[c_ast.Node]) -> list[int]:
+    """Where each node's ``name[`` is in the text. Columns count the preprocessed line (a
+    macro earlier on it moves them), so the k-th node of a line is the k-th ``name[`` of
+    that line's text; a line with more or fewer of them fails."""
+    by_line: dict[int, list[c_ast.Node]] = {}
+    for n in nodes:
+        by_line.setdefault(n.coord.line, []).append(n)
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}\s*\[")
+    out = []
+    for line, here in by_line.items():
+        start = scan.starts[line - 1]
+        end = src.find("\n", start)
+        hits = [start + m.start() for m in word.finditer(src[start:end if end >= 0 else None])]
+        if len(hits) != len(here):
+            raise _Unmatched
+        out += hits
+    return out
 
 
 def text_edits(prog: Program, plan: LayoutPlan) -> list[Edit]:
@@ -90,8 +94,9 @@ def text_edits(prog: Program, plan: LayoutPlan) -> list[Edit]:
     src, scan = prog.source, Scanner(prog.source)
     edits = []
     for name, perm in plan.perms.items():
-        edits.append(permuted_text(src, _decl_offset(src, scan, plan.decls[name]), name, perm))
-        edits += [permuted_text(src, _offset(scan, u.ref), name, perm) for u in plan.uses[name]]
+        nodes = [plan.decls[name]] + [u.ref for u in plan.uses[name]]
+        edits += [permuted_text(src, p, name, perm)
+                  for p in _line_offsets(src, scan, name, nodes)]
     edits.sort(key=lambda e: e.start)
     if any(a.end > b.start for a, b in zip(edits, edits[1:])):
         raise _Unmatched  # a use inside another's subscript
@@ -169,19 +174,25 @@ def reordered_program(prog: Program, plan: LayoutPlan, cpp: CppOptions
         return prog, _missed(plan, "the rewritten file does not parse")
     if not _same(again, ast):
         return prog, _missed(plan, "the rewritten file does not parse to the permuted program")
-    decls = {e.start: e.text for e in edits}
-    spelled = {name: decls[_decl_offset(prog.source, Scanner(prog.source), d)]
-               for name, d in plan.decls.items()}
-    return rebuilt(prog, source, ast, text), _done(plan, spelled)
+    return rebuilt(prog, source, ast, text), _done(plan, source)
 
 
-def _done(plan: LayoutPlan, spelled: dict[str, str]) -> tuple[Remark, ...]:
+def _spelled(source: str, decl: c_ast.Decl) -> str:
+    """The declarator as the rewritten text spells it (``a[M][N]``)."""
+    try:
+        (p,) = _line_offsets(source, Scanner(source), decl.name, [decl])
+        return source[p:_groups(source, p + len(decl.name), rank(decl))[2]]
+    except _Unmatched:  # a use on the same line
+        return decl.name
+
+
+def _done(plan: LayoutPlan, source: str) -> tuple[Remark, ...]:
     out = []
     for name, perm in plan.perms.items():
         uses = plan.uses[name]
         voting = sum(u.vote is not None for u in uses)
         out.append(Remark(SourceLoc.of(plan.decls[name]), f"array '{name}' reordered to "
-                          f"{spelled[name]}: {voting} of its "
+                          f"{_spelled(source, plan.decls[name])}: {voting} of its "
                           f"{len(uses)} uses walk dimension {perm[-1] + 1} in their innermost "
                           "loop, which now varies fastest", "remark", "reorder"))
     return tuple(out)

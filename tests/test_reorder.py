@@ -1,0 +1,200 @@
+"""Global index reordering (analysis.layout, transform.reorder): which arrays get their
+dimensions permuted and which are left, with the remark naming the use that prevents it; the
+rewritten text of declarations and uses; programs built with gcc -fopenmp and through ompcl,
+run on the device with both buffer modes, same output."""
+from __future__ import annotations
+
+import pytest
+
+from ompcl.pipeline import Options, translate
+
+from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
+
+PROGRAM = """#define N 40
+#define M 56
+{decls}
+void g(double *p);
+int main(void) {{
+  int i, j;
+  double s = 0;
+  for (j = 0; j < M; j++)
+    for (i = 0; i < N; i++)
+      b[i][j] = i * 0.5 + j;
+#pragma omp parallel for private(i)
+  for (j = 0; j < M; j++)
+    for (i = 0; i < N; i++)
+      a[i][j] = b[i][j] * 2.0;
+  {extra}
+  for (j = 0; j < M; j++)
+    for (i = 0; i < N; i++)
+      s += a[i][j] * (i + 1);
+  return (int)s;
+}}
+"""
+STATIC = "static double a[N][M], b[N][M];"
+
+CASES = [
+    # (name, declarations, extra statement, remark per array, missed message part)
+    ("static_arrays", STATIC, "", {"a": "reorder", "b": "reorder"}, ""),
+    ("global_not_whole_program", "double a[N][M]; static double b[N][M];", "",
+     {"a": "reorder-missed", "b": "reorder"}, "not 'static'"),
+    ("uses_disagree", STATIC, "for (i = 0; i < N; i++) for (j = 0; j < M; j++) a[i][j] += 1;",
+     {"a": "reorder-missed", "b": "reorder"}, "disagree"),
+    ("address_taken", STATIC, "g(&a[0][0]);", {"a": "reorder-missed", "b": "reorder"},
+     "size or address"),
+    ("row_passed", STATIC, "g(a[1]);", {"a": "reorder-missed", "b": "reorder"},
+     "1 of its 2 subscripts"),
+    ("size_taken", STATIC, "s += sizeof a[0];", {"a": "reorder-missed", "b": "reorder"},
+     "size or address"),
+    ("initialised", "static double a[N][M] = {{1.0}}; static double b[N][M];", "",
+     {"a": "reorder-missed", "b": "reorder"}, "initialiser"),
+    ("declared_twice", "extern double a[N][M]; static double b[N][M]; double a[N][M];", "",
+     {"a": "reorder-missed", "b": "reorder"}, "more than once"),
+    ("shadowed", STATIC, "{ double a = 1; s += a; }", {"a": "reorder-missed", "b": "reorder"},
+     "same name"),
+    ("macro_use", STATIC + "\n#define AT(x, y) a[x][y]",
+     "for (j = 0; j < M; j++) for (i = 0; i < N; i++) s += AT(i, j);",
+     {"a": "reorder-missed", "b": "reorder-missed"}, "not a plain subscript"),
+    ("line_break_in_use", STATIC, "for (j = 0; j < M; j++) for (i = 0; i < N; i++) s += a[i\n][j];",
+     {"a": "reorder-missed", "b": "reorder-missed"}, "not a plain subscript"),
+]
+
+
+def _translate(tmp_path, text: str, **opts):
+    src = tmp_path / "p.c"
+    src.write_text(text)
+    return translate(str(src), Options(model="none", **opts))
+
+
+def _verdicts(u) -> dict[str, str]:
+    out = {}
+    for m in u.remarks:
+        if m.id.startswith("reorder"):
+            out[m.message.split("'")[1]] = m.id
+    return out
+
+
+@pytest.mark.parametrize("name,decls,extra,expected,why", CASES, ids=[c[0] for c in CASES])
+def test_reorder_verdicts(tmp_path, name, decls, extra, expected, why):
+    u = _translate(tmp_path, PROGRAM.format(decls=decls, extra=extra))
+    assert _verdicts(u) == expected
+    missed = [m for m in u.remarks if m.id == "reorder-missed"]
+    assert all(why in m.message for m in missed)
+    if expected.get("b") == "reorder":
+        assert "b[j][i] = i * 0.5 + j;" in u.program.source
+        assert "b[N][M]" not in u.program.source
+    if expected["a"] == "reorder-missed":
+        assert "a[i][j] = b[" in u.program.source  # left as written
+
+
+def test_rewrite_keeps_every_offset(tmp_path):
+    """Declarations and uses are permuted in place: the text keeps its length and lines."""
+    text = PROGRAM.format(decls=STATIC, extra="")
+    u = _translate(tmp_path, text)
+    new = u.program.source
+    assert len(new) == len(text) and new.count("\n") == text.count("\n")
+    assert "static double a[M][N], b[M][N];" in new
+    assert "a[j][i] = b[j][i] * 2.0;" in new and "s += a[j][i] * (i + 1);" in new
+    assert "a[j][i]" in u.kernel_source and "a[i][j]" not in u.kernel_source
+    assert "a[j][i] = b[j][i] * 2.0;" in u.host_source
+
+
+def test_whole_program_global(tmp_path):
+    """With the whole program known, a global no other source mentions is reordered; one
+    another source mentions is not, and the remark names that file."""
+    other = tmp_path / "other.c"
+    other.write_text("int unrelated(void) { return 0; }\n")
+    text = PROGRAM.format(decls="double a[N][M]; static double b[N][M];", extra="")
+    u = _translate(tmp_path, text, sources=(str(other),), whole_program=True)
+    assert _verdicts(u) == {"a": "reorder", "b": "reorder"}
+    other.write_text("extern double a[40][56];\nint peek(void) { return a[1][2] > 0; }\n")
+    u = _translate(tmp_path, text, sources=(str(other),), whole_program=True)
+    (m,) = [m for m in u.remarks if m.id == "reorder-missed"]
+    assert "other.c uses it too" in m.message
+
+
+def test_declared_in_a_header(tmp_path):
+    (tmp_path / "h.h").write_text("static double a[40][56], b[40][56];\n")
+    u = _translate(tmp_path, PROGRAM.format(decls='#include "h.h"', extra=""))
+    assert _verdicts(u) == {"a": "reorder-missed", "b": "reorder-missed"}
+    assert all("h.h, which ompcl does not rewrite" in m.message for m in u.remarks
+               if m.id == "reorder-missed")
+
+
+def test_switched_off(tmp_path, monkeypatch):
+    text = PROGRAM.format(decls=STATIC, extra="")
+    assert _verdicts(_translate(tmp_path, text, reorder=False)) == {}
+    monkeypatch.setenv("OMPCL_REORDER", "0")
+    assert Options().reorder is False
+
+
+def test_dump_after_reorder(tmp_path, capsys):
+    _translate(tmp_path, PROGRAM.format(decls=STATIC, extra=""), dump_after="reorder")
+    err = capsys.readouterr().err
+    assert "---- after reorder ----" in err and "static double a[M][N], b[M][N];" in err
+
+
+EXECUTED = r"""#include <stdio.h>
+#define N 48
+#define M 40
+#define K 6
+static double u[N][M][K], v[N][M][K], w[N][M];
+static int cnt[N][M];
+int main(void) {
+  int i, j, k;
+  for (j = 0; j < M; j++)
+    for (k = 0; k < K; k++)
+      for (i = 0; i < N; i++) {
+        u[i][j][k] = i * 0.25 + j * 0.5 + k;
+        v[i][j][k] = 0;
+      }
+  for (j = 0; j < M; j++)
+    for (i = 0; i < N; i++) { w[i][j] = i - j; cnt[i][j] = 0; }
+  for (int t = 0; t < 3; t++) {
+#pragma omp parallel for private(i, k)
+    for (j = 1; j < M - 1; j++)
+      for (k = 0; k < K; k++)
+        for (i = 1; i < N - 1; i++)
+          v[i][j][k] = 0.5 * (u[i - 1][j][k] + u[i + 1][j][k]) + 0.25 * u[i][j + 1][k];
+#pragma omp parallel for private(i)
+    for (j = 0; j < M; j++)
+      for (i = 0; i < N; i++) {
+        w[i][j] = w[i][j] * 0.5 + v[i][j][t];
+        cnt[i][j] += w[i][j] > 1.0;
+      }
+    for (j = 0; j < M; j++)
+      for (k = 0; k < K; k++)
+        for (i = 0; i < N; i++)
+          u[i][j][k] = v[i][j][k] + 0.125;
+  }
+  double s = 0;
+  long c = 0;
+  for (j = 0; j < M; j++)
+    for (i = 0; i < N; i++) {
+      s += w[i][j] * (i + 1) + u[i][j][2];
+      c += cnt[i][j];
+    }
+  printf("%.10e %ld %.10e\n", s, c, u[3][4][5]);
+  return 0;
+}
+"""
+
+
+def test_reordered_program_gives_the_original_output(tmp_path, opencl_available):
+    src = tmp_path / "x.c"
+    src.write_text(EXECUTED)
+    u = translate(str(src), Options(model="none"))
+    assert _verdicts(u) == {"u": "reorder", "v": "reorder", "w": "reorder", "cnt": "reorder"}
+    assert "static double u[M][K][N], v[M][K][N], w[M][N];" in u.program.source
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    expected = run(ref).stdout
+    stats = tmp_path / "s.json"
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
+        assert out.returncode == 0, out.stderr
+        compare_outputs(expected, out.stdout, 1e-12)
+        if opencl_available:
+            assert all(r["device_runs"] == 3 for r in load_stats(stats)["regions"])
