@@ -265,5 +265,13 @@ def bench_residency(args) -> None:
     sys.exit(residency.main(list(args)))
 
 
+@bench_group.command("layout", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_layout(args) -> None:
+    """Layout passes (interchange, reordering) off and on: BT, SP, MG and a probe."""
+    from .bench import layout
+    sys.exit(layout.main(list(args)))
+
+
 if __name__ == "__main__":
     main()

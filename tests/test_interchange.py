@@ -42,6 +42,10 @@ CASES = [
      "a[k][i][(j * j) % M] = 1.0;", None, "i"),
     ("indirect_write", "for (j = 0; j < M; j++) for (i = 0; i < M; i++) "
      "a[k][i][(int)c[k][j] % M] = a[k][i][j];", "interchange-missed", "i"),
+    ("own_variable_outside_kept", "for (int jj = 0; jj < M; jj++) for (i = 0; i < M; i++) "
+     "a[k][i][jj] = 1.0; c[k][1] = i;", "interchange-missed", "i"),
+    ("own_variables", "for (int jj = 0; jj < M; jj++) for (int ii = 0; ii < M; ii++) "
+     "a[k][ii][jj] = 1.0; c[k][1] = i;", "interchange", "jj"),
     ("three_deep", "for (j = 0; j < M; j++) for (m = 0; m < 4; m++) for (i = 0; i < M; i++) "
      "a[k][i][j] += b[k][m][j];", "interchange", "j"),
 ]

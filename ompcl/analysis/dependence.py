@@ -72,7 +72,8 @@ def _unsupported(body: c_ast.Node, local: set[str]) -> str:
     that lives on after an iteration), or ''."""
     for n in walk(body):
         if isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Goto, c_ast.Label,
-                          c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Switch)):
+                          c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Switch,
+                          c_ast.Pragma)):
             return f"its body holds a '{type(n).__name__.lower()}' statement"
         if isinstance(n, c_ast.FuncCall):
             name = getattr(n.name, "name", None)

@@ -142,6 +142,15 @@ class _Uses(c_ast.NodeVisitor):
         self.depths.setdefault(name, []).append((depth, full))
 
 
+def _has_open_dim(decl: c_ast.Decl) -> bool:
+    t = decl.type
+    while isinstance(t, c_ast.ArrayDecl):
+        if t.dim is None:
+            return True
+        t = t.type
+    return False
+
+
 def kernel_statements(constructs) -> set[int]:
     """Ids of the statements of OpenMP work-sharing loops."""
     return {id(b.stmt) for b in constructs if b.directive.kind in ("for", "parallel for")}
@@ -220,6 +229,8 @@ def _why_not(name, ds, decl, n, visitor, path, pragmas, others, whole_program, o
         return f"it is declared in {decl.coord.file}, which ompcl does not rewrite", decl
     if decl.init is not None:
         return "it has an initialiser", decl
+    if _has_open_dim(decl):
+        return "a dimension has no size", decl
     why = _visible(name, decl, path, others, whole_program)
     if why:
         return why, decl

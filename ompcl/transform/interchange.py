@@ -155,11 +155,12 @@ def _defines(f: c_ast.For, var: str) -> bool:
     return _init_var(f) == var
 
 
-def _dead_after(root: c_ast.Node, nest: c_ast.For, var: str) -> bool:
-    """True when the value ``var`` has after the nest is never read: every use outside the
-    nest is inside a later loop that assigns it first."""
-    if isinstance(nest.init, c_ast.DeclList):
-        return True  # the nest's own variable, gone after it
+def _dead_after(root: c_ast.Node, nest: c_ast.For, owner: c_ast.For, var: str) -> bool:
+    """True when the value ``var`` (the variable of loop ``owner`` of the nest) has after the
+    nest is never read: every use outside the nest is inside a later loop that assigns it
+    first."""
+    if isinstance(owner.init, c_ast.DeclList):
+        return True  # the loop's own variable, gone after it
     around = {id(n) for n in _path(root, nest)}
 
     def ok(node: c_ast.Node) -> bool:
@@ -218,8 +219,8 @@ class _Interchange(NodeTransformer):
         why = permutation_legal(facts, order, nest.steps, self.is_array) or _bounds_ok(nest, facts)
         if why:
             return why
-        for v in nest.vars:
-            if v in self.keep or not _dead_after(self.root, nest.loops[0], v):
+        for v, owner in zip(nest.vars, nest.loops):
+            if v in self.keep or not _dead_after(self.root, nest.loops[0], owner, v):
                 return f"the value of '{v}' after the nest is used"
         return ""
 
