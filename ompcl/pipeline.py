@@ -171,7 +171,8 @@ def interchange(u: Unit) -> Unit:
 
 
 def _dump_bodies(u: Unit) -> str:
-    return "\n".join(f"region {r.id}:\n{c_text(r.loops[-1].loop)}" for r in u.offloaded)
+    """Each kernel's loops (collapsed ones in their new order, extents), then its body."""
+    return "\n".join(f"{describe(r)}\n{c_text(r.loops[-1].loop.stmt)}" for r in u.offloaded)
 
 
 def outline(u: Unit) -> Unit:

@@ -20,7 +20,7 @@ from ..analysis.ctypes_ import walk
 from ..analysis.dependence import NestFacts, nest_facts, permutation_legal
 from ..analysis.index import int_constant
 from ..diagnostics import Remark, SourceLoc
-from ..ir import Region
+from ..ir import Affine, ArrayArg, Bound, Extent, LoopDim, Region, Sym
 from .visitor import NodeTransformer
 
 
@@ -240,8 +240,105 @@ def _array_names(region: Region, body: c_ast.Node):
     return is_array
 
 
+# -- the collapsed loops ----------------------------------------------------------------------
+
+def _remap(e, perm: tuple[int, ...]):
+    """A bound or form with every 'first' / 'last' symbol of old dimension ``perm[k]`` moved
+    to dimension ``k`` (in 'mod' / 'div' payloads too)."""
+    if e is None:
+        return None
+    if isinstance(e, Bound):
+        return Bound(e.op, tuple(_remap(x, perm) for x in e.parts), _remap(e.coef, perm))
+    new_of = {old: new for new, old in enumerate(perm)}
+    out = Affine.constant(e.const)
+    for mono, c in e.terms:
+        term = Affine.constant(c)
+        for sym in mono:
+            term = term * Affine.of(_remap_sym(sym, new_of, perm))
+        out = out + term
+    return out
+
+
+def _remap_sym(sym: Sym, new_of: dict[int, int], perm: tuple[int, ...]) -> Sym:
+    if sym.kind in ("first", "last", "dim"):
+        return Sym(sym.kind, sym.name, new_of[int(sym.key)], sym.payload)
+    if sym.kind in ("mod", "div"):
+        form, c = sym.payload
+        return Sym(sym.kind, sym.name, sym.key, (_remap(form, perm), c))
+    return sym
+
+
+def _remapped(a: ArrayArg, perm: tuple[int, ...]) -> ArrayArg:
+    if a.extent is None:
+        return a
+    x = a.extent
+    return replace(a, extent=Extent(_remap(x.lo, perm), _remap(x.hi, perm), x.row))
+
+
+def _collapsed_order(region: Region) -> tuple[tuple[int, ...] | None, str, list[int]]:
+    """The order of the collapsed loops with the one that moves most accesses along their
+    last subscript innermost (None when the current one is as good), why it cannot be used
+    (''), and the scores."""
+    n = len(region.loops)
+    if n < 2:
+        return None, "", []
+    facts = nest_facts(region.loops[-1].loop.stmt, tuple(d.var for d in region.loops))
+    order = better_order(facts, n)
+    s = scores(facts, n)
+    if order is None:
+        return None, "", s
+    names = {d.var for d in region.loops}
+    for d in region.loops:
+        if any(isinstance(x, c_ast.ID) and x.name in names for part in (d.lb, d.ub, d.step)
+               for x in walk(part)):
+            return order, "the collapsed loops' bounds depend on each other", s
+    if region.preconditions:
+        return order, "the kernel runs under conditions on its loops' bounds", s
+    return order, "", s
+
+
+def _collapsed_loops(region: Region, order: tuple[int, ...]) -> tuple[LoopDim, ...]:
+    """The collapsed loops in ``order``, each with a loop node over the next (the innermost
+    over the body), as the kernel printer reads them."""
+    fors = [d.loop for d in region.loops]
+    nest = Nest(tuple(fors), tuple(d.var for d in region.loops), (), fors[-1].stmt)
+    top = reordered(nest, order)
+    out, f = [], top
+    for k in order:
+        out.append(replace(region.loops[k], loop=f))
+        f = _only_loop(f.stmt)
+    return tuple(out)
+
+
+def permute_collapsed(region: Region) -> tuple[Region, tuple[Remark, ...]]:
+    """Reorder the collapsed loops of a work-sharing loop so the innermost (the blocked
+    shape's runs, the grid shape's ND-range dimension 0) walks the last subscript. Legal by
+    the OpenMP contract (the collapsed iterations are independent), for rectangular loops."""
+    order, why, s = _collapsed_order(region)
+    if order is None:
+        return region, ()
+    v = region.loops[order[-1]].var
+    head = (f"'{v}' innermost moves {s[order[-1]]} accesses along their last subscript "
+            f"({s[-1]} for '{region.loops[-1].var}')")
+    if why:
+        return region, (Remark(region.loc, f"collapsed loops not reordered: {head}, but {why}",
+                               "remark", "interchange-missed"),)
+    names = ", ".join(region.loops[k].var for k in order)
+    arrays = tuple(_remapped(a, order) for a in region.arrays)
+    new = replace(region, loops=_collapsed_loops(region, order), arrays=arrays)
+    return new, (Remark(region.loc, f"collapsed loops reordered to ({names}): {head}",
+                        "remark", "interchange"),)
+
+
 def interchange_region(region: Region) -> tuple[Region, tuple[Remark, ...]]:
-    """The region with its kernel body's nests reordered, and a remark per nest considered."""
+    """The region with its collapsed loops and its kernel body's nests reordered, and a
+    remark per nest considered."""
+    region, first = permute_collapsed(region)
+    region, rest = _interchange_body(region)
+    return region, first + rest
+
+
+def _interchange_body(region: Region) -> tuple[Region, tuple[Remark, ...]]:
     last = region.loops[-1]
     body = copy.deepcopy(last.loop.stmt)
     keep = {v.name for v in region.lastprivates} | {d.var for d in region.loops}
