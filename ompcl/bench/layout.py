@@ -7,7 +7,8 @@ variant with every offloaded loop on the device (``OMPCL_DEVICE=opencl``), repea
 across variants after a warm-up run. A variant in which no pass fired is the ``off`` program
 and is not run again. Programs: NAS BT, SP, MG of ``nas_benchmarks/`` (their verification must
 pass) and ``probe``, a small program with one nest the interchange fixes and one array the
-reordering fixes (its output must equal the ``off`` variant's). Prints whole-program seconds,
+reordering fixes, one collapsed nest the interchange reorders (its output must equal the
+``off`` variant's). Prints whole-program seconds,
 kernel seconds (profiling events, summed over regions) and the ratios off / variant.
 
 Usage: python -m ompcl.bench.layout [--class W] [--programs bt,sp,mg,probe] [--repeats 3]
@@ -46,6 +47,9 @@ double x[NK][NJ][NI], xs[NK][NJ][NI];
 /* y: the work-sharing loop runs over i, each iteration walks a column: only reordering
  * the array (y[i][j]) makes it contiguous */
 static double y[NY][NY], ys[NY][NY];
+/* z: collapse(2) over (j, i) with rows indexed by i: the interchange reorders the collapsed
+ * loops */
+double z[NY][NY], zs[NY][NY];
 
 int main(void) {
   int i, j, k, t;
@@ -55,6 +59,8 @@ int main(void) {
       for (i = 0; i < NI; i++) { x[k][j][i] = 0; xs[k][j][i] = (i + 2 * j + 3 * k) % 17; }
   for (i = 0; i < NY; i++)
     for (j = 0; j < NY; j++) { y[j][i] = 0; ys[j][i] = (3 * i + j) % 13; }
+  for (i = 0; i < NY; i++)
+    for (j = 0; j < NY; j++) { z[i][j] = 0; zs[i][j] = (i + 5 * j) % 11; }
   for (t = 0; t < 10; t++) {
 #pragma omp parallel for private(i, j)
     for (k = 0; k < NK; k++)
@@ -65,12 +71,16 @@ int main(void) {
     for (i = 0; i < NY; i++)
       for (j = 0; j < NY; j++)
         y[j][i] = 0.5 * ys[j][i] + 0.25 * y[j][i];
+#pragma omp parallel for collapse(2)
+    for (j = 0; j < NY; j++)
+      for (i = 0; i < NY; i++)
+        z[i][j] = 0.5 * zs[i][j] + 0.25 * z[i][j];
   }
   for (k = 0; k < NK; k++)
     for (j = 0; j < NJ; j++)
       for (i = 0; i < NI; i++) s += x[k][j][i] * (i % 7);
   for (i = 0; i < NY; i++)
-    for (j = 0; j < NY; j++) s += y[j][i] * (j % 5);
+    for (j = 0; j < NY; j++) s += y[j][i] * (j % 5) + z[i][j] * (i % 3);
   printf("checksum %.12e\n", s);
   return 0;
 }
