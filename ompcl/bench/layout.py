@@ -33,7 +33,7 @@ ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "t
 VARIANTS = {"off": ("0", "0"), "interchange": ("1", "0"), "reorder": ("0", "1"),
             "both": ("1", "1")}
 REMARKS = ("interchange", "interchange-missed", "reorder", "reorder-missed")
-_REMARK = re.compile(r"\[(interchange|interchange-missed|reorder|reorder-missed)\]$", re.M)
+_REMARK = re.compile(r"\[(interchange|interchange-missed|reorder|reorder-missed)\]$", re.MULTILINE)
 
 PROBE = r"""#include <stdio.h>
 #include <omp.h>

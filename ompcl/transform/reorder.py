@@ -9,6 +9,7 @@ otherwise nothing is rewritten. Never mutates its input.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -98,7 +99,7 @@ def text_edits(prog: Program, plan: LayoutPlan) -> list[Edit]:
         edits += [permuted_text(src, p, name, perm)
                   for p in _line_offsets(src, scan, name, nodes)]
     edits.sort(key=lambda e: e.start)
-    if any(a.end > b.start for a, b in zip(edits, edits[1:])):
+    if any(a.end > b.start for a, b in itertools.pairwise(edits)):
         raise _Unmatched  # a use inside another's subscript
     return edits
 
