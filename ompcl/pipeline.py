@@ -123,7 +123,7 @@ def reorder(u: Unit) -> Unit:
     prog = u.program
     pragmas = [n.string for n in walk(prog.ast) if isinstance(n, c_ast.Pragma)]
     plan = plan_layout(prog.ast, prog.path, prog.constructs, pragmas, u.options.sources,
-                       u.options.whole_program)
+                       u.options.whole_program, u.options.cpp)
     new, remarks = reordered_program(prog, plan, u.options.cpp)
     return replace(u, program=new, remarks=u.remarks + plan.remarks + remarks)
 

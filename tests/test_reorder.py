@@ -111,6 +111,12 @@ def test_whole_program_global(tmp_path):
     u = _translate(tmp_path, text, sources=(str(other),), whole_program=True)
     (m,) = [m for m in u.remarks if m.id == "reorder-missed"]
     assert "other.c uses it too" in m.message
+    # a macro of a header the other source includes spells the name: still seen
+    (tmp_path / "get.h").write_text("extern double a[40][56];\n#define GET(i, j) a[i][j]\n")
+    other.write_text('#include "get.h"\nint peek(void) { return GET(1, 2) > 0; }\n')
+    u = _translate(tmp_path, text, sources=(str(other),), whole_program=True)
+    (m,) = [m for m in u.remarks if m.id == "reorder-missed"]
+    assert "other.c uses it too" in m.message
 
 
 def test_declared_in_a_header(tmp_path):

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pycparser import c_ast
 
-from ..diagnostics import Remark, SourceLoc
+from ..diagnostics import OmpclError, Remark, SourceLoc
+from ..frontend.preprocess import preprocess
 from .ctypes_ import walk
 
 
@@ -156,9 +157,10 @@ def kernel_statements(constructs) -> set[int]:
     return {id(b.stmt) for b in constructs if b.directive.kind in ("for", "parallel for")}
 
 
-def _visible(name: str, decl: c_ast.Decl, path: str, others: tuple[str, ...],
-             whole_program: bool) -> str:
-    """'' when every use of ``name`` is in this file; else why not."""
+def _visible(name: str, decl: c_ast.Decl, others: tuple[str, ...], whole_program: bool,
+             cpp) -> str:
+    """'' when every use of ``name`` is in this file; else why not. Another source is read
+    after preprocessing (a macro of a header it includes may spell the name)."""
     if "static" in (decl.storage or []):
         return ""
     if "extern" in (decl.storage or []):
@@ -168,10 +170,11 @@ def _visible(name: str, decl: c_ast.Decl, path: str, others: tuple[str, ...],
     word = re.compile(rf"\b{re.escape(name)}\b")
     for o in others:
         try:
-            if word.search(Path(o).read_text(errors="replace")):
-                return f"{o} uses it too"
-        except OSError:
+            text = preprocess(o, cpp) if cpp is not None else Path(o).read_text()
+        except (OmpclError, OSError):
             return f"{o} cannot be read"
+        if word.search(text):
+            return f"{o} uses it too"
     return ""
 
 
@@ -192,7 +195,8 @@ def _wanted(uses: list[Use], n: int) -> tuple[int | None, Use | None]:
 
 
 def plan_layout(ast: c_ast.FileAST, path: str, constructs, pragmas: list[str],
-                others: tuple[str, ...] = (), whole_program: bool = False) -> LayoutPlan:
+                others: tuple[str, ...] = (), whole_program: bool = False,
+                cpp=None) -> LayoutPlan:
     """The arrays to reorder and a remark for each one some use would like reordered."""
     cands = _candidates(ast)
     visitor = _Uses(set(cands), kernel_statements(constructs))
@@ -206,8 +210,8 @@ def plan_layout(ast: c_ast.FileAST, path: str, constructs, pragmas: list[str],
         interested = want is not None and want != n - 1 or other is not None
         if not interested or not any(u.in_kernel and u.vote is not None for u in all_uses):
             continue
-        why, where = _why_not(name, ds, decl, n, visitor, path, pragmas, others,
-                              whole_program, other, want)
+        why, where = _why_not(name, ds, decl, n, visitor, path, pragmas,
+                              (others, whole_program, cpp), other, want)
         if why:
             remarks.append(Remark(SourceLoc.of(where), f"array '{name}' not reordered: {why}",
                                   "remark", "reorder-missed"))
@@ -217,7 +221,7 @@ def plan_layout(ast: c_ast.FileAST, path: str, constructs, pragmas: list[str],
     return LayoutPlan(perms, decls, uses, tuple(remarks))
 
 
-def _why_not(name, ds, decl, n, visitor, path, pragmas, others, whole_program, other,
+def _why_not(name, ds, decl, n, visitor, path, pragmas, program, other,
              want) -> tuple[str, c_ast.Node]:
     if other is not None:
         return (f"its uses disagree on which dimension should vary fastest: this one walks "
@@ -231,7 +235,7 @@ def _why_not(name, ds, decl, n, visitor, path, pragmas, others, whole_program, o
         return "it has an initialiser", decl
     if _has_open_dim(decl):
         return "a dimension has no size", decl
-    why = _visible(name, decl, path, others, whole_program)
+    why = _visible(name, decl, *program)
     if why:
         return why, decl
     if name in visitor.bad:
