@@ -71,6 +71,15 @@ def _translate_all(files, include, define, undef, no_embed, dump_after, debug,
     return out
 
 
+_SYSTEM_LIBS = {"-lm", "-lc", "-lpthread", "-lgomp", "-lOpenCL", "-ldl", "-lrt"}
+
+
+def _whole_program(ldflags: str) -> bool:
+    """True when the link brings in nothing of the user's but the sources named."""
+    return all(t in _SYSTEM_LIBS or t.startswith("-") and not t.startswith("-l")
+               and not t.startswith("-Wl") for t in ldflags.split())
+
+
 def _print_report(ts: list[Unit]) -> None:
     for t in ts:
         for r in t.regions:
@@ -131,9 +140,11 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
               report, dump_after, no_embed, model, no_interchange, no_reorder):
     """Translate and compile OpenMP C files into an executable."""
     def work():
-        # the files named are the program: a global no other one mentions is this file's
+        # the files named are the program (unless objects or libraries of the user's come
+        # in at the link): a global no other one mentions is this file's
         ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
-                            {"interchange": no_interchange, "reorder": no_reorder}, True)
+                            {"interchange": no_interchange, "reorder": no_reorder},
+                            _whole_program(ldflags))
         _emit_diags(ts, verbose)
         if report:
             _print_report(ts)
