@@ -204,3 +204,11 @@ def test_reordered_program_gives_the_original_output(tmp_path, opencl_available)
         compare_outputs(expected, out.stdout, 1e-12)
         if opencl_available:
             assert all(r["device_runs"] == 3 for r in load_stats(stats)["regions"])
+
+
+@pytest.mark.parametrize("ldflags,whole", [("", True), ("-lm -fopenmp", True),
+                                           ("helper.o", False), ("-lmine", False),
+                                           ("-Wl,--whole-archive", False)])
+def test_build_knows_the_whole_program_only_without_user_objects(ldflags, whole):
+    from ompcl.cli import _whole_program
+    assert _whole_program(ldflags) is whole
