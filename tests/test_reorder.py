@@ -16,7 +16,7 @@ PROGRAM = """#define N 40
 void g(double *p);
 int main(void) {{
   int i, j;
-  double s = 0;
+  double s = 0;{locals}
   for (j = 0; j < M; j++)
     for (i = 0; i < N; i++)
       b[i][j] = i * 0.5 + j;
@@ -51,13 +51,22 @@ CASES = [
     ("declared_twice", "extern double a[N][M]; static double b[N][M]; double a[N][M];", "",
      {"a": "reorder-missed", "b": "reorder"}, "more than once"),
     ("shadowed", STATIC, "{ double a = 1; s += a; }", {"a": "reorder-missed", "b": "reorder"},
-     "same name"),
+     "has its name"),
+    ("local_arrays", "local: double a[N][M], b[N][M];", "", {"a": "reorder", "b": "reorder"}, ""),
+    ("parameter_of_that_name", STATIC + "\nvoid h(double a[N][M]) { a[0][1] = 2; }", "",
+     {"a": "reorder-missed", "b": "reorder"}, "has its name"),
+    ("member_of_that_name", STATIC + "\nstruct rec { double a; };", "",
+     {"a": "reorder-missed", "b": "reorder"}, "has its name"),
     ("macro_use", STATIC + "\n#define AT(x, y) a[x][y]",
      "for (j = 0; j < M; j++) for (i = 0; i < N; i++) s += AT(i, j);",
      {"a": "reorder-missed", "b": "reorder-missed"}, "not a plain subscript"),
     ("line_break_in_use", STATIC, "for (j = 0; j < M; j++) for (i = 0; i < N; i++) s += a[i\n][j];",
      {"a": "reorder-missed", "b": "reorder-missed"}, "not a plain subscript"),
 ]
+
+
+def _text(decls: str, extra: str = "", locals: str = "") -> str:
+    return PROGRAM.format(decls=decls, extra=extra, locals=locals)
 
 
 def _translate(tmp_path, text: str, **opts):
@@ -76,7 +85,9 @@ def _verdicts(u) -> dict[str, str]:
 
 @pytest.mark.parametrize("name,decls,extra,expected,why", CASES, ids=[c[0] for c in CASES])
 def test_reorder_verdicts(tmp_path, name, decls, extra, expected, why):
-    u = _translate(tmp_path, PROGRAM.format(decls=decls, extra=extra))
+    local = decls.startswith("local:")
+    u = _translate(tmp_path, _text(decls="" if local else decls, extra=extra,
+                                   locals=decls[6:] if local else ""))
     assert _verdicts(u) == expected
     missed = [m for m in u.remarks if m.id == "reorder-missed"]
     assert all(why in m.message for m in missed)
@@ -89,7 +100,7 @@ def test_reorder_verdicts(tmp_path, name, decls, extra, expected, why):
 
 def test_rewrite_keeps_every_offset(tmp_path):
     """Declarations and uses are permuted in place: the text keeps its length and lines."""
-    text = PROGRAM.format(decls=STATIC, extra="")
+    text = _text(STATIC)
     u = _translate(tmp_path, text)
     new = u.program.source
     assert len(new) == len(text) and new.count("\n") == text.count("\n")
@@ -104,7 +115,7 @@ def test_whole_program_global(tmp_path):
     another source mentions is not, and the remark names that file."""
     other = tmp_path / "other.c"
     other.write_text("int unrelated(void) { return 0; }\n")
-    text = PROGRAM.format(decls="double a[N][M]; static double b[N][M];", extra="")
+    text = _text("double a[N][M]; static double b[N][M];")
     u = _translate(tmp_path, text, sources=(str(other),), whole_program=True)
     assert _verdicts(u) == {"a": "reorder", "b": "reorder"}
     other.write_text("extern double a[40][56];\nint peek(void) { return a[1][2] > 0; }\n")
@@ -121,21 +132,21 @@ def test_whole_program_global(tmp_path):
 
 def test_declared_in_a_header(tmp_path):
     (tmp_path / "h.h").write_text("static double a[40][56], b[40][56];\n")
-    u = _translate(tmp_path, PROGRAM.format(decls='#include "h.h"', extra=""))
+    u = _translate(tmp_path, _text('#include "h.h"'))
     assert _verdicts(u) == {"a": "reorder-missed", "b": "reorder-missed"}
     assert all("h.h, which ompcl does not rewrite" in m.message for m in u.remarks
                if m.id == "reorder-missed")
 
 
 def test_switched_off(tmp_path, monkeypatch):
-    text = PROGRAM.format(decls=STATIC, extra="")
+    text = _text(STATIC)
     assert _verdicts(_translate(tmp_path, text, reorder=False)) == {}
     monkeypatch.setenv("OMPCL_REORDER", "0")
     assert Options().reorder is False
 
 
 def test_dump_after_reorder(tmp_path, capsys):
-    _translate(tmp_path, PROGRAM.format(decls=STATIC, extra=""), dump_after="reorder")
+    _translate(tmp_path, _text(STATIC), dump_after="reorder")
     err = capsys.readouterr().err
     assert "---- after reorder ----" in err and "static double a[M][N], b[M][N];" in err
 
@@ -212,3 +223,13 @@ def test_reordered_program_gives_the_original_output(tmp_path, opencl_available)
 def test_build_knows_the_whole_program_only_without_user_objects(ldflags, whole):
     from ompcl.cli import _whole_program
     assert _whole_program(ldflags) is whole
+
+
+def test_array_parameters_are_never_reordered(tmp_path):
+    """A parameter declared as an array is a pointer to the caller's rows: the caller's
+    layout is not this function's to change."""
+    text = ("#define N 8\n#define M 9\nvoid f(double p[N][M]) {\n  int i, j;\n"
+            "#pragma omp parallel for private(i)\n  for (j = 0; j < M; j++)\n"
+            "    for (i = 0; i < N; i++) p[i][j] = i;\n}\n")
+    u = _translate(tmp_path, text)
+    assert _verdicts(u) == {} and "p[i][j] = i;" in u.program.source

@@ -5,10 +5,10 @@ Each use of an array inside a loop votes for the dimension that the innermost en
 variable indexes: that dimension should vary fastest (come last). An array is reordered only
 when every vote agrees on a dimension that is not already last, at least one voting use is in
 an OpenMP work-sharing loop, and every use is visible and rewritable: the array is declared
-once, at file scope of this file (not in a header), without an initialiser, is ``static`` or
-provably unused by the program's other sources, and every use is a full subscript
-(``a[e1]...[en]``, never its address, a row, ``sizeof`` or a pragma's array section), with no
-other variable of the same name anywhere.
+once in this file (not in a header), at file scope or in a function, without an initialiser;
+at file scope it is ``static`` or provably unused by the program's other sources; every use
+is a full subscript (``a[e1]...[en]``, never its address, a row, ``sizeof`` or a pragma's
+array section); and no other variable, parameter or member anywhere in the file has its name.
 """
 from __future__ import annotations
 
@@ -50,14 +50,19 @@ def rank(decl: c_ast.Decl) -> int:
     return n if isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) else 0
 
 
-def _candidates(ast: c_ast.FileAST) -> dict[str, list[c_ast.Decl]]:
-    """File-scope object declarations by name (arrays of scalars of rank 2 or more, and any
-    other declaration of those names)."""
+def _candidates(ast: c_ast.FileAST) -> tuple[dict[str, list[c_ast.Decl]], set[int]]:
+    """Declarations by name, at any scope (parameters and struct members too), of the names
+    that have an array of scalars of rank 2 or more among them that is not a parameter (an
+    array parameter is a pointer to the caller's rows); and the ids of the file-scope
+    ones."""
     out: dict[str, list[c_ast.Decl]] = {}
-    for ext in ast.ext:
-        if isinstance(ext, c_ast.Decl) and ext.name and not isinstance(ext.type, c_ast.FuncDecl):
-            out.setdefault(ext.name, []).append(ext)
-    return {k: v for k, v in out.items() if any(rank(d) >= 2 for d in v)}
+    for d in walk(ast):
+        if isinstance(d, c_ast.Decl) and d.name and not isinstance(d.type, c_ast.FuncDecl):
+            out.setdefault(d.name, []).append(d)
+    top = {id(e) for e in ast.ext}
+    params = {id(p) for n in walk(ast) if isinstance(n, c_ast.ParamList) for p in n.params}
+    return {k: v for k, v in out.items()
+            if any(rank(d) >= 2 and id(d) not in params for d in v)}, top
 
 
 def _loop_var(f: c_ast.For) -> str | None:
@@ -95,7 +100,6 @@ class _Uses(c_ast.NodeVisitor):
         self.depth_in_kernel = 0
         self.uses: dict[str, list[Use]] = {n: [] for n in names}
         self.bad: dict[str, tuple[c_ast.Node, str]] = {}
-        self.shadows: dict[str, c_ast.Node] = {}
         #: name -> (subscripts taken, outermost node) of every mention
         self.depths: dict[str, list[tuple[int, c_ast.Node]]] = {}
 
@@ -112,12 +116,6 @@ class _Uses(c_ast.NodeVisitor):
         if loop:
             self.loops.pop()
         self.depth_in_kernel -= kernel
-
-    def visit_Decl(self, node: c_ast.Decl) -> None:
-        if node.name in self.names and self.parents and not isinstance(
-                self.parents[-1], c_ast.FileAST):
-            self.shadows.setdefault(node.name, node)
-        self.generic_visit(node)
 
     def visit_ID(self, node: c_ast.ID) -> None:
         if node.name not in self.names:
@@ -158,10 +156,11 @@ def kernel_statements(constructs) -> set[int]:
 
 
 def _visible(name: str, decl: c_ast.Decl, others: tuple[str, ...], whole_program: bool,
-             cpp) -> str:
+             cpp, file_scope: bool) -> str:
     """'' when every use of ``name`` is in this file; else why not. Another source is read
     after preprocessing (a macro of a header it includes may spell the name)."""
-    if "static" in (decl.storage or []):
+    if "static" in (decl.storage or []) or not file_scope and "extern" not in (
+            decl.storage or []):
         return ""
     if "extern" in (decl.storage or []):
         return "it is declared 'extern' (defined elsewhere)"
@@ -198,12 +197,13 @@ def plan_layout(ast: c_ast.FileAST, path: str, constructs, pragmas: list[str],
                 others: tuple[str, ...] = (), whole_program: bool = False,
                 cpp=None) -> LayoutPlan:
     """The arrays to reorder and a remark for each one some use would like reordered."""
-    cands = _candidates(ast)
+    cands, top = _candidates(ast)
+    params = {id(p) for n in walk(ast) if isinstance(n, c_ast.ParamList) for p in n.params}
     visitor = _Uses(set(cands), kernel_statements(constructs))
     visitor.visit(ast)
     perms, decls, remarks, uses = {}, {}, [], {}
     for name, ds in cands.items():
-        decl = ds[-1]
+        decl = next(d for d in ds if rank(d) >= 2 and id(d) not in params)
         n = rank(decl)
         all_uses = visitor.uses[name]
         want, other = _wanted(all_uses, n)
@@ -211,7 +211,8 @@ def plan_layout(ast: c_ast.FileAST, path: str, constructs, pragmas: list[str],
         if not interested or not any(u.in_kernel and u.vote is not None for u in all_uses):
             continue
         why, where = _why_not(name, ds, decl, n, visitor, path, pragmas,
-                              (others, whole_program, cpp), other, want)
+                              (others, whole_program and id(decl) in top, cpp, id(decl) in top),
+                              other, want)
         if why:
             remarks.append(Remark(SourceLoc.of(where), f"array '{name}' not reordered: {why}",
                                   "remark", "reorder-missed"))
@@ -228,7 +229,8 @@ def _why_not(name, ds, decl, n, visitor, path, pragmas, program, other,
                 f"dimension {other.vote + 1} in its innermost loop, an earlier one dimension "
                 f"{want_first(visitor.uses[name]) + 1}", other.ref)
     if len(ds) > 1:
-        return "it is declared more than once", ds[0]
+        return ("it is declared more than once (or another variable, parameter or member "
+                "has its name)"), ds[0] if ds[0] is not decl else ds[1]
     if str(decl.coord.file) != path:
         return f"it is declared in {decl.coord.file}, which ompcl does not rewrite", decl
     if decl.init is not None:
@@ -241,8 +243,6 @@ def _why_not(name, ds, decl, n, visitor, path, pragmas, program, other,
     if name in visitor.bad:
         node, why = visitor.bad[name]
         return why, node
-    if name in visitor.shadows:
-        return "another variable has the same name", visitor.shadows[name]
     for depth, node in visitor.depths.get(name, []):
         if depth != n:
             return f"a use takes {depth} of its {n} subscripts", node

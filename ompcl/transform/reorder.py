@@ -117,10 +117,10 @@ class _Permute(NodeTransformer):
         self.perms = plan.perms
         self.depth = 0
 
-    def visit_FileAST(self, node: c_ast.FileAST) -> c_ast.FileAST:
-        for ext in node.ext:
-            if isinstance(ext, c_ast.Decl) and ext.name in self.perms:
-                ext.type = _permuted_decl(ext.type, self.perms[ext.name])
+    def visit_Decl(self, node: c_ast.Decl) -> c_ast.Decl:
+        # a planned name has one declaration in the file: this one
+        if node.name in self.perms and isinstance(node.type, c_ast.ArrayDecl):
+            node.type = _permuted_decl(node.type, self.perms[node.name])
         return self.generic_visit(node)
 
     def visit_ArrayRef(self, node: c_ast.ArrayRef) -> c_ast.Node:
