@@ -233,3 +233,58 @@ def test_array_parameters_are_never_reordered(tmp_path):
             "    for (i = 0; i < N; i++) p[i][j] = i;\n}\n")
     u = _translate(tmp_path, text)
     assert _verdicts(u) == {} and "p[i][j] = i;" in u.program.source
+
+
+def random_layouts(seed: int, arrays: int = 6) -> str:
+    """A program over static, global and local 2-D and 3-D arrays, each initialised, updated
+    in work-sharing loops (from its own element and its neighbours in an earlier array: no
+    race) and summed up, each loop nest in an order drawn at random (often the same for all
+    of an array's uses, so that it is reordered)."""
+    import random
+    rnd = random.Random(seed)
+    decls, body, sums, made = [], [], [], {2: [], 3: []}
+    for n in range(arrays):
+        name, rank = f"x{n}", rnd.choice([2, 3])
+        dims = ["N", "M", "K"][:rank]
+        where = rnd.choice(["static", "global", "local"])
+        decl = f"double {name}{''.join(f'[{d}]' for d in dims)};"
+        (body if where == "local" else decls).append(
+            ("static " if where == "static" else "") + decl)
+        vars_ = ["i", "j", "k"][:rank]
+        lim = dict(zip(vars_, dims))
+        fav = rnd.sample(vars_, rank)  # the order most nests use
+
+        def nest(stmt: str, omp: bool, lo: int) -> str:
+            order = fav if rnd.random() < 0.8 else rnd.sample(vars_, rank)
+            head = "#pragma omp parallel for private(i, j, k)\n  " if omp else ""
+            return head + "".join(f"for ({v} = {lo}; {v} < {lim[v]} - {lo}; {v}++) "
+                                  for v in order) + stmt
+        at = name + "".join(f"[{v}]" for v in vars_)
+        body.append(nest(f"{at} = (i * 3 + j * 5 + k) % 7 + {n};", False, 0))
+        for t in range(rnd.choice([1, 2])):
+            src = rnd.choice(made[rank]) if made[rank] else name
+            near = (src + "".join(f"[{v}{rnd.choice(['', ' + 1', ' - 1'])}]" for v in vars_)
+                    if src != name else at)
+            body.append(nest(f"{at} = 0.5 * {near} + 0.25 * {at} + {t}.0;", True, 1))
+        made[rank].append(name)
+        sums.append(nest(f"s += {at} * (1 + (i + 2 * j + 3 * k) % 5);", False, 0))
+    return ("#include <stdio.h>\n#define N 14\n#define M 11\n#define K 9\n" + "\n".join(decls)
+            + "\nint main(void) {\n  int i, j, k = 0;\n  double s = 0;\n  "
+            + "\n  ".join(body + sums) + '\n  printf("%.15e\\n", s);\n  return 0;\n}\n')
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_random_layouts_give_the_original_output(tmp_path, seed, opencl_available):
+    """Whatever the pass decides on random programs, the device run prints what gcc's does
+    (the whole program, host loops included, sees the new layout)."""
+    src = tmp_path / "r.c"
+    src.write_text(random_layouts(seed))
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    expected = run(ref).stdout
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_BOUNDS_CHECK="1")
+        assert out.returncode == 0, out.stderr
+        compare_outputs(expected, out.stdout, 1e-13)
