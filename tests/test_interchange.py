@@ -38,6 +38,8 @@ CASES = [
      "a[k][i][j] = 1.0; c[k][1] = i;", "interchange-missed", "i"),
     ("value_redefined_after", "for (j = 0; j < M; j++) for (i = 0; i < M; i++) "
      "a[k][i][j] = 1.0; for (i = 0; i < M; i++) c[k][i] = i;", "interchange", "j"),
+    ("value_read_by_next_init", "for (j = 0; j < M; j++) for (i = 0; i < M; i++) "
+     "a[k][i][j] = 1.0; for (i = i - 1; i >= 0; i--) c[k][i] = i;", "interchange-missed", "i"),
     ("non_affine_write", "for (j = 0; j < M; j++) for (i = 0; i < M; i++) "
      "a[k][i][(j * j) % M] = 1.0;", None, "i"),
     ("indirect_write", "for (j = 0; j < M; j++) for (i = 0; i < M; i++) "

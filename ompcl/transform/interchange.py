@@ -152,7 +152,13 @@ def _path(root: c_ast.Node, target: c_ast.Node) -> list[c_ast.Node]:
 
 
 def _defines(f: c_ast.For, var: str) -> bool:
-    return _init_var(f) == var
+    """The loop's init gives ``var`` a value that does not read it (``i = 0``, not
+    ``i = i``), or declares a new one."""
+    if _init_var(f) != var:
+        return False
+    value = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else None
+    return value is None or not any(isinstance(n, c_ast.ID) and n.name == var
+                                    for n in walk(value))
 
 
 def _dead_after(root: c_ast.Node, nest: c_ast.For, owner: c_ast.For, var: str) -> bool:
