@@ -114,9 +114,9 @@ def parse(u: Unit) -> Unit:
 
 
 def reorder(u: Unit) -> Unit:
-    """Permute the dimensions of file-scope arrays whose every use is visible and agrees on
-    which dimension should vary fastest: the user's text and the tree both, so every later
-    pass sees the program as if written that way. Ordering: before 'analyze' (extents,
+    """Permute the dimensions of arrays (file scope or local) whose every use is visible and
+    agrees on which dimension should vary fastest: the user's text and the tree both, so
+    every later pass sees the program as if written that way. Ordering: before 'analyze' (extents,
     residency and host splicing all follow the new layout)."""
     if not u.options.reorder:
         return u
