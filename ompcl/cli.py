@@ -32,6 +32,10 @@ def _cpp_options(f):
     f = click.option("--model", "model", default="", metavar="FILE|none",
                      help="Dispatch model compiled into the program (default: "
                      "models/default.json; 'none': the device whenever one is ready).")(f)
+    f = click.option("--no-interchange", "no_interchange", is_flag=True,
+                     help="No loop interchange inside kernels (as OMPCL_INTERCHANGE=0).")(f)
+    f = click.option("--no-reorder", "no_reorder", is_flag=True,
+                     help="No reordering of array dimensions (as OMPCL_REORDER=0).")(f)
     return f
 
 
@@ -53,15 +57,27 @@ def _run(debug: bool, fn):
 
 
 def _translate_all(files, include, define, undef, no_embed, dump_after, debug,
-                   model="") -> list[Unit]:
+                   model="", switches=None, whole_program=False) -> list[Unit]:
     cpp = CppOptions(tuple(include), tuple(define), tuple(undef))
     out = []
     for f in files:
         kernel_file = f"{Path(f).stem}_kernel.cl" if no_embed else ""
         opts = Options(cpp, embed=not no_embed, kernel_file=kernel_file, dump_after=dump_after,
-                       sources=tuple(x for x in files if x != f), model=model)
-        out.append(translate(f, Options(**{**opts.__dict__, "check": opts.check or debug})))
+                       sources=tuple(x for x in files if x != f), model=model,
+                       whole_program=whole_program)
+        off = {k: False for k, v in (switches or {}).items() if v}
+        out.append(translate(f, Options(**{**opts.__dict__, **off,
+                                           "check": opts.check or debug})))
     return out
+
+
+_SYSTEM_LIBS = {"-lm", "-lc", "-lpthread", "-lgomp", "-lOpenCL", "-ldl", "-lrt"}
+
+
+def _whole_program(ldflags: str) -> bool:
+    """True when the link brings in nothing of the user's but the sources named."""
+    return all(t in _SYSTEM_LIBS or t.startswith("-") and not t.startswith("-l")
+               and not t.startswith("-Wl") for t in ldflags.split())
 
 
 def _print_report(ts: list[Unit]) -> None:
@@ -97,10 +113,11 @@ def main() -> None:
               show_default=True, help="Which outputs to write.")
 @_cpp_options
 def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
-                  dump_after, no_embed, model):
+                  dump_after, no_embed, model, no_interchange, no_reorder):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
     def work():
-        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model)
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
+                            {"interchange": no_interchange, "reorder": no_reorder})
         _emit_diags(ts, verbose)
         written = write_outputs(ts, Path(outdir), emit)
         if report:
@@ -120,10 +137,14 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
 @click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
 @_cpp_options
 def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
-              report, dump_after, no_embed, model):
+              report, dump_after, no_embed, model, no_interchange, no_reorder):
     """Translate and compile OpenMP C files into an executable."""
     def work():
-        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model)
+        # the files named are the program (unless objects or libraries of the user's come
+        # in at the link): a global no other one mentions is this file's
+        ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
+                            {"interchange": no_interchange, "reorder": no_reorder},
+                            _whole_program(ldflags))
         _emit_diags(ts, verbose)
         if report:
             _print_report(ts)
@@ -253,6 +274,14 @@ def bench_residency(args) -> None:
     """Bytes moved and time with copying buffers, residency on and off (NAS)."""
     from .bench import residency
     sys.exit(residency.main(list(args)))
+
+
+@bench_group.command("layout", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_layout(args) -> None:
+    """Layout passes (interchange, reordering) off and on: BT, SP, MG and a probe."""
+    from .bench import layout
+    sys.exit(layout.main(list(args)))
 
 
 if __name__ == "__main__":

@@ -94,6 +94,13 @@ REMARK_IDS: dict[str, str] = {
     "team-of-one": "the parallel region's device version runs it with a team of one thread",
     "team-host": "the parallel region has no device version (its loops stay on the host)",
     "parse-fallback": "valid C ompcl cannot parse: the file is passed through unchanged",
+    "interchange": "a kernel's inner loop nest was reordered so the loop walking the "
+                   "fastest-varying subscript runs innermost",
+    "reorder": "a file-scope array's dimensions were permuted in its declaration and every use",
+    "reorder-missed": "an array's uses would walk memory faster in another order of its "
+                      "dimensions, but a use prevents reordering it",
+    "interchange-missed": "another order of a kernel's loop nest would walk memory "
+                          "contiguously, but it is not proven legal",
 }
 
 

@@ -14,7 +14,8 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from .analysis.ctypes_ import TypeEnv
+from .analysis.ctypes_ import TypeEnv, c_text, walk
+from .analysis.layout import plan_layout
 from .analysis.placement import place
 from .analysis.regions import analyze
 from .analysis.residency import plan_residency
@@ -30,7 +31,14 @@ from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
 from .predict.model import resolve as resolve_model
+from .transform.interchange import interchange_region
 from .transform.rename import device_name
+from .transform.reorder import reordered_program
+
+
+def _knob(name: str) -> bool:
+    """A transformation's switch: on unless the variable says ``0``/``off``/``no``."""
+    return os.environ.get(name, "1").strip().lower() not in ("0", "off", "no", "false")
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,13 @@ class Options:
     check: bool = field(default_factory=lambda: os.environ.get("OMPCL_CHECK_IR", "") == "1")
     sources: tuple[str, ...] = ()  # the program's other source files (for their functions)
     model: str = ""  # dispatch model compiled in: "" the default, "none", or a model file
+    #: loop interchange inside kernels (``OMPCL_INTERCHANGE=0`` turns it off)
+    interchange: bool = field(default_factory=lambda: _knob("OMPCL_INTERCHANGE"))
+    #: global index reordering of static arrays (``OMPCL_REORDER=0`` turns it off)
+    reorder: bool = field(default_factory=lambda: _knob("OMPCL_REORDER"))
+    #: ``sources`` and this file are the whole program (``ompcl build``): a global array no
+    #: other source mentions is used only here
+    whole_program: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,26 @@ def parse(u: Unit) -> Unit:
                        passed_through=True)
 
 
+def reorder(u: Unit) -> Unit:
+    """Permute the dimensions of arrays (file scope or local) whose every use is visible and
+    agrees on which dimension should vary fastest: the user's text and the tree both, so
+    every later pass sees the program as if written that way. Ordering: before 'analyze' (extents,
+    residency and host splicing all follow the new layout)."""
+    if not u.options.reorder:
+        return u
+    prog = u.program
+    pragmas = [n.string for n in walk(prog.ast) if isinstance(n, c_ast.Pragma)]
+    plan = plan_layout(prog.ast, prog.path, prog.constructs, pragmas, u.options.sources,
+                       u.options.whole_program, u.options.cpp)
+    new, remarks = reordered_program(prog, plan, u.options.cpp)
+    return replace(u, program=new, remarks=u.remarks + plan.remarks + remarks)
+
+
+def _dump_reorder(u: Unit) -> str:
+    done = [m for m in u.remarks if m.id == "reorder"]
+    return "\n".join([m.format() for m in done] + ([u.program.source] if done else []))
+
+
 def analyze_regions(u: Unit) -> Unit:
     """Loops, accesses, calls, data sharing and extents: a verdict per region."""
     result = analyze(u.program, SourceLibrary(u.path, u.options.cpp, u.options.sources))
@@ -117,6 +152,27 @@ def plan(u: Unit) -> Unit:
     """Which regions leave their data on the device (needs the final verdicts)."""
     library = SourceLibrary(u.path, u.options.cpp, u.options.sources)
     return replace(u, residency=plan_residency(u.program, u.regions, u.teams, library))
+
+
+def interchange(u: Unit) -> Unit:
+    """Reorder perfect nests of inner loops in each kernel body so the loop walking the
+    fastest-varying subscript runs innermost, where a dependence test proves it legal.
+    Ordering: after 'place' (final verdicts), before 'outline' prints the bodies; the host
+    keeps the user's loops."""
+    if not u.options.interchange:
+        return u
+    regions, remarks = [], []
+    for r in u.regions:
+        if r.offload:
+            r, found = interchange_region(r)
+            remarks += found
+        regions.append(r)
+    return replace(u, regions=tuple(regions), remarks=u.remarks + tuple(remarks))
+
+
+def _dump_bodies(u: Unit) -> str:
+    """Each kernel's loops (collapsed ones in their new order, extents), then its body."""
+    return "\n".join(f"{describe(r)}\n{c_text(r.loops[-1].loop.stmt)}" for r in u.offloaded)
 
 
 def outline(u: Unit) -> Unit:
@@ -180,12 +236,14 @@ def _verdict(r: Region) -> Remark:
 PASSES: tuple[Pass, ...] = (
     Pass("parse", parse, lambda u: "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
                                              for b in u.program.constructs)),
+    Pass("reorder", reorder, _dump_reorder),
     Pass("analyze", analyze_regions, lambda u: "\n".join(describe(r) for r in u.regions)),
     Pass("place", place_regions, lambda u: "\n".join(
         f"region {k}: bytes {r.start}..{r.end}" for k, r in u.splices.items())),
     Pass("residency", plan, lambda u: "\n".join(
         f"region {k}: {'keep data on the device' if v else 'sync host at exit'}"
         for k, v in sorted(u.residency.keep.items()))),
+    Pass("interchange", interchange, _dump_bodies),
     Pass("outline", outline, lambda u: "\n".join(
         f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id].values}"
         for k in u.kernels)),

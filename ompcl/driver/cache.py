@@ -20,7 +20,7 @@ _VERSION = "1"
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _fingerprint: str | None = None
 #: environment variables the translator reads (besides those in the options' repr)
-_TRANSLATION_ENV = ("OMPCL_CHECK_IR",)
+_TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER")
 
 
 def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str = ""

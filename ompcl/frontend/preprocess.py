@@ -87,6 +87,22 @@ def _preprocess(path: str, opts: CppOptions) -> str:
     return proc.stdout
 
 
+def preprocess_text(text: str, path: str, opts: CppOptions = CppOptions()) -> str:
+    """Preprocess ``text`` as if it were the file ``path`` (its line markers and quoted
+    includes as for that file); for checking a rewritten version of a user's file."""
+    if shutil.which(opts.cpp) is None:
+        raise InputError(f"C preprocessor '{opts.cpp}' not found (set OMPCL_CPP)")
+    here = os.path.dirname(os.path.abspath(path))
+    cmd = [opts.cpp, "-E", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE), "-iquote", here,
+           *opts.flags(), "-x", "c", "-"]
+    marker = '#line 1 "' + path.replace("\\", "\\\\").replace('"', '\\"') + '"\n'
+    proc = subprocess.run(cmd, input=marker + text, capture_output=True, text=True,
+                          errors="replace")
+    if proc.returncode != 0:
+        raise _cpp_error(proc.stderr, path)
+    return proc.stdout
+
+
 def _cpp_error(stderr: str, path: str) -> PreprocessError:
     m = _GCC_DIAG.search(stderr)
     if not m:

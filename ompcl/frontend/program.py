@@ -55,6 +55,12 @@ def _line_reader(main_path: str, main_source: str):
     return line
 
 
+def rebuilt(prog: Program, source: str, ast: c_ast.FileAST, preprocessed: str) -> Program:
+    """The program with a rewritten text and tree (same file), its directives bound anew."""
+    constructs, standalone = bind_directives(ast, _line_reader(prog.path, source))
+    return Program(prog.path, source, ast, constructs, standalone, preprocessed)
+
+
 def load_program(path: str, opts: CppOptions = CppOptions()) -> Program:
     """Preprocess, parse and bind the OpenMP directives of one C file."""
     source = read_source(path)

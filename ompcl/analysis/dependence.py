@@ -1,0 +1,213 @@
+"""Dependences of a perfect loop nest: the accesses of its body (``c_ast``) -> direction
+vectors between them, and whether a permutation of the nest's loops keeps every one.
+
+The test is the classic separable one (ZIV / strong SIV per subscript): a subscript holds at
+most one of the nest's loop variables, with the same integer coefficient in both accesses,
+and the two accesses' invariant parts differ by a constant. Anything else is "unknown", which
+forbids every reordering. Two different names are distinct objects only when both are
+declared arrays; pointers and parameters may alias anything.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ..ir import Affine, Sym
+from .builtins import MATH
+from .ctypes_ import walk
+from .index import expr_symbol, form
+
+
+@dataclass(frozen=True)
+class Access:
+    """One array reference of the body: name, subscript forms (None: not affine) and whether
+    it writes."""
+
+    name: str
+    subs: tuple[Affine | None, ...]
+    write: bool
+    node: c_ast.ArrayRef
+
+
+@dataclass(frozen=True)
+class NestFacts:
+    """What the dependence test knows of a nest body: its accesses, and why it knows too
+    little (``why`` non-empty: no permutation is proven legal)."""
+
+    accesses: tuple[Access, ...]
+    why: str = ""
+
+
+def loop_sym(var: str, k: int) -> Sym:
+    return Sym("inner", var, k)
+
+
+def _base(ref: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
+    subs = []
+    while isinstance(ref, c_ast.ArrayRef):
+        subs.append(ref.subscript)
+        ref = ref.name
+    return ref, subs[::-1]
+
+
+def body_locals(body: c_ast.Node) -> set[str]:
+    """Names the body declares itself (new in each iteration)."""
+    return {d.name for d in walk(body) if isinstance(d, c_ast.Decl) and d.name}
+
+
+def _written(body: c_ast.Node) -> list[c_ast.Node]:
+    out = []
+    for n in walk(body):
+        if isinstance(n, c_ast.Assignment):
+            out.append(n.lvalue)
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+            out.append(n.expr)
+    return out
+
+
+def _unsupported(body: c_ast.Node, local: set[str]) -> str:
+    """Why the body is beyond the test (a loop, a call, a pointer operation, a scalar written
+    that lives on after an iteration), or ''."""
+    for n in walk(body):
+        if isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Goto, c_ast.Label,
+                          c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Switch,
+                          c_ast.Pragma)):
+            return f"its body holds a '{type(n).__name__.lower()}' statement"
+        if isinstance(n, c_ast.FuncCall):
+            name = getattr(n.name, "name", None)
+            if name not in MATH:
+                return f"its body calls '{name}'"
+        pointer_cast = isinstance(n, c_ast.Cast) and any(
+            isinstance(t, c_ast.PtrDecl) for t in walk(n.to_type))
+        if isinstance(n, c_ast.StructRef) or pointer_cast or (
+                isinstance(n, c_ast.UnaryOp) and n.op in ("&", "*")):
+            return "its body uses pointers, casts or struct members"
+    for lv in _written(body):
+        if isinstance(lv, c_ast.ID) and lv.name not in local:
+            return f"'{lv.name}' is written in every iteration"
+        if not isinstance(lv, (c_ast.ID, c_ast.ArrayRef)):
+            return "its body writes through an expression that is not an array element"
+    return ""
+
+
+def nest_facts(body: c_ast.Node, loop_vars: tuple[str, ...]) -> NestFacts:
+    """The accesses of a perfect nest's innermost body, subscripts over the nest's loop
+    symbols (``loop_vars``, outermost first)."""
+    local = body_locals(body)
+    why = _unsupported(body, local)
+    written_names = {lv.name for lv in _written(body) if isinstance(lv, c_ast.ID)}
+    variant = set(loop_vars) | written_names | local
+    syms = {v: Affine.of(loop_sym(v, k)) for k, v in enumerate(loop_vars)}
+
+    def resolve(name: str) -> Affine | None:
+        if name in syms:
+            return syms[name]
+        return None if name in variant else Affine.of(Sym("var", name, name))
+
+    def invariant(e: c_ast.Node) -> Sym | None:
+        return expr_symbol(e, lambda n: n not in variant)
+
+    writes = {id(lv) for lv in _written(body)}
+    compound = {id(n.lvalue) for n in walk(body) if isinstance(n, c_ast.Assignment)
+                and n.op != "="} | {id(n.expr) for n in walk(body) if isinstance(n, c_ast.UnaryOp)}
+    out = []
+    for n in _outer_refs(body):
+        base, subs = _base(n)
+        if not isinstance(base, c_ast.ID):
+            why = why or "an array is reached through an expression"
+            continue
+        forms = tuple(form(s, resolve, invariant) for s in subs)
+        out.append(Access(base.name, forms, id(n) in writes, n))
+        if id(n) in compound:  # 'a[i] += x' reads the element too
+            out.append(Access(base.name, forms, False, n))
+    return NestFacts(tuple(out), why)
+
+
+def _outer_refs(body: c_ast.Node) -> list[c_ast.ArrayRef]:
+    """Array references that are not the name part of a longer reference."""
+    inner = {id(n.name) for n in walk(body) if isinstance(n, c_ast.ArrayRef)}
+    return [n for n in walk(body) if isinstance(n, c_ast.ArrayRef) and id(n) not in inner]
+
+
+# -- distance vectors -------------------------------------------------------------------------
+
+_ANY = "*"
+
+
+def _distances(a: Access, b: Access, steps: tuple[int, ...]) -> list | None:
+    """Per loop (with constant ``steps``), the distance in iterations from ``a``'s iteration
+    to ``b``'s where both touch the same element (an int, or '*' for any), [] when they never
+    do, None when unknown."""
+    if len(a.subs) != len(b.subs):
+        return None
+    dist: list = [_ANY] * len(steps)
+    for fa, fb in zip(a.subs, b.subs):
+        if fa is None or fb is None:
+            return None
+        la, lb = fa.loop_syms(), fb.loop_syms()
+        if la != lb or len(la) > 1 or any(s.kind != "inner" for s in la):
+            return None
+        rest = fa.without(la) - fb.without(lb)
+        if not rest.is_const:
+            return None
+        if not la:
+            if rest.const != 0:
+                return []  # different constant elements: never the same
+            continue
+        (s,) = la
+        ca, cb = fa.coef(s), fb.coef(s)
+        if ca != cb or not ca.is_const or ca.const == 0:
+            return None
+        # a(x) = b(y): c*x + ka = c*y + kb  ->  y - x = (ka - kb) / c
+        step = ca.const * steps[s.key]  # value distance per iteration
+        if rest.const % step:
+            return []  # never on the same element at iteration points
+        d = rest.const // step
+        if dist[s.key] not in (_ANY, d):
+            return []
+        dist[s.key] = d
+    return dist
+
+
+def _directions(dist: list) -> list[tuple[int, ...]]:
+    """Every sign vector a distance vector stands for ('*': all three signs)."""
+    choices = [(-1, 0, 1) if d == _ANY else ((d > 0) - (d < 0),) for d in dist]
+    return list(itertools.product(*choices))
+
+
+def _lex_ok(v: tuple[int, ...]) -> bool:
+    """Lexicographically non-negative: the source runs first (or in the same iteration)."""
+    for x in v:
+        if x:
+            return x > 0
+    return True
+
+
+def may_alias(a: str, b: str, is_array) -> bool:
+    """Different names may be the same memory unless both are declared arrays."""
+    return a == b or not (is_array(a) and is_array(b))
+
+
+def permutation_legal(facts: NestFacts, perm: tuple[int, ...], steps: tuple[int, ...],
+                      is_array) -> str:
+    """'' when running the loops (constant ``steps``) in order ``perm`` (new position -> old
+    loop) keeps every dependence of the nest; else why not."""
+    if facts.why:
+        return facts.why
+    acc = facts.accesses
+    for i, a in enumerate(acc):
+        for b in acc[i:]:
+            if not (a.write or b.write) or not may_alias(a.name, b.name, is_array):
+                continue
+            if a.name != b.name:
+                return f"'{a.name}' and '{b.name}' may be the same memory"
+            for x, y in ((a, b), (b, a)):
+                dist = _distances(x, y, steps)
+                if dist is None:
+                    return f"the subscripts of '{a.name}' are beyond the dependence test"
+                for v in _directions(dist) if dist else ():
+                    if _lex_ok(v) and not _lex_ok(tuple(v[p] for p in perm)):
+                        return (f"a dependence on '{a.name}' would run backwards")
+    return ""

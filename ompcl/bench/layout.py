@@ -1,0 +1,258 @@
+"""Data-layout benchmark: the layout passes (loop interchange, global index reordering) off and
+on, side by side in one run, on the OpenCL device.
+
+Builds each program with ``ompcl cc -Rompcl`` once per variant (``off``: both passes off,
+``interchange``, ``reorder``, ``both``), counts the remarks each pass gave, and runs every
+variant with every offloaded loop on the device (``OMPCL_DEVICE=opencl``), repeats interleaved
+across variants after a warm-up run. A variant in which no pass fired is the ``off`` program
+and is not run again. Programs: NAS BT, SP, MG of ``nas_benchmarks/`` (their verification must
+pass) and ``probe``, a small program with one nest the interchange fixes and one array the
+reordering fixes, one collapsed nest the interchange reorders (its output must equal the
+``off`` variant's). Prints whole-program seconds,
+kernel seconds (profiling events, summed over regions) and the ratios off / variant.
+
+Usage: python -m ompcl.bench.layout [--class W] [--programs bt,sp,mg,probe] [--repeats 3]
+       [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from .npb_native import NPB_DIR, parse_report
+
+ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
+       "OMPCL_DEVICE": "opencl"}
+VARIANTS = {"off": ("0", "0"), "interchange": ("1", "0"), "reorder": ("0", "1"),
+            "both": ("1", "1")}
+REMARKS = ("interchange", "interchange-missed", "reorder", "reorder-missed")
+_REMARK = re.compile(r"\[(interchange|interchange-missed|reorder|reorder-missed)\]$", re.MULTILINE)
+
+PROBE = r"""#include <stdio.h>
+#include <omp.h>
+#define NK 48
+#define NJ 160
+#define NI 160
+#define NY 1536
+/* x: the inner nest walks a column (interchange puts i innermost); not static, so the
+ * reordering leaves it to the interchange */
+double x[NK][NJ][NI], xs[NK][NJ][NI];
+/* y: the work-sharing loop runs over i, each iteration walks a column: only reordering
+ * the array (y[i][j]) makes it contiguous */
+static double y[NY][NY], ys[NY][NY];
+/* z: collapse(2) over (j, i) with rows indexed by i: the interchange reorders the collapsed
+ * loops */
+double z[NY][NY], zs[NY][NY];
+
+int main(void) {
+  int i, j, k, t;
+  double s = 0;
+  for (k = 0; k < NK; k++)
+    for (j = 0; j < NJ; j++)
+      for (i = 0; i < NI; i++) { x[k][j][i] = 0; xs[k][j][i] = (i + 2 * j + 3 * k) % 17; }
+  for (i = 0; i < NY; i++)
+    for (j = 0; j < NY; j++) { y[j][i] = 0; ys[j][i] = (3 * i + j) % 13; }
+  for (i = 0; i < NY; i++)
+    for (j = 0; j < NY; j++) { z[i][j] = 0; zs[i][j] = (i + 5 * j) % 11; }
+  for (t = 0; t < 10; t++) {
+#pragma omp parallel for private(i, j)
+    for (k = 0; k < NK; k++)
+      for (i = 0; i < NI; i++)
+        for (j = 0; j < NJ; j++)
+          x[k][j][i] = 0.5 * xs[k][j][i] + 0.25 * x[k][j][i];
+#pragma omp parallel for private(j)
+    for (i = 0; i < NY; i++)
+      for (j = 0; j < NY; j++)
+        y[j][i] = 0.5 * ys[j][i] + 0.25 * y[j][i];
+#pragma omp parallel for collapse(2)
+    for (j = 0; j < NY; j++)
+      for (i = 0; i < NY; i++)
+        z[i][j] = 0.5 * zs[i][j] + 0.25 * z[i][j];
+  }
+  for (k = 0; k < NK; k++)
+    for (j = 0; j < NJ; j++)
+      for (i = 0; i < NI; i++) s += x[k][j][i] * (i % 7);
+  for (i = 0; i < NY; i++)
+    for (j = 0; j < NY; j++) s += y[j][i] * (j % 5) + z[i][j] * (i % 3);
+  printf("checksum %.12e\n", s);
+  return 0;
+}
+"""
+
+
+def _cc(variant: str) -> tuple[str, dict[str, str]]:
+    inter, reorder = VARIANTS[variant]
+    return (f"{sys.executable} -m ompcl cc -Rompcl",
+            {"OMPCL_INTERCHANGE": inter, "OMPCL_REORDER": reorder,
+             "PYTHONPATH": str(NPB_DIR.parent)})
+
+
+def _counts(log: str) -> dict[str, int]:
+    found = _REMARK.findall(log)
+    return {r: found.count(r) for r in REMARKS}
+
+
+def build(program: str, cls: str, variant: str, bindir: Path) -> tuple[Path | None, dict]:
+    """The program built for one variant, and the layout remarks its translation gave."""
+    cc, env = _cc(variant)
+    bindir.mkdir(parents=True, exist_ok=True)
+    if program == "probe":
+        src = bindir / "probe.c"
+        src.write_text(PROBE)
+        exe = bindir / "probe"
+        cmd = [*cc.split(), "-O3", "-fopenmp", str(src), "-o", str(exe)]
+    else:
+        exe = bindir / f"{program}.{cls}.omp"
+        cmd = ["make", "-s", "-C", str(NPB_DIR), f"CLASS={cls}", f"BENCHMARKS={program}",
+               f"BINDIR={bindir}", f"CC={cc}", f"{bindir}/{program}.{cls}.omp"]
+    res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
+    log = res.stdout + res.stderr
+    if res.returncode != 0 or not exe.exists():
+        print(f"{program} ({variant}): build failed\n{log[-3000:]}", file=sys.stderr)
+        return None, {}
+    return exe, _counts(log)
+
+
+def run_once(exe: Path, stats: Path) -> dict:
+    stats.unlink(missing_ok=True)
+    env = {**os.environ, **ENV, "OMPCL_STATS": str(stats)}
+    out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=3600)
+    text = out.stdout + out.stderr
+    st = json.loads(stats.read_text()) if stats.exists() else {}
+    regions = st.get("regions", [])
+    if exe.name == "probe":
+        m = re.search(r"checksum (\S+)", text)
+        verified, result = out.returncode == 0 and m is not None, m and m[1]
+        seconds = sum(r["seconds_device"] + r["seconds_host"] for r in regions)
+    else:
+        report = parse_report(text)
+        verified = report["verification"] == "SUCCESSFUL" and out.returncode == 0
+        result, seconds = None, report["time_s"]
+    return {"verified": verified, "result": result, "time_s": seconds,
+            "kernel_s": st.get("totals", {}).get("kernel_seconds", 0.0),
+            "on_device": sum(1 for r in regions if r["device_runs"] > 0),
+            "per_region": {f"{Path(r['file']).name}:{r['line']}": r["kernel_seconds"]
+                           for r in regions}}
+
+
+def measure(exes: dict[str, Path], repeats: int, scratch: Path) -> dict[str, dict]:
+    """Median seconds per variant, repeats interleaved across variants."""
+    runs: dict[str, list[dict]] = {v: [] for v in exes}
+    for v, exe in exes.items():
+        run_once(exe, scratch / f"warm-{v}.json")  # kernel binaries into the cache
+    for k in range(repeats):
+        for v, exe in exes.items():
+            runs[v].append(run_once(exe, scratch / f"{v}-{k}.json"))
+    out = {}
+    for v, rows in runs.items():
+        med = {key: statistics.median(r[key] for r in rows if r[key] is not None)
+               if any(r[key] is not None for r in rows) else None
+               for key in ("time_s", "kernel_s")}
+        regions = {name: statistics.median(r["per_region"][name] for r in rows)
+                   for name in rows[-1]["per_region"]}
+        out[v] = {**rows[-1], **med, "per_region": regions,
+                  "verified": all(r["verified"] for r in rows)}
+    return out
+
+
+def bench_program(program: str, cls: str, repeats: int, work: Path) -> dict:
+    exes, remarks = {}, {}
+    for v in VARIANTS:
+        exe, counts = build(program, cls, v, work / program / v)
+        if exe is None:
+            return {}
+        remarks[v] = counts
+        fired = counts.get("interchange", 0) + counts.get("reorder", 0)
+        if v == "off" or fired:
+            exes[v] = exe
+    print(f"running {program} ({', '.join(exes)}) ...", file=sys.stderr, flush=True)
+    results = measure(exes, repeats, work / program)
+    if program == "probe":
+        same = {r["result"] for r in results.values()}
+        for r in results.values():
+            r["verified"] = r["verified"] and len(same) == 1
+    return {"remarks": remarks, "results": results}
+
+
+def _ratio(off, x) -> str:
+    return f"{off / x:7.2f}x" if off and x else "       -"
+
+
+def table(all_results: dict[str, dict]) -> str:
+    head = (f"{'program':<8} {'variant':<12} {'fired':>5} {'missed':>6} {'loops':>5} "
+            f"{'time s':>8} {'ratio':>8} {'kernel s':>9} {'ratio':>8}  verified")
+    lines = [head, "-" * len(head)]
+    for prog, data in all_results.items():
+        res, rem = data["results"], data["remarks"]
+        off = res["off"]
+        for v in VARIANTS:
+            c = rem[v]
+            fired = c.get("interchange", 0) * (v in ("interchange", "both")) + c.get(
+                "reorder", 0) * (v in ("reorder", "both"))
+            missed = c.get("interchange-missed", 0) + c.get("reorder-missed", 0)
+            r = res.get(v)
+            if r is None:
+                lines.append(f"{prog:<8} {v:<12} {fired:>5} {missed:>6}   (nothing fired: "
+                             "the 'off' program)")
+                continue
+            lines.append(f"{prog:<8} {v:<12} {fired:>5} {missed:>6} {r['on_device']:>5} "
+                         f"{r['time_s'] or 0:8.3f} {_ratio(off['time_s'], r['time_s'])} "
+                         f"{r['kernel_s']:9.4f} {_ratio(off['kernel_s'], r['kernel_s'])}  "
+                         f"{'yes' if r['verified'] else 'NO'}")
+    return "\n".join(lines)
+
+
+def changed_regions(all_results: dict[str, dict], threshold: float = 1.15) -> list[str]:
+    """Regions whose kernel seconds moved by more than ``threshold`` either way."""
+    out = []
+    for prog, data in all_results.items():
+        off = data["results"]["off"]["per_region"]
+        for v, r in data["results"].items():
+            for name, s in r["per_region"].items() if v != "off" else ():
+                o = off.get(name, 0)
+                if o and s and max(o / s, s / o) > threshold:
+                    out.append(f"{prog:<8} {v:<12} {name:<24} {o:9.4f} -> {s:9.4f} s "
+                               f"({o / s:.2f}x)")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="ompcl bench layout", description=__doc__.split(
+        "\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--class", dest="cls", default="W", help="NAS problem class (default W)")
+    ap.add_argument("--programs", default="bt,sp,mg,probe", help="comma-separated")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--work", help="build directory (default: a temporary one)")
+    ap.add_argument("--json", help="also write the results here")
+    args = ap.parse_args(argv)
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="ompcl-layout-") as tmp:
+        work = Path(args.work or tmp)
+        for prog in [p for p in args.programs.split(",") if p]:
+            data = bench_program(prog, args.cls, args.repeats, work)
+            if data:
+                results[prog] = data
+    print(f"layout passes off and on; NAS class {args.cls}; every offloaded loop on the device "
+          f"(OMPCL_DEVICE=opencl); {ENV['OMP_NUM_THREADS']} threads, OMP_WAIT_POLICY="
+          f"{ENV['OMP_WAIT_POLICY']}, OMP_PROC_BIND={ENV['OMP_PROC_BIND']}; median of "
+          f"{args.repeats}; ratio = off / variant (above 1: faster)")
+    print(table(results))
+    moved = changed_regions(results)
+    if moved:
+        print("\nkernels whose time moved (median kernel seconds, off -> variant):")
+        print("\n".join(moved))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0 if all(r["verified"] for d in results.values() for r in d["results"].values()) \
+        else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
