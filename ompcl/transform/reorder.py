@@ -17,7 +17,7 @@ from pycparser import c_ast, c_generator
 
 from ..analysis.layout import LayoutPlan, rank
 from ..diagnostics import OmpclError, Remark, SourceLoc
-from ..frontend.parse import parse
+from ..frontend.parse import parse_pruned
 from ..frontend.preprocess import CppOptions, preprocess_text
 from ..frontend.program import Program, rebuilt
 from ..frontend.textscan import Scanner
@@ -170,7 +170,7 @@ def reordered_program(prog: Program, plan: LayoutPlan, cpp: CppOptions
     ast = _Permute(plan).rewrite(prog.ast)
     try:
         text = preprocess_text(source, prog.path, cpp)
-        again = parse(text, prog.path)
+        again = parse_pruned(text, prog.path)
     except OmpclError:
         return prog, _missed(plan, "the rewritten file does not parse")
     if not _same(again, ast):
