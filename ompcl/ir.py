@@ -306,6 +306,11 @@ class Region:
     #: C conditions on values known at entry that the analysis assumed (a scratch array's
     #: bounds); when one is false the original loop runs on the host
     preconditions: tuple[str, ...] = ()
+    #: a thread's arrays (or pointers) the loop only updates, in any order with the same
+    #: result: one buffer for all iterations, updated by device atomics; ``updated_params``:
+    #: the (function, parameter) pairs of the callees that update them
+    updated: tuple[str, ...] = ()
+    updated_params: tuple[tuple[str, str], ...] = ()
 
     @property
     def offload(self) -> bool:

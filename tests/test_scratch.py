@@ -79,13 +79,23 @@ GLOBALS = ("double w[64], out[64], src[64];\n"
            "static void gen(double *y, int k) { int q; for (q = 0; q < k; q++) y[q] = q; }\n"
            "static void step(void) { gen(w, 16); }\n"
            "static void use(void) { out[0] = w[3]; }\n"
-           "static double peek(void) { return w[20]; }\n")
+           "static double peek(void) { return w[20]; }\n"
+           "static void gen2(int k, double *w, double *y) { int q; *w = 1; "
+           "for (q = 0; q < k; q++) y[q] = q; }\n"
+           "static void hid(double *w, double *y) { gen(y, 16); *w = 1; use(); }\n")
 
 GLOBAL_CASES = [
     ("callee_fills_the_global", "step(); out[i] = w[15];", True),
     ("callee_reads_the_global_first", "use(); step();", False),
     ("callee_fills_too_little", "step(); out[i] = peek();", False),
     ("read_through_a_callee_after_fill", "step(); out[i] = w[2]; use();", True),
+    # a parameter named like the global hides it: vranlc(n, &x, a, y) called with y = x
+    ("parameter_hides_the_global", "gen2(2 * (1 << 3), &out[0], w); out[i] = w[15];", True),
+    ("parameter_hides_the_global_too_little", "gen2(1 << 3, &out[0], w); out[i] = w[8];",
+     False),
+    ("hidden_global_read_by_the_callee_s_callee", "hid(&out[0], w); out[i] = w[3];", False),
+    # (not followed: the callee's callee would see the global while the callee holds it)
+    ("hidden_global_written_first", "gen(w, 4); hid(&out[0], w); out[i] = w[3];", False),
 ]
 
 

@@ -127,14 +127,17 @@ _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 def team_fallback(hr: HostRegion, text: str) -> str:
     """A team's loop as its own parallel loop: the host path inside the team of one's device
     version (outside any parallel region, where 'omp for' would run on one thread). The
-    thread's variables the loop privatised stay private."""
+    thread's variables the loop privatised stay private; a loop updating a thread's array
+    runs on one thread (several would update the one array at once)."""
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
     # threadprivate variables stay the threads' own without a clause (one is an error)
     extra = [x for x in r.directive.names_in("private") if x not in given
              and r.scope.get(x) is not None and r.scope[x].storage != "global"]
     m = _FOR_LINE.search(text)
-    line = _NOWAIT.sub("", _OMP_FOR.sub("omp parallel for", m.group(0), count=1))
+    # iterations that update one array of the thread run on one thread, as in the team
+    par = "omp parallel for num_threads(1)" if r.updated else "omp parallel for"
+    line = _NOWAIT.sub("", _OMP_FOR.sub(par, m.group(0), count=1))
     if extra:
         cont = line.rstrip().endswith("\\")
         line = line.rstrip().rstrip("\\").rstrip() + f" private({', '.join(extra)})" + (

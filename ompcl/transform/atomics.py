@@ -1,5 +1,6 @@
-"""Atomics: ``#pragma omp atomic`` statements of a kernel body -> calls of the device's atomic
-helpers (``ompcl_atomic_add_double(&a[k], v)``); shared scalars updated atomically are
+"""Atomics: ``#pragma omp atomic`` statements of a kernel body, and the updates of arrays the
+loop only updates (a team's thread array its iterations share), -> calls of the device's
+atomic helpers (``ompcl_atomic_add_double(&a[k], v)``); shared scalars updated atomically are
 buffers in the kernel, so their uses become ``(*x)``.
 
 Consumes a (renamed) body, the device names of the atomically updated scalars and the
@@ -64,6 +65,43 @@ class _Atomics(NodeTransformer):
         target, value = self.visit(target), self.visit(value)
         return c_ast.FuncCall(c_ast.ID(helper(op, cl)), c_ast.ExprList(
             [c_ast.UnaryOp("&", target), value]), stmt.coord)
+
+
+class _Updates(NodeTransformer):
+    """Updates of the named arrays' elements (``a[e] += v``, ``a[e]++``) -> helper calls."""
+
+    def __init__(self, types: dict[str, str]):
+        self.types = types
+        self.used: set[tuple[str, str]] = set()
+
+    def update(self, node: c_ast.Node) -> c_ast.Node:
+        node = self.generic_visit(node)
+        form = atomic_form(node, "update")
+        if form is None or not isinstance(form[0], c_ast.ArrayRef):
+            return node
+        target, op, value = form
+        base = target
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        cl = self.types.get(getattr(base, "name", ""))
+        if cl is None:
+            return node
+        self.used.add((op, cl))
+        return c_ast.FuncCall(c_ast.ID(helper(op, cl)), c_ast.ExprList(
+            [c_ast.UnaryOp("&", target), value]), node.coord)
+
+    visit_Assignment = visit_UnaryOp = update
+
+
+def with_update_atomics(body: c_ast.Node, types: dict[str, str]
+                        ) -> tuple[c_ast.Node, set[tuple[str, str]]]:
+    """The body with every update of an element of the arrays in ``types`` (device name ->
+    OpenCL element type; arrays the analysis proved only updated, see
+    ``analysis.updates``) as an atomic helper call, and the helpers used."""
+    if not types:
+        return body, set()
+    t = _Updates(types)
+    return t.rewrite(body), t.used
 
 
 def _kind(item: c_ast.Node) -> str | None:
