@@ -154,8 +154,9 @@ def thread_updates(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
     out = {}
     for name in sorted(written & view.private):
         v = scope.get(name)
-        if v is None or not v.ctype.is_array_like or v.ctype.base not in ATOMIC_C_TYPES:
-            continue
+        if v is None or not v.ctype.is_array_like or v.ctype.base not in ATOMIC_C_TYPES or \
+                v.ctype.pointer and not _writes_may_meet(name, info, through):
+            continue  # a pointer's writes on the loop's own elements need no atomics
         upd = array_updates(name, body, v.ctype.base, lookup, v.storage in ("global", "static"))
         if upd is not None:
             out[name] = upd
@@ -167,6 +168,14 @@ def _update_reasons(updated: dict[str, Updates]) -> list[Reason]:
                    "the loop, but its floating-point sums could change in another order (an "
                    "OpenMP array reduction would allow it)")
             for name, u in sorted(updated.items()) if not u.exact]
+
+
+def _writes_may_meet(name: str, info: BodyInfo, through: dict[str, str]) -> bool:
+    """Whether iterations may write the same elements through pointer ``name``: a callee
+    writes through it, or a write's subscripts do not follow the loop's variables."""
+    writes = [a for a in info.accesses if a.name == name and a.write]
+    return "w" in through.get(name, "") or any(
+        not any(f is not None and _on_dims(f) for f in a.index) for a in writes)
 
 
 def _thread_pointer_writes(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
@@ -181,9 +190,7 @@ def _thread_pointer_writes(view: ThreadView, info: BodyInfo, scope: dict[str, Va
         v = scope.get(name)
         if v is None or not v.ctype.pointer or v.ctype.dims or name in (updated or {}):
             continue  # updates of the one thread's memory meet in it as device atomics
-        writes = [a for a in info.accesses if a.name == name and a.write]
-        if "w" in through.get(name, "") or any(
-                not any(f is not None and _on_dims(f) for f in a.index) for a in writes):
+        if _writes_may_meet(name, info, through):
             out.append(Reason("thread-private", f"'{name}' is each thread's pointer and the "
                               "loop writes through it where iterations may meet (it may point "
                               "to memory each thread has its own copy of)"))
