@@ -155,3 +155,103 @@ def test_histogram_runs_on_the_device(tmp_path, opencl_available):
         out = run(exe, OMPCL_DEVICE="opencl", OMPCL_FAULT="launch", OMP_NUM_THREADS=threads)
         assert out.returncode == 0, out.stderr
         assert out.stdout == expected
+
+
+BUCKETS = r"""#include <stdio.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#define N 50000
+#define NB 64
+int key[N];
+long fixed[4 * NB];
+static int my_thread(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+int main(void)
+{
+    long *heap = calloc(4 * NB, sizeof(long)), total[NB], fsum[NB];
+    int i, t;
+    for (i = 0; i < N; i++)
+        key[i] = (int)((i * 2654435761u) % (NB << 4));
+    for (i = 0; i < NB; i++) total[i] = fsum[i] = 0;
+#pragma omp parallel num_threads(2) private(i)
+    {
+        int id = my_thread();
+        long *work = heap + (long)id * NB;
+        long *mine = fixed + (long)id * NB;
+        long k;
+        for (i = 0; i < NB; i++) work[i] = mine[i] = 0;
+#pragma omp for schedule(static)
+        for (k = 0; k < N; k++)
+            work[key[k] >> 4]++;
+#pragma omp for schedule(static)
+        for (k = 0; k < N; k++)
+            mine[(key[k] * 7) % NB] += 2;
+#pragma omp critical
+        for (i = 0; i < NB; i++) { total[i] += work[i]; fsum[i] += mine[i]; }
+    }
+    for (i = 0; i < NB; i++)
+        printf("%d %ld %ld\n", i, total[i], fsum[i]);
+    free(heap);
+    return 0;
+}
+"""
+
+GUARDED = r"""#include <stdlib.h>
+int key[100];
+long *heap;
+int my_thread(void);
+void f(void) {
+#pragma omp parallel
+  {
+    long *work = heap + (long)my_thread() * 16;
+    long k;
+#pragma omp for
+    for (k = 0; k < 100; k++)
+      if (key[k] > 0)
+        work[key[k] % 16]++;
+  }
+}
+"""
+
+
+def test_bucket_histograms_are_offloaded(tmp_path):
+    """A thread's pointer into a heap array (the extent inspected at entry) and into a global
+    array (the whole array around it) that the loops only update."""
+    remarks = _remarks(tmp_path, BUCKETS)
+    assert {(32, "offloaded"), (35, "offloaded")} <= remarks
+
+
+def test_conditional_data_dependent_subscript_stays_on_the_host(tmp_path):
+    """A subscript evaluated only in some iterations cannot be inspected before the loop
+    (evaluating it in the others could read what the original never reads)."""
+    assert (10, "array-extent") in _remarks(tmp_path, GUARDED)
+
+
+def test_bucket_histograms_run_on_the_device(tmp_path, opencl_available):
+    from conftest import gcc_build, load_stats, ompcl_build, run
+    src = tmp_path / "b.c"
+    src.write_text(BUCKETS)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    expected = run(ref).stdout
+    stats = tmp_path / "s.json"
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy,
+                  OMPCL_STATS=str(stats))
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == expected
+        if opencl_available:
+            assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1, 1]
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_FAULT="launch")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == expected

@@ -319,14 +319,16 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                                            updated)
         d = privatised(d, extra)
         reasons += why
-    sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
+    sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs), b.func,
+                               frozenset(n for n, u in updated.items() if u.exact))
     used, local_reasons = outlined_locals(cand, scope)
     used += [v for v in sharing.scalars if v.storage != "global" and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls,
-                  preconditions=tuple(conds), **_updated_fields(updated))
+                  preconditions=tuple(conds), inspections=sharing.inspections,
+                  **_updated_fields(updated))
 
 
 def _updated_fields(updated: dict[str, Updates]) -> dict:

@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pycparser import c_ast
+
 from ..diagnostics import Reason
-from ..ir import ArrayArg, Directive, LoopDim, Reduction, Sym, Var
+from ..ir import ArrayArg, Directive, Inspection, LoopDim, Reduction, Sym, Var
 from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text
-from .extents import Range, array_extent, dim_range
+from .extents import (Range, array_extent, dim_range, inspected_extent, pointer_span,
+                      unconditional)
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 #: element types the device updates atomically (32- and 64-bit)
@@ -29,6 +32,7 @@ class Sharing:
     lastprivates: tuple[Var, ...] = ()
     reductions: tuple[Reduction, ...] = ()
     reasons: tuple[Reason, ...] = ()
+    inspections: tuple[Inspection, ...] = ()
 
 
 def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
@@ -38,11 +42,14 @@ def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
 
 class _Classifier:
     def __init__(self, d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo,
-                 calls: CallInfo, scope: dict[str, Var], env: TypeEnv, funcs: set[str]):
-        self.d, self.loops, self.info, self.calls = d, loops, info, calls
+                 calls: CallInfo, scope: dict[str, Var], env: TypeEnv, funcs: set[str],
+                 func: c_ast.Node | None = None, updated: frozenset[str] = frozenset()):
+        self.d, self.loops, self.info, self.calls, self.func = d, loops, info, calls, func
+        self.updated = updated
         self.scope, self.env, self.funcs = scope, env, funcs
         self.reasons: list[Reason] = []
         self.vla_dims: set[str] = set()  # names in variable row dimensions of the arrays
+        self.inspections: list[Inspection] = []
         syms = dim_syms(loops)
         self.dims: dict[Sym, Range] = {syms[x.var]: dim_range(k, x.var)
                                        for k, x in enumerate(loops)}
@@ -122,7 +129,7 @@ class _Classifier:
             out["scalars"].append(self.scope[name])  # the kernel indexes the flat buffer
         return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
                                                   "lastprivates", "reductions")),
-                       tuple(self.reasons))
+                       tuple(self.reasons), tuple(self.inspections))
 
     def reduction(self, v: Var, op: str, out: dict) -> None:
         if not v.ctype.is_scalar or v.ctype.record:
@@ -172,11 +179,42 @@ class _Classifier:
             return ArrayArg(v.name, v, mode, None)
         extent = array_extent(v, accs, self.dims, self.info.inner)
         if isinstance(extent, Reason):
+            extent = pointer_span(v, self.scope, self.func, self.env) or self.inspected(
+                v, accs) or extent
+        if isinstance(extent, Reason):
             return self.fail(extent.id, extent.message)
         return ArrayArg(v.name, v, mode, extent)
 
 
+    def inspected(self, v: Var, accs: list[RawAccess]):
+        """The extent of a pointer with data-dependent subscripts, computed at entry by
+        evaluating them over the iterations (``extents.inspected_extent``); for now only for
+        the thread's pointers updated by atomics (a histogram's buckets)."""
+        info = self.info
+        if v.name not in self.updated:
+            return None
+        written = set(info.scalar_writes) | {a.name for a in info.accesses if a.write} | {
+            n for n, mode in self.calls.through_calls().items() if "w" in mode}
+        dims = {x.var for x in self.loops}
+
+        def known(name: str) -> bool:
+            return name in dims or name in self.env.enumerators or (
+                name in self.scope and name not in written and name not in info.locals)
+
+        found = inspected_extent(v, accs, unconditional(self.loops[-1].loop.stmt), known,
+                                 lambda n: n in self.scope and self.scope[n].ctype.is_array_like
+                                 and n not in dims)
+        if found is None:
+            return None
+        self.inspections.append(found[1])
+        return found[0]
+
+
 def classify_sharing(d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo, calls: CallInfo,
-                     scope: dict[str, Var], env: TypeEnv, funcs: set[str]) -> Sharing:
-    """Place every variable the region uses: buffer, value, private, result or reduction."""
-    return _Classifier(d, loops, info, calls, scope, env, funcs).classify()
+                     scope: dict[str, Var], env: TypeEnv, funcs: set[str],
+                     func: c_ast.Node | None = None, updated: frozenset[str] = frozenset()
+                     ) -> Sharing:
+    """Place every variable the region uses: buffer, value, private, result or reduction
+    (``func``: the function holding the region, where pointers get their values;
+    ``updated``: the thread's pointers the loop only updates, by device atomics)."""
+    return _Classifier(d, loops, info, calls, scope, env, funcs, func, updated).classify()

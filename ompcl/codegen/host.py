@@ -88,6 +88,41 @@ def _array_args(region: Region) -> list[dict]:
     return out
 
 
+_LONG_MAX, _LONG_MIN = "0x7fffffffffffffffL", "(-0x7fffffffffffffffL - 1)"
+
+
+def _inspections(region: Region) -> list[str]:
+    """Host C computing each inspected extent (``ir.Inspection``): the host copies of the
+    arrays its subscripts read made valid, then their minimum and maximum over every
+    iteration (none: an empty range)."""
+    if not region.inspections:
+        return []
+    out = []
+    for x in region.inspections:
+        out.append(f"long ompcl_ilo_{x.name} = {_LONG_MAX}, ompcl_ihi_{x.name} = {_LONG_MIN};")
+    arrays = {a.name: a for a in region.arrays}
+    for name in sorted({r for x in region.inspections for r in x.reads}):
+        a = arrays[name]
+        lo, hi = N.extent(a.extent, a.var.ctype.dims)
+        out.append(f"if (({hi}) >= ({lo})) ompcl_rt_host_range((const char *)({name}) + "
+                   f"({lo}) * (long)sizeof({a.var.ctype.base}), (unsigned long)(({hi}) - ({lo}) "
+                   f"+ 1) * sizeof({a.var.ctype.base}), OMPCL_READ);")
+    n = len(region.loops)
+    total = " * ".join(f"{N.TRIPS}[{k}]" for k in range(n))
+    out.append(f"{{ long ompcl_t; for (ompcl_t = 0; ompcl_t < {total}; ompcl_t++) {{")
+    for k, d in enumerate(region.loops):
+        inner = " * ".join(f"{N.TRIPS}[{j}]" for j in range(k + 1, n)) or "1"
+        out.append(f"  const {d.var_type} {d.var} = ({d.var_type})({N.LB}[{k}] + ((ompcl_t / "
+                   f"({inner})) % {N.TRIPS}[{k}]) * {N.STEP}[{k}]);")
+    for x in region.inspections:
+        for e in x.subscripts:
+            lo, hi = f"ompcl_ilo_{x.name}", f"ompcl_ihi_{x.name}"
+            out.append(f"  {{ const long ompcl_x = (long)({_GEN.visit(e)}); if (ompcl_x < {lo}) "
+                       f"{lo} = ompcl_x; if (ompcl_x > {hi}) {hi} = ompcl_x; }}")
+    out.append("} }")
+    return out
+
+
 def region_function(hr: HostRegion, keep: bool) -> str:
     region = hr.region
     copies, writebacks = copies_and_writebacks(hr.interface)
@@ -108,7 +143,7 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
-        preconditions=list(region.preconditions))
+        preconditions=list(region.preconditions), inspections=_inspections(region))
 
 
 def _comment(text: str) -> str:
