@@ -257,3 +257,24 @@ def inspected_extent(v: Var, accs: list[RawAccess], evaluated: set[int],
     lo, hi = (Affine.of(Sym("expr", f"ompcl_i{end}_{v.name}", f"ompcl_i{end}_{v.name}"))
               for end in ("lo", "hi"))
     return Extent(lo, hi), Inspection(v.name, tuple(subs), tuple(reads))
+
+
+def flat_extent(v: Var, forms: list[tuple[Affine, Affine, RawAccess]], dims: dict[Sym, Range],
+                inner: tuple[InnerLoop, ...]) -> Extent | Reason:
+    """The elements of ``v`` (counted flat from its start) between the lowest of each access's
+    first form and the highest of its second (an element passed to a call and what the callee
+    reaches from it), over the loops' ranges narrowed by the access's guards."""
+    los, his = [], []
+    for lo_form, hi_form, a in forms:
+        if not (lo_form.is_affine_in_loops() and hi_form.is_affine_in_loops()):
+            return Reason("array-extent", f"cannot derive the extent of '{v.name}': the "
+                          "elements a call reaches are not affine in the loop variables", a.loc)
+        ranges = inner_ranges(inner, narrowed(dims, a.guards, ("dim",)))
+        ranges = narrowed(ranges, a.guards, ("inner",))
+        lo, hi = bounds(lo_form, ranges), bounds(hi_form, ranges)
+        if lo is None or hi is None:
+            return Reason("array-extent", f"cannot derive the extent of '{v.name}': an index "
+                          "variable of an element passed to a call has unknown bounds", a.loc)
+        los.append(lo[0])
+        his.append(hi[1])
+    return Extent(_fold("min", los), _fold("max", his))

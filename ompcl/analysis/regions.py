@@ -320,7 +320,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         d = privatised(d, extra)
         reasons += why
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs), b.func,
-                               frozenset(n for n, u in updated.items() if u.exact))
+                               frozenset(n for n, u in updated.items() if u.exact),
+                               _definitions(funcs, library))
     used, local_reasons = outlined_locals(cand, scope)
     used += [v for v in sharing.scalars if v.storage != "global" and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
