@@ -20,6 +20,7 @@ void passed(int n, double *y) { fill(n, y, 1.0, y); }
 void whiles(int n, double *y) { int i = 0; while (i < n) y[i++] = 0; }
 void mixed(int n, double *y) { int i; for (i = 0; i < n; i++) y[2 * i] = y[i]; }
 void changed(int n, double *y) { n = n + 1; y[n] = 0; }
+void skips(int n, double *y) { int i; for (i = 0; i < n; i++) { i += 3; y[i] = 0; } }
 """
 
 CASES = [
@@ -31,6 +32,7 @@ CASES = [
     ("while_loop", "whiles", 1, None),
     ("ends_of_different_shapes", "mixed", 1, None),
     ("parameter_changed", "changed", 1, None),
+    ("loop_variable_changed", "skips", 1, None),
 ]
 
 

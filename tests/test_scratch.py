@@ -58,6 +58,12 @@ CASES = [
      "for (j = 0; j < m - 1; j++) out[i] += w[2 * j + 1];", "w", False),
     ("strided_write_is_no_cover", "for (j = 0; j < m; j++) w[2 * j] = j; "
      "out[i] = w[1];", "w", False),
+    # the loop variable skips values: w[1] is never written
+    ("loop_variable_changed_in_the_body", "for (j = 0; j < 8; j++) { w[j] = 1; j++; } "
+     "out[i] = w[1];", "w", False),
+    # a write apart from the loop variable counts only when the loop surely runs
+    ("loop_that_may_not_run", "for (j = 0; j < n; j++) w[0] = 1; out[i] = w[0];", "w", False),
+    ("loop_that_surely_runs", "for (j = 0; j < 4; j++) w[0] = 1; out[i] = w[0];", "w", True),
 ]
 
 
@@ -118,6 +124,10 @@ def test_conditions_known_at_entry():
     # never on names the loop changes or that the entry does not know
     assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
                                entry=lambda name: False) is False
+    # a write apart from the loop variable: the loop must run once (n >= 1)
+    stmt, funcs = _loop_body("for (j = 0; j < n; j++) w[0] = j; out[i] = w[0];")
+    assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
+                               entry=lambda name: name == "n") == ("(n + (-1)) >= 0",)
     stmt, funcs = _loop_body("for (j = 0; j < n; j++) w[j] = j; n = 1; out[i] = w[2];")
     assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
                                entry=lambda name: True) is False

@@ -48,8 +48,9 @@ class _Walk:
         except NotCanonical:
             raise _Unknown() from None
         lb, ub = _lin(dim.lb, {}, self.fixed), _lin(dim.ub, {}, self.fixed)
-        if _lin(dim.step, {}, self.fixed) != {"": 1} or dim.op not in ("<", "<="):
-            raise _Unknown()
+        if _lin(dim.step, {}, self.fixed) != {"": 1} or dim.op not in ("<", "<=") or \
+                dim.var in names_written(n.stmt):
+            raise _Unknown()  # the variable must take each value of its range, in turn
         hi = _add(ub, {"": -1}) if dim.op == "<" else ub
         for e in (n.init, n.cond, n.next):
             self.node(e, env)

@@ -252,6 +252,8 @@ class _Proof:
             lo, hi = (_add(ub, {"": 1}) if dim.op == ">" else ub), lb
         else:
             raise _Unknown()
+        if dim.var in names_written(s.stmt):
+            raise _Unknown()  # the variable skips values of its range
         jumps = any(isinstance(n, _JUMPS) for n in walk(s.stmt))
         sym = self._sym(dim.var)
         inner = {**env, dim.var: (sym, lo, hi)}
@@ -260,10 +262,25 @@ class _Proof:
             self.stmt(s.stmt, name, inner, subst, cover and not jumps)
         finally:
             boxes = self.open.pop()
+        runs = self._runs(lo, hi)
         for box in boxes:  # written in every iteration: over the variable's whole range
             whole = _over(box, sym, lo, hi)
-            if whole is not None:
-                self._record(whole)
+            if whole is not None and (runs or whole is not box):
+                self._record(whole)  # (a box apart from the variable needs one iteration)
+
+    def _runs(self, lo: Lin, hi: Lin) -> bool:
+        """Whether a loop over [lo, hi] surely runs: by constants, or by a condition on
+        values known where the work-sharing loop starts (assumed, checked there)."""
+        d = _diff(hi, lo)
+        if d is not None:
+            return d >= 0
+        cond = _add(hi, _scale(lo, -1))
+        if self.entry is None or not all(k == "" or cond[k] == 0 or self.entry(k.split("[")[0])
+                                         for k in cond):
+            return False
+        if cond not in self.assumed:
+            self.assumed.append(cond)
+        return True
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, e: c_ast.Node | None, name: str, env: dict, subst: dict,
