@@ -90,7 +90,7 @@ class _Walk:
             return
         if isinstance(e, c_ast.FuncCall):
             return self.call(e, name, depth)
-        if isinstance(e, c_ast.ID) or isinstance(e, c_ast.Decl) and e.name == name:
+        if isinstance(e, c_ast.ID):  # the array itself as a value (read, moved, compared)
             raise _NotUpdates()
         for _, child in e.children():
             self.expr(child, name, depth)
