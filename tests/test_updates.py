@@ -260,3 +260,24 @@ def test_bucket_histograms_run_on_the_device(tmp_path, opencl_available):
     out = run(exe, OMPCL_DEVICE="opencl", OMPCL_FAULT="launch")
     assert out.returncode == 0, out.stderr
     assert out.stdout == expected
+
+
+def test_device_without_64_bit_atomics_runs_those_loops_on_the_host(tmp_path, opencl_available):
+    """Built as for a device without cl_khr_int64_base_atomics (OMPCL_FAULT=int64): the
+    kernels with long or double atomics do not exist, so their loops run on the host (one
+    thread: the team's) with a warning; the program's answer is the same."""
+    from conftest import gcc_build, load_stats, ompcl_build, run
+    src = tmp_path / "h.c"
+    src.write_text(HIST)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_FAULT="int64", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == run(ref).stdout
+    if opencl_available:
+        region = load_stats(stats)["regions"][0]
+        assert (region["device_runs"], region["host_runs"]) == (0, 1)
+        assert "kernel creation failed" in region["fallback"]
+        assert "warning" in out.stderr

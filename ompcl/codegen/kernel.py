@@ -28,7 +28,7 @@ from ..analysis.ctypes_ import TypeEnv, walk
 from ..analysis.loops import const_int
 from ..ir import KernelSpec, LoopDim, Region
 from ..transform.addrspace import GLOBAL, pointer_params, specialise
-from ..transform.atomics import helpers, with_update_atomics
+from ..transform.atomics import guarded, helpers, wide_helpers, with_update_atomics
 from ..transform.callargs import with_global_args
 from ..transform.device import device_function
 from ..transform.narrowing import constant_step, constant_trip, fits_32_bits
@@ -204,15 +204,22 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     device_fns, callee_atomics = _with_param_atomics(device_fns, updated, {
         f.decl.name: f for f in order})
     # prototypes first: a function may call one defined later in the file
-    functions = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
-    functions += [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
+    protos = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
+    defs_ = [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
+    atomics = {h for s in specs for h in s.atomics} | callee_atomics
+    wide = wide_helpers(atomics)
+    wide |= _callers_of(wide, {f.decl.name: d for (f, _), d in zip(device_fns, defs_)})
+    functions = [guarded(t) if f.decl.name in wide else t
+                 for (f, _), t in list(zip(device_fns, protos)) + list(zip(device_fns, defs_))]
     by_id = {r.id: r for r in offload}
     kernels = [_kernel_view(s, by_id[s.region_id], env) for s in specs]
+    for k in kernels:  # a kernel with 64-bit atomics exists only where the device has them
+        k["int64"] = bool(set(_IDENT.findall(k["body"])) & wide)
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)
-    defs += helpers({h for s in specs for h in s.atomics} | callee_atomics)
+    defs += helpers(atomics)
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
                   enums=_enums_used(ast, printer, used), records=defs, functions=functions,
@@ -243,6 +250,18 @@ def _with_param_atomics(fns: list[tuple[c_ast.FuncDef, TypeEnv]], updated: set[t
             f = c_ast.FuncDef(f.decl, f.param_decls, body, f.coord)
         out.append((f, fenv))
     return out, used
+
+
+def _callers_of(names: set[str], texts: dict[str, str]) -> set[str]:
+    """The device functions (by printed text) that call one of ``names``, directly or
+    through one another."""
+    out: set[str] = set()
+    while True:
+        more = {f for f, t in texts.items() if f not in out and set(_IDENT.findall(t)) &
+                (names | out) - {f}}
+        if not more:
+            return out
+        out |= more
 
 
 def _param_spaces(name: str, origin: c_ast.FuncDef) -> dict[str, str]:
