@@ -281,3 +281,62 @@ def test_device_without_64_bit_atomics_runs_those_loops_on_the_host(tmp_path, op
         assert (region["device_runs"], region["host_runs"]) == (0, 1)
         assert "kernel creation failed" in region["fallback"]
         assert "warning" in out.stderr
+
+
+REDUCTION = r"""#include <stdio.h>
+#define N 10000
+#define NB 8
+double src[N], h[NB];
+long cnt[NB];
+static void add(double q[NB], int k, double v) { q[k] += v; }
+int main(void)
+{
+    int i, k;
+    for (i = 0; i < N; i++) src[i] = 0.001 * (i % 97) + 1.0 / (1 + i % 13);
+    for (i = 0; i < NB; i++) { h[i] = 1.0; cnt[i] = 5; }
+#pragma omp parallel for reduction(+:h[0:NB], cnt)
+    for (k = 0; k < N; k++) {
+        add(h, (k * 7) % NB, src[k]);
+        h[k % NB] -= 0.5 * src[k];
+        cnt[(k * 3) % NB]++;
+    }
+    for (i = 0; i < NB; i++) printf("%d %.12e %ld\n", i, h[i], cnt[i]);
+    return 0;
+}
+"""
+
+REDUCTION_READ = r"""double h[8], src[100];
+void f(void) {
+  int k;
+#pragma omp parallel for reduction(+:h)
+  for (k = 0; k < 100; k++)
+    h[k % 8] += src[k] * h[0];
+}
+"""
+
+
+def test_array_reduction_clause_allows_any_order(tmp_path):
+    """reduction(+: h[0:NB], cnt) on arrays (OpenMP 4.5): their updates, a callee's included,
+    become atomics in any order, floating-point sums too (the clause allows reassociation);
+    an array in the clause that the loop also reads keeps the loop on the host."""
+    assert (12, "offloaded") in _remarks(tmp_path, REDUCTION)
+    assert (4, "clause-type") in _remarks(tmp_path, REDUCTION_READ)
+
+
+def test_array_reduction_runs_on_the_device(tmp_path, opencl_available):
+    from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
+    src = tmp_path / "r.c"
+    src.write_text(REDUCTION)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    stats = tmp_path / "s.json"
+    for threads in ("1", "2"):
+        expected = run(ref, OMP_NUM_THREADS=threads).stdout
+        for zero_copy in ("0", "1"):
+            out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy,
+                      OMPCL_STATS=str(stats), OMP_NUM_THREADS=threads)
+            assert out.returncode == 0, out.stderr
+            compare_outputs(expected, out.stdout, 1e-12)
+            if opencl_available:
+                assert load_stats(stats)["regions"][0]["device_runs"] == 1

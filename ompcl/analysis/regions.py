@@ -329,12 +329,13 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls,
                   preconditions=tuple(conds), inspections=sharing.inspections,
-                  **_updated_fields(updated))
+                  **_updated_fields(updated, sharing.reduced or {}))
 
 
-def _updated_fields(updated: dict[str, Updates]) -> dict:
-    """The Region fields of the arrays updated by device atomics."""
-    exact = {n: u for n, u in updated.items() if u.exact}
+def _updated_fields(updated: dict[str, Updates], reduced: dict[str, Updates]) -> dict:
+    """The Region fields of the arrays updated by device atomics: a thread's arrays whose
+    updates commute exactly, and arrays in reduction clauses (any order allowed)."""
+    exact = {n: u for n, u in updated.items() if u.exact} | reduced
     return {"updated": tuple(sorted(exact)),
             "updated_params": tuple(dict.fromkeys(p for u in exact.values() for p in u.params))}
 

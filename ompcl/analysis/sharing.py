@@ -5,7 +5,7 @@ reasons a variable cannot be placed on the device.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
@@ -15,6 +15,7 @@ from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
 from .callspans import callee_span
+from .updates import Updates, array_updates
 from .extents import (Range, array_extent, dim_range, flat_extent, inspected_extent,
                       pointer_span, unconditional)
 
@@ -34,6 +35,7 @@ class Sharing:
     reductions: tuple[Reduction, ...] = ()
     reasons: tuple[Reason, ...] = ()
     inspections: tuple[Inspection, ...] = ()
+    reduced: dict = field(default_factory=dict)  # array -> Updates (reduction clauses)
 
 
 def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
@@ -52,6 +54,7 @@ class _Classifier:
         self.reasons: list[Reason] = []
         self.vla_dims: set[str] = set()  # names in variable row dimensions of the arrays
         self.inspections: list[Inspection] = []
+        self.reduced: dict[str, Updates] = {}  # arrays in reduction clauses
         syms = dim_syms(loops)
         self.dims: dict[Sym, Range] = {syms[x.var]: dim_range(k, x.var)
                                        for k, x in enumerate(loops)}
@@ -131,15 +134,34 @@ class _Classifier:
             out["scalars"].append(self.scope[name])  # the kernel indexes the flat buffer
         return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
                                                   "lastprivates", "reductions")),
-                       tuple(self.reasons), tuple(self.inspections))
+                       tuple(self.reasons), tuple(self.inspections), dict(self.reduced))
 
     def reduction(self, v: Var, op: str, out: dict) -> None:
+        if v.ctype.is_array_like and not v.ctype.record:
+            return self.array_reduction(v, op, out)
         if not v.ctype.is_scalar or v.ctype.record:
             return self.fail("clause-type", f"reduction variable '{v.name}' is not a scalar")
         op = "+" if op == "-" else op
         if op in ("&", "|", "^") and v.ctype.base in FLOATING:
             return self.fail("clause-type", f"bitwise reduction on floating-point '{v.name}'")
         out["reductions"].append(Reduction(v.name, op, v.ctype.base))
+
+    def array_reduction(self, v: Var, op: str, out: dict) -> None:
+        """``reduction(op: a)`` on an array (OpenMP 4.5; a section names its array): the
+        loop's updates of it, callees included, become device atomics on the array itself,
+        in any order (as the clause allows)."""
+        ct = v.ctype
+        if ct.pointer or not all(is_constant_text(x, self.env) for x in ct.dims) or \
+                ct.base not in ATOMIC_C_TYPES:
+            return self.fail("clause-type", f"reduction array '{v.name}' is not a fixed-size "
+                             "array of int, long, float or double elements")
+        upd = array_updates(v.name, self.loops[-1].loop.stmt, ct.base, self.lookup,
+                            v.storage in ("global", "static"))
+        if upd is None or upd.op != ("+" if op == "-" else op):
+            return self.fail("clause-type", f"reduction array '{v.name}' is used in the loop "
+                             f"otherwise than by '{op}' updates of its elements")
+        out["arrays"].append(ArrayArg(v.name, v, "rw", None))
+        self.reduced[v.name] = upd
 
     def invariant_dims(self, dims: tuple[str, ...]) -> bool:
         """Row dimensions of a pointer to variable-length rows: every name an integer scalar
