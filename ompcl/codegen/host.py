@@ -159,24 +159,30 @@ _NOWAIT = re.compile(r"\bnowait\b")
 _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 
 
-def team_fallback(hr: HostRegion, text: str) -> str:
+def team_fallback(hr: HostRegion, text: str, threadprivate: frozenset[str] = frozenset()
+                  ) -> str:
     """A team's loop as its own parallel loop: the host path inside the team of one's device
     version (outside any parallel region, where 'omp for' would run on one thread). The
-    thread's variables the loop privatised stay private; a loop updating a thread's array
-    runs on one thread (several would update the one array at once)."""
+    thread's variables the loop privatised stay private; the threadprivate data it uses
+    otherwise is the team thread's, so the new threads copy it in; a loop updating a
+    thread's array runs on one thread (several would update the one array at once)."""
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
     # threadprivate variables stay the threads' own without a clause (one is an error)
     extra = [x for x in r.directive.names_in("private") if x not in given
              and r.scope.get(x) is not None and r.scope[x].storage != "global"]
+    used = {a.name for a in r.arrays if a.var.storage == "global"} | {
+        v.name for v in r.scalars if v.storage == "global"}
+    copied = sorted((used & threadprivate) - set(r.directive.names_in("private")))
     m = _FOR_LINE.search(text)
     # iterations that update one array of the thread run on one thread, as in the team
     par = "omp parallel for num_threads(1)" if r.updated else "omp parallel for"
     line = _NOWAIT.sub("", _OMP_FOR.sub(par, m.group(0), count=1))
-    if extra:
+    clauses = (f" private({', '.join(extra)})" if extra else "") + (
+        f" copyin({', '.join(copied)})" if copied and not r.updated else "")
+    if clauses:
         cont = line.rstrip().endswith("\\")
-        line = line.rstrip().rstrip("\\").rstrip() + f" private({', '.join(extra)})" + (
-            " \\" if cont else "")
+        line = line.rstrip().rstrip("\\").rstrip() + clauses + (" \\" if cont else "")
     return text[:m.start()] + line + text[m.end():]
 
 
@@ -277,10 +283,10 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     calls and team-of-one directives dropped) and, for the host, the original region."""
     src, rg, tid = prog.source, ht.splice, ht.team.id
     original = src[rg.start:rg.end]
-    stmt = scan.skip(scan.line_end(rg.start))
+    stmt, tps = scan.skip(scan.line_end(rg.start)), frozenset(prog.threadprivate())
     edits = [(hr.splice.start, hr.splice.end, _call(
         prog, hr, src[hr.splice.start:hr.splice.end], scan,
-        team_fallback(hr, src[hr.splice.start:hr.splice.end]))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
+        team_fallback(hr, src[hr.splice.start:hr.splice.end], tps))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
         e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
         probe_edits(prog, plan, scan, tid)
     device = _apply(src[stmt:rg.end], edits, stmt)
