@@ -13,7 +13,7 @@ from pycparser import c_ast
 from .accesses import names_written
 from .ctypes_ import walk
 from .loops import NotCanonical, canonical_loop
-from .scratch import Lin, _Unknown, _add, _lin, _params, _scale
+from .scratch import Lin, _add, _lin, _params, _scale, _Unknown
 
 Span = tuple[Lin, Lin]  # inclusive (lo, hi), over the function's parameter names
 

@@ -8,7 +8,7 @@ affine form, or names a symbol without a known range, makes the extent unknown.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pycparser import c_ast
 

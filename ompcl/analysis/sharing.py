@@ -13,11 +13,18 @@ from ..diagnostics import Reason
 from ..ir import Affine, ArrayArg, Directive, Inspection, LoopDim, Reduction, Sym, Var
 from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
-from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
 from .callspans import callee_span
+from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
+from .extents import (
+    Range,
+    array_extent,
+    dim_range,
+    flat_extent,
+    inspected_extent,
+    pointer_span,
+    unconditional,
+)
 from .updates import Updates, array_updates
-from .extents import (Range, array_extent, dim_range, flat_extent, inspected_extent,
-                      pointer_span, unconditional)
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 #: element types the device updates atomically (32- and 64-bit)

@@ -11,8 +11,8 @@ so each element sees the same operations in any order).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from pycparser import c_ast
 
