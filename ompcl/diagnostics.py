@@ -82,6 +82,8 @@ REASONS: dict[str, str] = {
     # parallel regions run as a team of one
     "thread-private": "a variable private to each thread carries a value between iterations "
                       "or out of the loop",
+    "update-order": "a thread's array the loop only updates holds floating-point sums whose "
+                    "bits depend on the order of the updates",
     "thread-dependent": "a value the loop uses depends on the thread number or team size",
     "team": "the loop's parallel region runs on the host",
     "team-construct": "the parallel region uses a construct a team of one cannot run",

@@ -277,6 +277,19 @@ class ArrayArg:
 
 
 @dataclass(frozen=True)
+class Inspection:
+    """A data-dependent subscript range the host computes at region entry: the minimum and
+    maximum of ``subscripts`` over every iteration, into ``ompcl_ilo_<name>`` and
+    ``ompcl_ihi_<name>``. Sound because each iteration evaluates them unconditionally, from
+    its loop variables and data the loop does not write (``reads``: arrays whose host copies
+    are made valid first)."""
+
+    name: str
+    subscripts: tuple[c_ast.Node, ...] = field(compare=False, repr=False)
+    reads: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Reduction:
     name: str
     op: str
@@ -309,6 +322,12 @@ class Region:
     #: threadprivate variables the loop or its callees use (a team of one's host path gives
     #: its loop's threads the one thread's copies)
     threadprivates: tuple[str, ...] = ()
+    #: a thread's arrays (or pointers) the loop only updates, in any order with the same
+    #: result: one buffer for all iterations, updated by device atomics; ``updated_params``:
+    #: the (function, parameter) pairs of the callees that update them
+    updated: tuple[str, ...] = ()
+    updated_params: tuple[tuple[str, str], ...] = ()
+    inspections: tuple[Inspection, ...] = ()  # extents the host computes by inspection
 
     @property
     def offload(self) -> bool:

@@ -58,6 +58,12 @@ CASES = [
      "for (j = 0; j < m - 1; j++) out[i] += w[2 * j + 1];", "w", False),
     ("strided_write_is_no_cover", "for (j = 0; j < m; j++) w[2 * j] = j; "
      "out[i] = w[1];", "w", False),
+    # the loop variable skips values: w[1] is never written
+    ("loop_variable_changed_in_the_body", "for (j = 0; j < 8; j++) { w[j] = 1; j++; } "
+     "out[i] = w[1];", "w", False),
+    # a write apart from the loop variable counts only when the loop surely runs
+    ("loop_that_may_not_run", "for (j = 0; j < n; j++) w[0] = 1; out[i] = w[0];", "w", False),
+    ("loop_that_surely_runs", "for (j = 0; j < 4; j++) w[0] = 1; out[i] = w[0];", "w", True),
 ]
 
 
@@ -79,13 +85,23 @@ GLOBALS = ("double w[64], out[64], src[64];\n"
            "static void gen(double *y, int k) { int q; for (q = 0; q < k; q++) y[q] = q; }\n"
            "static void step(void) { gen(w, 16); }\n"
            "static void use(void) { out[0] = w[3]; }\n"
-           "static double peek(void) { return w[20]; }\n")
+           "static double peek(void) { return w[20]; }\n"
+           "static void gen2(int k, double *w, double *y) { int q; *w = 1; "
+           "for (q = 0; q < k; q++) y[q] = q; }\n"
+           "static void hid(double *w, double *y) { gen(y, 16); *w = 1; use(); }\n")
 
 GLOBAL_CASES = [
     ("callee_fills_the_global", "step(); out[i] = w[15];", True),
     ("callee_reads_the_global_first", "use(); step();", False),
     ("callee_fills_too_little", "step(); out[i] = peek();", False),
     ("read_through_a_callee_after_fill", "step(); out[i] = w[2]; use();", True),
+    # a parameter named like the global hides it: vranlc(n, &x, a, y) called with y = x
+    ("parameter_hides_the_global", "gen2(2 * (1 << 3), &out[0], w); out[i] = w[15];", True),
+    ("parameter_hides_the_global_too_little", "gen2(1 << 3, &out[0], w); out[i] = w[8];",
+     False),
+    ("hidden_global_read_by_the_callee_s_callee", "hid(&out[0], w); out[i] = w[3];", False),
+    # (not followed: the callee's callee would see the global while the callee holds it)
+    ("hidden_global_written_first", "gen(w, 4); hid(&out[0], w); out[i] = w[3];", False),
 ]
 
 
@@ -108,6 +124,10 @@ def test_conditions_known_at_entry():
     # never on names the loop changes or that the entry does not know
     assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
                                entry=lambda name: False) is False
+    # a write apart from the loop variable: the loop must run once (n >= 1)
+    stmt, funcs = _loop_body("for (j = 0; j < n; j++) w[0] = j; out[i] = w[0];")
+    assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
+                               entry=lambda name: name == "n") == ("(n + (-1)) >= 0",)
     stmt, funcs = _loop_body("for (j = 0; j < n; j++) w[j] = j; n = 1; out[i] = w[2];")
     assert written_before_read("w", stmt, assigned_names(stmt), funcs.get,
                                entry=lambda name: True) is False

@@ -34,6 +34,9 @@ class RawAccess:
     loc: SourceLoc
     index: tuple[Affine | None, ...] = ()  # form of each subscript (empty without a scope)
     guards: tuple[Constraint, ...] = ()
+    #: an element's address passed to a call (``f(n, &a[i][1])``): (callee, argument
+    #: position, the form of every argument (None where it has none))
+    call: tuple | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,7 @@ class _Scanner:
         self.assigned: set[str] = set()  # outer names surely assigned so far in the iteration
         self.live_in: set[str] = set()
         self.atomics: list[Atomic] = []
+        self.passing: tuple | None = None  # the call an element address is passed to
         self.in_atomic = False
         self.plain_writes: set[str] = set()  # outer names written outside atomic statements
 
@@ -474,7 +478,7 @@ class _Scanner:
             self.problem(n, "string-literal", "string literal in the loop body")
 
     def e_ArrayRef(self, n, write, read):
-        subs = []
+        subs, call, self.passing = [], self.passing, None
         base = n
         while isinstance(base, c_ast.ArrayRef):
             subs.append(base.subscript)
@@ -493,7 +497,7 @@ class _Scanner:
         subs.reverse()
         index = tuple(self.form(s) for s in subs) if self.index is not None else ()
         self.acc.append(RawAccess(base.name, write, read, tuple(subs), SourceLoc.of(n), index,
-                                  tuple(self.guards)))
+                                  tuple(self.guards), call))
 
     def e_Assignment(self, n, write, read):
         if isinstance(n.lvalue, c_ast.ID):  # the value is computed before the name changes
@@ -588,7 +592,11 @@ class _Scanner:
                 continue  # the call itself decides (no device function takes a string)
             elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
                     arg.expr, c_ast.ArrayRef):
+                args = n.args.exprs
+                self.passing = (n.name.name, args.index(arg), tuple(
+                    self.form(a) if self.index is not None else None for a in args))
                 self.expr(arg.expr, write=True, read=True)  # the callee may use the element
+                self.passing = None
             elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
                     arg.expr, c_ast.ID):
                 self.expr(arg.expr, write=True, read=True)  # an out parameter: read, written

@@ -8,10 +8,14 @@ affine form, or names a symbol without a known range, makes the extent unknown.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from pycparser import c_ast
+
 from ..diagnostics import Reason
-from ..ir import Affine, Bound, BoundExpr, Constraint, Extent, Sym, Var
-from .accesses import InnerLoop, RawAccess
-from .ctypes_ import c_text
+from ..ir import Affine, Bound, BoundExpr, Constraint, Extent, Inspection, Sym, Var
+from .accesses import InnerLoop, RawAccess, names_written
+from .ctypes_ import TypeEnv, c_text, is_constant_text, walk
 
 Range = tuple[BoundExpr, BoundExpr]
 
@@ -156,3 +160,121 @@ def array_extent(v: Var, accs: list[RawAccess], dims: dict[Sym, Range],
         los.append(rng[0])
         his.append(rng[1])
     return Extent(_fold("min", los), _fold("max", his), v.ctype.row_dims)
+
+
+def _target(init: c_ast.Node | None) -> tuple[str, c_ast.Node | None] | None:
+    """(array name, offset) of a pointer's initial value ``a``, ``a + e``, ``e + a`` or
+    ``&a[e]``; the offset is None for ``a``."""
+    if isinstance(init, c_ast.ID):
+        return init.name, None
+    if isinstance(init, c_ast.BinaryOp) and init.op == "+":
+        for base, off in ((init.left, init.right), (init.right, init.left)):
+            if isinstance(base, c_ast.ID):
+                return base.name, off
+    if isinstance(init, c_ast.UnaryOp) and init.op == "&" and isinstance(
+            init.expr, c_ast.ArrayRef) and isinstance(init.expr.name, c_ast.ID):
+        return init.expr.name.name, init.expr.subscript
+    return None
+
+
+def pointer_span(v: Var, scope: dict[str, Var], func: c_ast.Node | None, env: TypeEnv
+                 ) -> Extent | None:
+    """The extent of pointer ``v`` when it is declared pointing into a statically sized
+    global array (``long *w = a + k``) and its function never changes it: the whole array,
+    relative to where ``v`` points (an access outside the array is undefined behaviour in the
+    original, so copying all of it is safe). None otherwise."""
+    decl, ct = v.decl, v.ctype
+    if func is None or not ct.pointer or ct.dims or not isinstance(decl, c_ast.Decl):
+        return None
+    target = _target(decl.init)
+    arr = scope.get(target[0]) if target else None
+    if arr is None or arr.storage != "global" or arr.ctype.pointer or len(arr.ctype.dims) != 1 \
+            or arr.ctype.base != ct.base or not is_constant_text(arr.ctype.dims[0], env):
+        return None
+    if v.name in names_written(func) or any(isinstance(n, c_ast.Decl) and n.name == arr.name
+                                            for n in walk(func)):
+        return None  # the pointer moves, or a local hides the array
+    start = c_ast.BinaryOp("-", c_ast.ID(arr.name), c_ast.ID(v.name))
+    end = c_ast.BinaryOp("-", c_ast.BinaryOp("+", c_ast.ID(arr.name), c_ast.ID(
+        f"({arr.ctype.dims[0]})")), c_ast.ID(v.name))
+    lo, hi = (Affine.of(Sym("expr", c_text(e), c_text(e), e)) for e in (start, end))
+    return Extent(lo, hi - Affine.constant(1))
+
+
+_JUMPS = (c_ast.Continue, c_ast.Break, c_ast.Return, c_ast.Goto, c_ast.Label)
+_SIDE = ("++", "--", "p++", "p--", "&", "*", "sizeof")
+
+
+def unconditional(body: c_ast.Node) -> set[int]:
+    """Ids of the nodes every iteration of a loop with this body evaluates: statements of
+    its top-level blocks and their expressions, outside branches, inner loops and the
+    right sides of ``&&``, ``||`` and ``?:`` (nothing when the body can jump)."""
+    if any(isinstance(n, _JUMPS) for n in walk(body)):
+        return set()
+    out: set[int] = set()
+    todo = [body]
+    while todo:
+        n = todo.pop()
+        out.add(id(n))
+        if isinstance(n, (c_ast.If, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
+            continue
+        if isinstance(n, c_ast.TernaryOp):
+            todo.append(n.cond)
+        elif isinstance(n, c_ast.BinaryOp) and n.op in ("&&", "||"):
+            todo.append(n.left)
+        else:
+            todo += [child for _, child in n.children()]
+    return out
+
+
+def _pure(e: c_ast.Node, known: Callable[[str], bool]) -> bool:
+    """An expression without side effects whose names all pass ``known``."""
+    for n in walk(e):
+        if isinstance(n, c_ast.ID) and not known(n.name):
+            return False
+        if isinstance(n, (c_ast.Assignment, c_ast.FuncCall, c_ast.StructRef, c_ast.Decl,
+                          c_ast.CompoundLiteral)) or isinstance(n, c_ast.UnaryOp) and \
+                n.op in _SIDE:
+            return False
+    return True
+
+
+def inspected_extent(v: Var, accs: list[RawAccess], evaluated: set[int],
+                     known: Callable[[str], bool], arrays: Callable[[str], bool]
+                     ) -> tuple[Extent, Inspection] | None:
+    """The extent of a one-subscript pointer whose subscripts the host can evaluate before
+    the loop (each evaluated in every iteration, ``evaluated``; pure; names that ``known``
+    accepts: loop variables and what the loop does not write; ``arrays``: which of them are
+    arrays), as the range an ``Inspection`` computes at entry. None otherwise."""
+    if not accs or not v.ctype.pointer or v.ctype.dims:
+        return None
+    subs = [a.subscripts[0] for a in accs]
+    if any(len(a.subscripts) != 1 or id(a.subscripts[0]) not in evaluated or not _pure(
+            a.subscripts[0], known) for a in accs):
+        return None
+    reads = sorted({n.name for x in subs for n in walk(x) if isinstance(n, c_ast.ID)
+                    and arrays(n.name)})
+    lo, hi = (Affine.of(Sym("expr", f"ompcl_i{end}_{v.name}", f"ompcl_i{end}_{v.name}"))
+              for end in ("lo", "hi"))
+    return Extent(lo, hi), Inspection(v.name, tuple(subs), tuple(reads))
+
+
+def flat_extent(v: Var, forms: list[tuple[Affine, Affine, RawAccess]], dims: dict[Sym, Range],
+                inner: tuple[InnerLoop, ...]) -> Extent | Reason:
+    """The elements of ``v`` (counted flat from its start) between the lowest of each access's
+    first form and the highest of its second (an element passed to a call and what the callee
+    reaches from it), over the loops' ranges narrowed by the access's guards."""
+    los, his = [], []
+    for lo_form, hi_form, a in forms:
+        if not (lo_form.is_affine_in_loops() and hi_form.is_affine_in_loops()):
+            return Reason("array-extent", f"cannot derive the extent of '{v.name}': the "
+                          "elements a call reaches are not affine in the loop variables", a.loc)
+        ranges = inner_ranges(inner, narrowed(dims, a.guards, ("dim",)))
+        ranges = narrowed(ranges, a.guards, ("inner",))
+        lo, hi = bounds(lo_form, ranges), bounds(hi_form, ranges)
+        if lo is None or hi is None:
+            return Reason("array-extent", f"cannot derive the extent of '{v.name}': an index "
+                          "variable of an element passed to a call has unknown bounds", a.loc)
+        los.append(lo[0])
+        his.append(hi[1])
+    return Extent(_fold("min", los), _fold("max", his))

@@ -26,10 +26,11 @@ from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
 from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
-from .sharing import classify_sharing, dim_syms
+from .sharing import ATOMIC_C_TYPES, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
+from .updates import Updates, array_updates
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
@@ -144,8 +145,42 @@ def _on_dims(form) -> bool:
                for sym in form.syms())
 
 
+def thread_updates(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
+                   through: dict[str, str], body: c_ast.Node, lookup) -> dict[str, Updates]:
+    """The thread's arrays and pointers the loop writes only by updating their elements (of
+    types the device updates atomically), and how."""
+    written = {a.name for a in info.accesses if a.write} | {
+        n for n, mode in through.items() if "w" in mode}
+    out = {}
+    for name in sorted(written & view.private):
+        v = scope.get(name)
+        if v is None or not v.ctype.is_array_like or v.ctype.base not in ATOMIC_C_TYPES or \
+                v.ctype.pointer and not _writes_may_meet(name, info, through):
+            continue  # a pointer's writes on the loop's own elements need no atomics
+        upd = array_updates(name, body, v.ctype.base, lookup, v.storage in ("global", "static"))
+        if upd is not None:
+            out[name] = upd
+    return out
+
+
+def _update_reasons(updated: dict[str, Updates]) -> list[Reason]:
+    return [Reason("update-order", f"'{name}' is private to each thread and only updated in "
+                   "the loop, but its floating-point sums could change in another order (an "
+                   "OpenMP array reduction would allow it)")
+            for name, u in sorted(updated.items()) if not u.exact]
+
+
+def _writes_may_meet(name: str, info: BodyInfo, through: dict[str, str]) -> bool:
+    """Whether iterations may write the same elements through pointer ``name``: a callee
+    writes through it, or a write's subscripts do not follow the loop's variables."""
+    writes = [a for a in info.accesses if a.name == name and a.write]
+    return "w" in through.get(name, "") or any(
+        not any(f is not None and _on_dims(f) for f in a.index) for a in writes)
+
+
 def _thread_pointer_writes(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
-                           through: dict[str, str]) -> list[Reason]:
+                           through: dict[str, str], updated: dict[str, Updates] | None = None
+                           ) -> list[Reason]:
     """A pointer each thread has its own copy of may point to memory each thread has its own
     copy of (a scratch buffer passed down): iterations that write the same elements through
     it would share one buffer on the device. Writes whose subscripts follow the loop's
@@ -153,11 +188,9 @@ def _thread_pointer_writes(view: ThreadView, info: BodyInfo, scope: dict[str, Va
     out = []
     for name in sorted(view.private):
         v = scope.get(name)
-        if v is None or not v.ctype.pointer or v.ctype.dims:
-            continue
-        writes = [a for a in info.accesses if a.name == name and a.write]
-        if "w" in through.get(name, "") or any(
-                not any(f is not None and _on_dims(f) for f in a.index) for a in writes):
+        if v is None or not v.ctype.pointer or v.ctype.dims or name in (updated or {}):
+            continue  # updates of the one thread's memory meet in it as device atomics
+        if _writes_may_meet(name, info, through):
             out.append(Reason("thread-private", f"'{name}' is each thread's pointer and the "
                               "loop writes through it where iterations may meet (it may point "
                               "to memory each thread has its own copy of)"))
@@ -176,13 +209,15 @@ def _with_scratch_loops(view: ThreadView, name: str, v: Var, others: tuple, look
 
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
                    info: BodyInfo, scope: dict[str, Var], through: dict[str, str],
-                   lookup=lambda name: None, others: tuple = ()
+                   lookup=lambda name: None, others: tuple = (),
+                   updated: dict[str, Updates] | None = None
                    ) -> tuple[set[str], list[Reason], list[str]]:
     """For a loop of a region or an orphaned loop: the thread's own variables the loop can
     privatise per iteration, why others keep it on the host, and the conditions at entry
     the privatisation assumes. ``through``: what the called functions use, with modes;
-    ``lookup``: a called function's definition."""
-    d = cand.directive
+    ``lookup``: a called function's definition; ``updated``: the thread's arrays the loop
+    only updates (they stay one array, see ``thread_updates``)."""
+    d, updated = cand.directive, updated or {}
     explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
     explicit |= {x.var for x in loops}
@@ -217,6 +252,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         if name in copied:
             reasons.append(Reason("copyin", f"array '{name}' is copied in to every thread and "
                                   "written in the loop"))
+        elif name in updated:
+            continue  # the team of one's array, its updates device atomics
         elif array_read_after(name, cand.loop, cand.bound.path, _with_scratch_loops(
                 view, name, v, others, lookup)):
             reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
@@ -230,7 +267,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
             if v.ctype.dims and proof is not True:
                 conds += [c for c in proof if c not in conds]
             extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
-    reasons += _thread_pointer_writes(view, info, scope, through)
+    reasons += _update_reasons(updated) + _thread_pointer_writes(view, info, scope, through,
+                                                                  updated)
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
               if isinstance(n, c_ast.ID)}
     used = info.scalar_reads | {a.name for a in info.accesses} | bounds | set(through)
@@ -273,20 +311,35 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                                   | {a.name for a in info.accesses} | set(through))
     view = thread_view(cand, scope, teams, cands, tps)
     conds: list[str] = []
+    updated: dict[str, Updates] = {}
     if view is not None:
-        extra, why, conds = thread_reasons(view, cand, loops, info, scope, through,
-                                           _definitions(funcs, library),
-                                           tuple(c.loop for c in cands if c is not cand))
+        lookup = _definitions(funcs, library)
+        updated = thread_updates(view, info, scope, through, body, lookup)
+        extra, why, conds = thread_reasons(view, cand, loops, info, scope, through, lookup,
+                                           tuple(c.loop for c in cands if c is not cand),
+                                           updated)
         d = privatised(d, extra)
         reasons += why
-    sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs))
+    sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs), b.func,
+                               frozenset(n for n, u in updated.items() if u.exact),
+                               _definitions(funcs, library))
     used, local_reasons = outlined_locals(cand, scope)
     used += [v for v in sharing.scalars if v.storage != "global" and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls,
-                  preconditions=tuple(conds), threadprivates=tuple(sorted(tps)))
+                  preconditions=tuple(conds), inspections=sharing.inspections,
+                  threadprivates=tuple(sorted(tps)),
+                  **_updated_fields(updated, sharing.reduced or {}))
+
+
+def _updated_fields(updated: dict[str, Updates], reduced: dict[str, Updates]) -> dict:
+    """The Region fields of the arrays updated by device atomics: a thread's arrays whose
+    updates commute exactly, and arrays in reduction clauses (any order allowed)."""
+    exact = {n: u for n, u in updated.items() if u.exact} | reduced
+    return {"updated": tuple(sorted(exact)),
+            "updated_params": tuple(dict.fromkeys(p for u in exact.values() for p in u.params))}
 
 
 def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalysis:

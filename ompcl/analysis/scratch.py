@@ -61,6 +61,11 @@ def _lin(e: c_ast.Node, subst: dict[str, Lin], fixed: Callable[[str], bool]) -> 
     if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "+"):
         v = _lin(e.expr, subst, fixed)
         return {k: -x for k, x in v.items()} if e.op == "-" else v
+    if isinstance(e, c_ast.BinaryOp) and e.op == "<<":  # a constant shift (1 << MK)
+        a, b = _lin(e.left, subst, fixed), _lin(e.right, subst, fixed)
+        if not set(a) | set(b) <= {""} or a.get("", 0) < 0 or not 0 <= b.get("", 0) < 63:
+            raise _Unknown()
+        return {"": a.get("", 0) << b.get("", 0)}
     if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-", "*"):
         a, b = _lin(e.left, subst, fixed), _lin(e.right, subst, fixed)
         if e.op == "*":
@@ -134,6 +139,14 @@ class _Proof:
         return self.named and any(
             isinstance(n, c_ast.FuncCall) and _names_in_callee(n, name, self.lookup)
             for n in walk(node))
+
+    def _sees_global(self, name: str, body: c_ast.Node, params: list) -> bool:
+        """Whether a callee's ``body`` may use the caller's array ``name`` by its name; a
+        parameter of that name hides it (then only the callee's own callees may see it)."""
+        if name not in params:
+            return self.touches(name, body)
+        return self.named and any(isinstance(n, c_ast.FuncCall) and _names_in_callee(
+            n, name, self.lookup) for n in walk(body))
 
     # -- boxes ------------------------------------------------------------------------------
     def _lin(self, e: c_ast.Node, env: dict, subst: dict) -> Lin:
@@ -239,6 +252,8 @@ class _Proof:
             lo, hi = (_add(ub, {"": 1}) if dim.op == ">" else ub), lb
         else:
             raise _Unknown()
+        if dim.var in names_written(s.stmt):
+            raise _Unknown()  # the variable skips values of its range
         jumps = any(isinstance(n, _JUMPS) for n in walk(s.stmt))
         sym = self._sym(dim.var)
         inner = {**env, dim.var: (sym, lo, hi)}
@@ -247,10 +262,25 @@ class _Proof:
             self.stmt(s.stmt, name, inner, subst, cover and not jumps)
         finally:
             boxes = self.open.pop()
+        runs = self._runs(lo, hi)
         for box in boxes:  # written in every iteration: over the variable's whole range
             whole = _over(box, sym, lo, hi)
-            if whole is not None:
-                self._record(whole)
+            if whole is not None and (runs or whole is not box):
+                self._record(whole)  # (a box apart from the variable needs one iteration)
+
+    def _runs(self, lo: Lin, hi: Lin) -> bool:
+        """Whether a loop over [lo, hi] surely runs: by constants, or by a condition on
+        values known where the work-sharing loop starts (assumed, checked there)."""
+        d = _diff(hi, lo)
+        if d is not None:
+            return d >= 0
+        cond = _add(hi, _scale(lo, -1))
+        if self.entry is None or not all(k == "" or cond[k] == 0 or self.entry(k.split("[")[0])
+                                         for k in cond):
+            return False
+        if cond not in self.assumed:
+            self.assumed.append(cond)
+        return True
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, e: c_ast.Node | None, name: str, env: dict, subst: dict,
@@ -329,7 +359,7 @@ class _Proof:
         k = mine[0]
         if params is None or len(params) != len(args) or params[k] is None:
             raise _Unknown()
-        if params[k] != name and self.touches(name, fdef.body):
+        if params[k] != name and self._sees_global(name, fdef.body, params):
             raise _Unknown()  # the callee also sees the caller's array by its name
         prefix = _chain(args[k])[1]
         for x in prefix:

@@ -5,14 +5,26 @@ reasons a variable cannot be placed on the device.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from pycparser import c_ast
 
 from ..diagnostics import Reason
-from ..ir import ArrayArg, Directive, LoopDim, Reduction, Sym, Var
+from ..ir import Affine, ArrayArg, Directive, Inspection, LoopDim, Reduction, Sym, Var
 from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
-from .ctypes_ import FLOATING, TypeEnv, is_constant_text
-from .extents import Range, array_extent, dim_range
+from .callspans import callee_span
+from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
+from .extents import (
+    Range,
+    array_extent,
+    dim_range,
+    flat_extent,
+    inspected_extent,
+    pointer_span,
+    unconditional,
+)
+from .updates import Updates, array_updates
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 #: element types the device updates atomically (32- and 64-bit)
@@ -29,6 +41,8 @@ class Sharing:
     lastprivates: tuple[Var, ...] = ()
     reductions: tuple[Reduction, ...] = ()
     reasons: tuple[Reason, ...] = ()
+    inspections: tuple[Inspection, ...] = ()
+    reduced: dict = field(default_factory=dict)  # array -> Updates (reduction clauses)
 
 
 def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
@@ -38,11 +52,16 @@ def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
 
 class _Classifier:
     def __init__(self, d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo,
-                 calls: CallInfo, scope: dict[str, Var], env: TypeEnv, funcs: set[str]):
-        self.d, self.loops, self.info, self.calls = d, loops, info, calls
+                 calls: CallInfo, scope: dict[str, Var], env: TypeEnv, funcs: set[str],
+                 func: c_ast.Node | None = None, updated: frozenset[str] = frozenset(),
+                 lookup=lambda name: None):
+        self.d, self.loops, self.info, self.calls, self.func = d, loops, info, calls, func
+        self.updated, self.lookup = updated, lookup
         self.scope, self.env, self.funcs = scope, env, funcs
         self.reasons: list[Reason] = []
         self.vla_dims: set[str] = set()  # names in variable row dimensions of the arrays
+        self.inspections: list[Inspection] = []
+        self.reduced: dict[str, Updates] = {}  # arrays in reduction clauses
         syms = dim_syms(loops)
         self.dims: dict[Sym, Range] = {syms[x.var]: dim_range(k, x.var)
                                        for k, x in enumerate(loops)}
@@ -122,15 +141,34 @@ class _Classifier:
             out["scalars"].append(self.scope[name])  # the kernel indexes the flat buffer
         return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
                                                   "lastprivates", "reductions")),
-                       tuple(self.reasons))
+                       tuple(self.reasons), tuple(self.inspections), dict(self.reduced))
 
     def reduction(self, v: Var, op: str, out: dict) -> None:
+        if v.ctype.is_array_like and not v.ctype.record:
+            return self.array_reduction(v, op, out)
         if not v.ctype.is_scalar or v.ctype.record:
             return self.fail("clause-type", f"reduction variable '{v.name}' is not a scalar")
         op = "+" if op == "-" else op
         if op in ("&", "|", "^") and v.ctype.base in FLOATING:
             return self.fail("clause-type", f"bitwise reduction on floating-point '{v.name}'")
         out["reductions"].append(Reduction(v.name, op, v.ctype.base))
+
+    def array_reduction(self, v: Var, op: str, out: dict) -> None:
+        """``reduction(op: a)`` on an array (OpenMP 4.5; a section names its array): the
+        loop's updates of it, callees included, become device atomics on the array itself,
+        in any order (as the clause allows)."""
+        ct = v.ctype
+        if ct.pointer or not all(is_constant_text(x, self.env) for x in ct.dims) or \
+                ct.base not in ATOMIC_C_TYPES:
+            return self.fail("clause-type", f"reduction array '{v.name}' is not a fixed-size "
+                             "array of int, long, float or double elements")
+        upd = array_updates(v.name, self.loops[-1].loop.stmt, ct.base, self.lookup,
+                            v.storage in ("global", "static"))
+        if upd is None or upd.op != ("+" if op == "-" else op):
+            return self.fail("clause-type", f"reduction array '{v.name}' is used in the loop "
+                             f"otherwise than by '{op}' updates of its elements")
+        out["arrays"].append(ArrayArg(v.name, v, "rw", None))
+        self.reduced[v.name] = upd
 
     def invariant_dims(self, dims: tuple[str, ...]) -> bool:
         """Row dimensions of a pointer to variable-length rows: every name an integer scalar
@@ -150,7 +188,8 @@ class _Classifier:
         fixed = not ct.pointer and all(is_constant_text(x, self.env) for x in ct.dims)
         if ptr_use and not passed:
             return self.fail("array-passed", f"passes array '{v.name}' to a function")
-        if passed and not fixed:
+        flat = self.passed_extent(v, accs) if passed and not fixed else None
+        if passed and not fixed and flat is None:
             return self.fail("array-passed", f"passes '{v.name}' to a function but its extent "
                              "is not fixed")
         if not accs and not passed:
@@ -158,10 +197,12 @@ class _Classifier:
         if any(len(a.subscripts) > len(ct.dims) + (1 if ct.pointer else 0) for a in accs):
             return self.fail("array-extent", f"'{v.name}' is subscripted more times than it has "
                              "dimensions")
-        mode = ("r" if any(a.read for a in accs) or "r" in passed else "") + (
-            "w" if any(a.write for a in accs) or "w" in passed else "")
+        own = [a for a in accs if a.call is None]  # a callee's use is in its mode
+        mode = ("r" if any(a.read for a in own) or "r" in passed else "") + (
+            "w" if any(a.write for a in own) or "w" in passed else "")
         if not all(is_constant_text(x, self.env) for x in ct.row_dims):
-            if not ct.pointer or passed or not self.invariant_dims(ct.row_dims):
+            if not ct.pointer or passed and flat is None or not self.invariant_dims(
+                    ct.row_dims):
                 return self.fail("array-extent", f"array '{v.name}' has variable dimensions")
             self.vla_dims |= set(_IDENT.findall(" ".join(ct.row_dims))) - self.env.enumerators
         if any(t.target == v.name for t in self.info.atomics) and \
@@ -170,13 +211,133 @@ class _Classifier:
                              f"'{ct.base}' (the device has no such atomics)")
         if fixed:
             return ArrayArg(v.name, v, mode, None)
-        extent = array_extent(v, accs, self.dims, self.info.inner)
+        extent = flat if flat is not None else array_extent(v, accs, self.dims, self.info.inner)
+        if isinstance(extent, Reason) and flat is None:
+            extent = pointer_span(v, self.scope, self.func, self.env) or self.inspected(
+                v, accs) or extent
         if isinstance(extent, Reason):
             return self.fail(extent.id, extent.message)
         return ArrayArg(v.name, v, mode, extent)
 
+    def passed_extent(self, v: Var, accs: list[RawAccess]):
+        """The extent of an array of unfixed size whose elements' addresses the loop passes
+        to functions (``vranlc(n, &x, a, &z[i][j][1])``): each access flat, widened by the
+        span the callee reaches from it (``analysis.callspans``); None when a call passes it
+        otherwise or a callee's span is unknown."""
+        passing = sum(1 for _, call in self.info.calls for arg in (
+            call.args.exprs if call.args else []) if any(
+                isinstance(n, c_ast.ID) and n.name == v.name for n in walk(arg)))
+        if passing != sum(1 for a in accs if a.call is not None):
+            return None
+        forms = []
+        for a in accs:
+            flat = self.flat_index(v, a)
+            span = self.call_span(v, a) if a.call is not None else (Affine(), Affine())
+            if flat is None or span is None:
+                return None
+            forms.append((flat + span[0], flat + span[1], a))
+        return flat_extent(v, forms, self.dims, self.info.inner)
+
+    def flat_index(self, v: Var, a: RawAccess) -> Affine | None:
+        """The form of an access's element counted flat from the array's start (every
+        subscript given, each scaled by the size of what it selects)."""
+        ct = v.ctype
+        n = len(ct.dims) + (1 if ct.pointer else 0)
+        if len(a.index) != n or any(f is None for f in a.index):
+            return None
+        inner = ct.dims[len(ct.dims) - (n - 1):] if n > 1 else ()
+        sizes = [self.dim_form(x) for x in inner]
+        if any(x is None for x in sizes):
+            return None
+        total = Affine()
+        for k, f in enumerate(a.index):
+            stride = Affine.constant(1)
+            for x in sizes[k:]:
+                stride = stride * x
+            total = total + f * stride
+        return total
+
+    def dim_form(self, text: str) -> Affine | None:
+        """A dimension's size as a form: a literal, an unchanged integer scalar, or constant
+        text (an invariant expression symbol)."""
+        text = text.strip()
+        if text.isdigit():
+            return Affine.constant(int(text))
+        v = self.scope.get(text)
+        if v is not None and v.ctype.is_scalar and v.ctype.base not in FLOATING and \
+                text not in self.info.scalar_writes:
+            return Affine.of(Sym("var", text, id(v.decl), v))
+        if is_constant_text(text, self.env):
+            return Affine.of(Sym("expr", f"({text})", f"({text})"))
+        return None
+
+    def call_span(self, v: Var, a: RawAccess) -> tuple[Affine, Affine] | None:
+        """What the callee reaches from the element passed, as forms of the call's
+        arguments: (lowest, highest) offsets."""
+        fname, k, args = a.call
+        fdef = self.lookup(fname)
+        if fdef is None or not _element_param(fdef, k, v.ctype.base, self.env):
+            return None
+        span = callee_span(fdef, k)
+        if span is None:
+            return None
+        names = [getattr(p, "name", None) for p in fdef.decl.type.args.params]
+        out = []
+        for lin in span:
+            form = Affine.constant(lin.get("", 0))
+            for key, c in lin.items():
+                if key and c:
+                    j = names.index(key) if key in names else -1
+                    if j < 0 or j >= len(args) or args[j] is None:
+                        return None
+                    form = form + args[j].scale(c)
+            out.append(form)
+        return out[0], out[1]
+
+    def inspected(self, v: Var, accs: list[RawAccess]):
+        """The extent of a pointer with data-dependent subscripts, computed at entry by
+        evaluating them over the iterations (``extents.inspected_extent``); for now only for
+        the thread's pointers updated by atomics (a histogram's buckets)."""
+        info = self.info
+        if v.name not in self.updated:
+            return None
+        written = set(info.scalar_writes) | {a.name for a in info.accesses if a.write} | {
+            n for n, mode in self.calls.through_calls().items() if "w" in mode}
+        dims = {x.var for x in self.loops}
+
+        def known(name: str) -> bool:
+            return name in dims or name in self.env.enumerators or (
+                name in self.scope and name not in written and name not in info.locals)
+
+        found = inspected_extent(v, accs, unconditional(self.loops[-1].loop.stmt), known,
+                                 lambda n: n in self.scope and self.scope[n].ctype.is_array_like
+                                 and n not in dims)
+        if found is None:
+            return None
+        self.inspections.append(found[1])
+        return found[0]
+
+
+def _element_param(fdef: c_ast.FuncDef, k: int, base: str, env: TypeEnv) -> bool:
+    """Whether parameter ``k`` is a plain pointer to (or array of) ``base`` elements."""
+    params = fdef.decl.type.args.params if fdef.decl.type.args else []
+    if k >= len(params) or not isinstance(params[k], c_ast.Decl):
+        return False
+    t = params[k].type
+    if not isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)) or not isinstance(t.type,
+                                                                          c_ast.TypeDecl):
+        return False
+    names = getattr(t.type.type, "names", None)
+    return names is not None and env.scalar_of(names) == base
+
 
 def classify_sharing(d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo, calls: CallInfo,
-                     scope: dict[str, Var], env: TypeEnv, funcs: set[str]) -> Sharing:
-    """Place every variable the region uses: buffer, value, private, result or reduction."""
-    return _Classifier(d, loops, info, calls, scope, env, funcs).classify()
+                     scope: dict[str, Var], env: TypeEnv, funcs: set[str],
+                     func: c_ast.Node | None = None, updated: frozenset[str] = frozenset(),
+                     lookup=lambda name: None) -> Sharing:
+    """Place every variable the region uses: buffer, value, private, result or reduction
+    (``func``: the function holding the region, where pointers get their values;
+    ``updated``: the thread's pointers the loop only updates, by device atomics;
+    ``lookup``: a called function's definition)."""
+    return _Classifier(d, loops, info, calls, scope, env, funcs, func, updated,
+                       lookup).classify()

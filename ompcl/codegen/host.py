@@ -88,6 +88,41 @@ def _array_args(region: Region) -> list[dict]:
     return out
 
 
+_LONG_MAX, _LONG_MIN = "0x7fffffffffffffffL", "(-0x7fffffffffffffffL - 1)"
+
+
+def _inspections(region: Region) -> list[str]:
+    """Host C computing each inspected extent (``ir.Inspection``): the host copies of the
+    arrays its subscripts read made valid, then their minimum and maximum over every
+    iteration (none: an empty range)."""
+    if not region.inspections:
+        return []
+    out = []
+    for x in region.inspections:
+        out.append(f"long ompcl_ilo_{x.name} = {_LONG_MAX}, ompcl_ihi_{x.name} = {_LONG_MIN};")
+    arrays = {a.name: a for a in region.arrays}
+    for name in sorted({r for x in region.inspections for r in x.reads}):
+        a = arrays[name]
+        lo, hi = N.extent(a.extent, a.var.ctype.dims)
+        out.append(f"if (({hi}) >= ({lo})) ompcl_rt_host_range((const char *)({name}) + "
+                   f"({lo}) * (long)sizeof({a.var.ctype.base}), (unsigned long)(({hi}) - ({lo}) "
+                   f"+ 1) * sizeof({a.var.ctype.base}), OMPCL_READ);")
+    n = len(region.loops)
+    total = " * ".join(f"{N.TRIPS}[{k}]" for k in range(n))
+    out.append(f"{{ long ompcl_t; for (ompcl_t = 0; ompcl_t < {total}; ompcl_t++) {{")
+    for k, d in enumerate(region.loops):
+        inner = " * ".join(f"{N.TRIPS}[{j}]" for j in range(k + 1, n)) or "1"
+        out.append(f"  const {d.var_type} {d.var} = ({d.var_type})({N.LB}[{k}] + ((ompcl_t / "
+                   f"({inner})) % {N.TRIPS}[{k}]) * {N.STEP}[{k}]);")
+    for x in region.inspections:
+        for e in x.subscripts:
+            lo, hi = f"ompcl_ilo_{x.name}", f"ompcl_ihi_{x.name}"
+            out.append(f"  {{ const long ompcl_x = (long)({_GEN.visit(e)}); if (ompcl_x < {lo}) "
+                       f"{lo} = ompcl_x; if (ompcl_x > {hi}) {hi} = ompcl_x; }}")
+    out.append("} }")
+    return out
+
+
 def region_function(hr: HostRegion, keep: bool) -> str:
     region = hr.region
     copies, writebacks = copies_and_writebacks(hr.interface)
@@ -108,7 +143,7 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
-        preconditions=list(region.preconditions))
+        preconditions=list(region.preconditions), inspections=_inspections(region))
 
 
 def _comment(text: str) -> str:
@@ -124,24 +159,29 @@ _NOWAIT = re.compile(r"\bnowait\b")
 _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 
 
-def team_fallback(hr: HostRegion, text: str) -> str:
+def team_fallback(hr: HostRegion, text: str, threadprivate: frozenset[str] = frozenset()
+                  ) -> str:
     """A team's loop as its own parallel loop: the host path inside the team of one's device
     version (outside any parallel region, where 'omp for' would run on one thread). The
-    thread's variables the loop privatised stay private, and its threadprivate data is the
-    one thread's (``copyin``: the new team's threads would otherwise see their own copies;
-    a loop whose callees use threadprivate data not visible here gets a team of one)."""
+    thread's variables the loop privatised stay private; the threadprivate data it or its
+    callees use is the team thread's, so the new threads copy it in; a loop updating a
+    thread's array (several threads would update the one array at once), or whose callees
+    use threadprivate data not visible here, runs on a team of the one thread itself."""
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
     # threadprivate variables stay the threads' own without a clause (one is an error)
     extra = [x for x in r.directive.names_in("private") if x not in given
              and r.scope.get(x) is not None and r.scope[x].storage != "global"]
+    used = {a.name for a in r.arrays if a.var.storage == "global"} | {
+        v.name for v in r.scalars if v.storage == "global"}
+    copied = sorted(((used & threadprivate) | set(r.threadprivates))
+                    - set(r.directive.names_in("private")))
     m = _FOR_LINE.search(text)
-    line = _NOWAIT.sub("", _OMP_FOR.sub("omp parallel for", m.group(0), count=1))
-    if any(x not in r.scope for x in r.threadprivates):
-        tp = " num_threads(1)"   # the new team is the one thread itself
-    else:
-        tp = f" copyin({', '.join(r.threadprivates)})" if r.threadprivates else ""
-    clauses = (f" private({', '.join(extra)})" if extra else "") + tp
+    one = bool(r.updated) or any(x not in r.scope for x in copied)
+    par = "omp parallel for num_threads(1)" if one else "omp parallel for"
+    line = _NOWAIT.sub("", _OMP_FOR.sub(par, m.group(0), count=1))
+    clauses = (f" private({', '.join(extra)})" if extra else "") + (
+        f" copyin({', '.join(copied)})" if copied and not one else "")
     if clauses:
         cont = line.rstrip().endswith("\\")
         line = line.rstrip().rstrip("\\").rstrip() + clauses + (" \\" if cont else "")
@@ -245,10 +285,10 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     calls and team-of-one directives dropped) and, for the host, the original region."""
     src, rg, tid = prog.source, ht.splice, ht.team.id
     original = src[rg.start:rg.end]
-    stmt = scan.skip(scan.line_end(rg.start))
+    stmt, tps = scan.skip(scan.line_end(rg.start)), frozenset(prog.threadprivate())
     edits = [(hr.splice.start, hr.splice.end, _call(
         prog, hr, src[hr.splice.start:hr.splice.end], scan,
-        team_fallback(hr, src[hr.splice.start:hr.splice.end]))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
+        team_fallback(hr, src[hr.splice.start:hr.splice.end], tps))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
         e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
         probe_edits(prog, plan, scan, tid)
     device = _apply(src[stmt:rg.end], edits, stmt)

@@ -30,17 +30,17 @@ from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import TypeEnv, walk
 from ..analysis.loops import const_int
 from ..ir import KernelSpec, LoopDim, Region
-from ..transform.addrspace import specialise
-from ..transform.atomics import helpers
+from ..transform.addrspace import GLOBAL, pointer_params, specialise
+from ..transform.atomics import guarded, helpers, wide_helpers, with_update_atomics
 from ..transform.callargs import with_global_args
 from ..transform.device import device_function
 from ..transform.narrowing import constant_step, constant_trip, fits_32_bits
 from ..transform.reductions import combine, identity
-from ..transform.rename import renamed
+from ..transform.rename import device_name, renamed
 from ..transform.tiling import TILE, tiles
 from . import names as N
 from .cprinter import OpenCLPrinter
-from .kernelspec import global_param
+from .kernelspec import cl_type, global_param
 from .records import Layout, layout_kernel, records
 from .templates import render
 
@@ -216,21 +216,79 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
                                 {f.decl.name: f for f, _ in device_fns})
     specs = tuple(replace(s, body=b) for s, b in zip(specs, bodies))
     device_fns = [(c, envs[_origin(c.decl.name, envs)]) for c in clones]
+    fnames = {f for r in offload for f in r.functions}
+    updated = {(device_name(f, fnames), device_name(p)) for r in offload
+               for f, p in r.updated_params}
+    device_fns, callee_atomics = _with_param_atomics(device_fns, updated, {
+        f.decl.name: f for f in order})
     # prototypes first: a function may call one defined later in the file
-    functions = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
-    functions += [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
+    protos = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
+    defs_ = [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
+    atomics = {h for s in specs for h in s.atomics} | callee_atomics
+    wide = wide_helpers(atomics)
+    wide |= _callers_of(wide, {f.decl.name: d for (f, _), d in zip(device_fns, defs_)})
+    functions = [guarded(t) if f.decl.name in wide else t
+                 for (f, _), t in list(zip(device_fns, protos)) + list(zip(device_fns, defs_))]
     by_id = {r.id: r for r in offload}
     kernels = [_kernel_view(s, by_id[s.region_id], env) for s in specs]
+    for k in kernels:  # a kernel with 64-bit atomics exists only where the device has them
+        k["int64"] = bool(set(_IDENT.findall(k["body"])) & wide)
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)
-    defs += helpers({h for s in specs for h in s.atomics})
+    defs += helpers(atomics)
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
                   enums=_enums_used(ast, printer, used), records=defs, functions=functions,
                   kernels=kernels, layout=layout_kernel(layout) if layout else "")
     return KernelProgram(text, tuple(layout))
+
+
+def _with_param_atomics(fns: list[tuple[c_ast.FuncDef, TypeEnv]], updated: set[tuple[str, str]],
+                        origins: dict[str, c_ast.FuncDef]
+                        ) -> tuple[list[tuple[c_ast.FuncDef, TypeEnv]], set[tuple[str, str]]]:
+    """The device functions with the updates through their ``updated`` (function, parameter)
+    pairs as atomic helper calls, in the versions where the parameter is ``__global`` (a
+    work-item's own array needs none), and the helpers used."""
+    out, used = [], set()
+    for f, fenv in fns:
+        origin = origins[_origin(f.decl.name, origins)]
+        spaces = _param_spaces(f.decl.name, origin)
+        types = {}
+        for p in origin.decl.type.args.params if origin.decl.type.args else []:
+            if (origin.decl.name, getattr(p, "name", None)) in updated and \
+                    spaces.get(p.name) == GLOBAL:
+                ct = fenv.ctype(p.type)
+                if ct is not None:
+                    types[p.name] = cl_type(ct.base)
+        if types:
+            body, helpers_used = with_update_atomics(f.body, types)
+            used |= helpers_used
+            f = c_ast.FuncDef(f.decl, f.param_decls, body, f.coord)
+        out.append((f, fenv))
+    return out, used
+
+
+def _callers_of(names: set[str], texts: dict[str, str]) -> set[str]:
+    """The device functions (by printed text) that call one of ``names``, directly or
+    through one another."""
+    out: set[str] = set()
+    while True:
+        more = {f for f, t in texts.items() if f not in out and set(_IDENT.findall(t)) &
+                (names | out) - {f}}
+        if not more:
+            return out
+        out |= more
+
+
+def _param_spaces(name: str, origin: c_ast.FuncDef) -> dict[str, str]:
+    """Address space of each pointer parameter of a device function version (clones of a
+    function carry their spaces after its name, see ``transform.addrspace.clone_name``)."""
+    ks = pointer_params(origin)
+    spaces = name[len(origin.decl.name) + 1:] if name != origin.decl.name else GLOBAL * len(ks)
+    params = origin.decl.type.args.params
+    return {params[k].name: s for k, s in zip(ks, spaces)}
 
 
 def _origin(name: str, envs: dict) -> str:

@@ -15,7 +15,7 @@ from pycparser import c_ast
 from ..analysis.ctypes_ import SCALARS, walk
 from ..frontend.clone import clone
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
-from ..transform.atomics import with_atomics
+from ..transform.atomics import with_atomics, with_update_atomics
 from ..transform.boundscheck import bounds_checked
 from ..transform.callargs import with_global_args
 from ..transform.linearize import linearized, row_dims
@@ -129,8 +129,11 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
     if not isinstance(body, c_ast.Compound):
         body = c_ast.Compound([body], body.coord)
     shared = {device_name(a.name) for a in region.arrays if a.var.ctype.is_scalar}
-    body, atomics = with_atomics(body, shared, {device_name(a.name): cl_type(a.var.ctype.base)
-                                                for a in region.arrays})
+    types = {device_name(a.name): cl_type(a.var.ctype.base) for a in region.arrays}
+    body, atomics = with_atomics(body, shared, types)
+    body, updates = with_update_atomics(body, {device_name(n): types[device_name(n)]
+                                               for n in region.updated})
+    atomics |= updates
     d = region.bound.directive
     return KernelSpec(region.id, N.kernel(region.id), tuple(params), tuple(prologue),
                       tuple(_private_decl(v) for v in region.privates + region.lastprivates),

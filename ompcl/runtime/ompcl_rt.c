@@ -256,6 +256,9 @@ static void start(void) {
   rt.bounds_check = getenv("OMPCL_BOUNDS_CHECK") && strcmp(getenv("OMPCL_BOUNDS_CHECK"), "") &&
                     strcmp(getenv("OMPCL_BOUNDS_CHECK"), "0");
   if (rt.bounds_check) build_options = OMPCL_CHECK_OPTION;
+  /* test hook: build as for a device without 64-bit atomics */
+  if (fault("int64"))
+    build_options = rt.bounds_check ? OMPCL_CHECK_OPTION " -DOMPCL_NO_INT64" : "-DOMPCL_NO_INT64";
   rt.regions_tail = &rt.regions;
   rt.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
   set_cache_dir();

@@ -1,5 +1,6 @@
-"""Atomics: ``#pragma omp atomic`` statements of a kernel body -> calls of the device's atomic
-helpers (``ompcl_atomic_add_double(&a[k], v)``); shared scalars updated atomically are
+"""Atomics: ``#pragma omp atomic`` statements of a kernel body, and the updates of arrays the
+loop only updates (a team's thread array its iterations share), -> calls of the device's
+atomic helpers (``ompcl_atomic_add_double(&a[k], v)``); shared scalars updated atomically are
 buffers in the kernel, so their uses become ``(*x)``.
 
 Consumes a (renamed) body, the device names of the atomically updated scalars and the
@@ -17,6 +18,10 @@ from .visitor import NodeTransformer
 OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "&": "and", "|": "or", "^": "xor",
             "<<": "shl", ">>": "shr", "=": "write"}
 ATOMIC_TYPES = {"int", "uint", "long", "ulong", "float", "double"}
+WIDE = {"long", "ulong", "double"}  # their helpers need cl_khr_int64_base_atomics
+INT64 = "cl_khr_int64_base_atomics"
+#: where 64-bit atomics exist (OMPCL_NO_INT64: the runtime's test hook for a device without)
+HAS_INT64 = f"#if defined({INT64}) && !defined(OMPCL_NO_INT64)"
 
 
 def helper(op: str, cl: str) -> str:
@@ -66,6 +71,43 @@ class _Atomics(NodeTransformer):
             [c_ast.UnaryOp("&", target), value]), stmt.coord)
 
 
+class _Updates(NodeTransformer):
+    """Updates of the named arrays' elements (``a[e] += v``, ``a[e]++``) -> helper calls."""
+
+    def __init__(self, types: dict[str, str]):
+        self.types = types
+        self.used: set[tuple[str, str]] = set()
+
+    def update(self, node: c_ast.Node) -> c_ast.Node:
+        node = self.generic_visit(node)
+        form = atomic_form(node, "update")
+        if form is None or not isinstance(form[0], c_ast.ArrayRef):
+            return node
+        target, op, value = form
+        base = target
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        cl = self.types.get(getattr(base, "name", ""))
+        if cl is None:
+            return node
+        self.used.add((op, cl))
+        return c_ast.FuncCall(c_ast.ID(helper(op, cl)), c_ast.ExprList(
+            [c_ast.UnaryOp("&", target), value]), node.coord)
+
+    visit_Assignment = visit_UnaryOp = update
+
+
+def with_update_atomics(body: c_ast.Node, types: dict[str, str]
+                        ) -> tuple[c_ast.Node, set[tuple[str, str]]]:
+    """The body with every update of an element of the arrays in ``types`` (device name ->
+    OpenCL element type; arrays the analysis proved only updated, see
+    ``analysis.updates``) as an atomic helper call, and the helpers used."""
+    if not types:
+        return body, set()
+    t = _Updates(types)
+    return t.rewrite(body), t.used
+
+
 def _kind(item: c_ast.Node) -> str | None:
     if not isinstance(item, c_ast.Pragma):
         return None
@@ -83,27 +125,39 @@ def with_atomics(body: c_ast.Compound, scalars: set[str], types: dict[str, str]
     return t.rewrite(body), t.used
 
 
+def wide_helpers(used: set[tuple[str, str]]) -> set[str]:
+    """Names of the helpers among ``used`` that need 64-bit atomics."""
+    return {helper(op, cl) for op, cl in used if cl in WIDE}
+
+
+def guarded(text: str) -> str:
+    """``text`` compiled only where the device has 64-bit atomics: elsewhere the kernels
+    that need them do not exist, and their loops run on the host (kernel creation fails)."""
+    return f"{HAS_INT64}\n{text}\n#endif"
+
+
 def helpers(used: set[tuple[str, str]]) -> list[str]:
     """OpenCL definitions of the atomic helpers, as compare-and-swap loops (32-bit integer
-    add and subtract use the built-ins)."""
-    out = []
-    if any(cl in ("long", "ulong", "double") for _, cl in used):
-        out.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
-    for op, cl in sorted(used):
-        name = helper(op, cl)
-        wide = cl in ("long", "ulong", "double")
-        bits = "long" if wide else "int"
-        cas = "atom_cmpxchg" if wide else "atomic_cmpxchg"
-        if op in ("+", "-") and cl in ("int", "uint"):
-            fn = "atomic_add" if op == "+" else "atomic_sub"
-            out.append(f"void {name}(volatile __global {cl} *p, {cl} v) {{ {fn}(p, v); }}")
-            continue
-        to_bits = f"as_{bits}" if cl in ("float", "double") else f"({bits})"
-        from_bits = f"as_{cl}" if cl in ("float", "double") else f"({cl})"
-        new = "v" if op == "=" else f"cur {op} v"
-        out.append(
-            f"void {name}(volatile __global {cl} *p, {cl} v)\n{{\n"
+    add and subtract use the built-ins); 64-bit ones only where the device has them."""
+    out = [_helper(op, cl) for op, cl in sorted(used) if cl not in WIDE]
+    wide = [_helper(op, cl) for op, cl in sorted(used) if cl in WIDE]
+    if wide:
+        out.append(guarded("\n".join([f"#pragma OPENCL EXTENSION {INT64} : enable"] + wide)))
+    return out
+
+
+def _helper(op: str, cl: str) -> str:
+    name = helper(op, cl)
+    wide = cl in WIDE
+    bits = "long" if wide else "int"
+    cas = "atom_cmpxchg" if wide else "atomic_cmpxchg"
+    if op in ("+", "-") and cl in ("int", "uint"):
+        fn = "atomic_add" if op == "+" else "atomic_sub"
+        return f"void {name}(volatile __global {cl} *p, {cl} v) {{ {fn}(p, v); }}"
+    to_bits = f"as_{bits}" if cl in ("float", "double") else f"({bits})"
+    from_bits = f"as_{cl}" if cl in ("float", "double") else f"({cl})"
+    new = "v" if op == "=" else f"cur {op} v"
+    return (f"void {name}(volatile __global {cl} *p, {cl} v)\n{{\n"
             f"  {bits} old, upd;\n  do {{\n    {cl} cur = {from_bits}(*(volatile __global "
             f"{bits} *)p);\n    old = {to_bits}(cur);\n    upd = {to_bits}(({cl})({new}));\n"
             f"  }} while ({cas}((volatile __global {bits} *)p, old, upd) != old);\n}}")
-    return out
