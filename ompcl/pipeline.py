@@ -219,9 +219,10 @@ def _team_verdict(t: Team) -> Remark:
     if t.offload:
         serial = (f", {len(t.serial)} run on its one thread; the device path only when "
                   "forced" if t.serial else "")
+        loops = (f"{len(t.loops) - len(t.serial)} work-sharing loops offloaded{serial}"
+                 if t.loops else "its work-sharing loops are in the functions it calls")
         return Remark(t.loc, f"parallel region runs as a team of one on the device path "
-                      f"({len(t.loops) - len(t.serial)} work-sharing loops offloaded{serial})",
-                      "remark", "team-of-one")
+                      f"({loops})", "remark", "team-of-one")
     return Remark(t.loc, "parallel region not run on the device: " + "; ".join(
         x.message for x in t.reasons), "remark", "team-host")
 

@@ -472,6 +472,11 @@ REMARK_ONLY = [
      "  for(i=0;i<n;i++) a[i] = id;\n}\n}\n",
      [(9, 3, False, "'id' depends on the thread number or team size")],
      []),
+    ("team_of_callee_loops", "double a[100];\nvoid g(int n){ int i;\n#pragma omp for\n"
+     "for(i=0;i<n;i++) a[i]=0;\n}\nvoid f(int n){\n#pragma omp parallel\n{ g(n); }\n}\n",
+     [(6, 1, True, "")],
+     [(10, 1, "parallel region runs as a team of one on the device path (its work-sharing "
+       "loops are in the functions it calls)")]),
 ]
 
 
