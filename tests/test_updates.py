@@ -4,6 +4,8 @@ files, and programs built and run against gcc -fopenmp (1 and 2 threads, both bu
 a failed launch's host path)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from pycparser import c_ast, c_parser
 
@@ -340,3 +342,13 @@ def test_array_reduction_runs_on_the_device(tmp_path, opencl_available):
             compare_outputs(expected, out.stdout, 1e-12)
             if opencl_available:
                 assert load_stats(stats)["regions"][0]["device_runs"] == 1
+
+
+def test_auto_mode_keeps_teams_with_updated_arrays_on_the_original(tmp_path):
+    """A declined launch of a loop updating a thread's array runs on one thread inside the
+    team of one, so auto mode does not choose that version (the team counts it as a loop
+    on one thread); forced, the device runs it."""
+    src = tmp_path / "h.c"
+    src.write_text(HIST)
+    host = translate(str(src), Options(CppOptions())).host_source
+    assert re.search(r"\.serial = [1-9]", host), "the team's descriptor counts the loop"

@@ -428,7 +428,9 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                             for s in hr.sites]} for hr in regions],
         teams=[{"id": ht.team.id, "line": ht.team.loc.line,
                 "keep": int(bool(hostplan) and ht.team.id in hostplan.teams),
-                "serial": len(ht.team.serial),
+                # loops on one thread in the device version: those kept on the host, and
+                # those updating a thread's array when the device declines them
+                "serial": len(ht.team.serial) + sum(bool(h.region.updated) for h in ht.loops),
                 "nloops": len(ht.team.loops) - len(ht.team.serial)} for ht in teams],
         layout=[e.host for e in layout],
         markers=_markers(hostplan))
