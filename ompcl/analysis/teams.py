@@ -7,6 +7,7 @@ device version, the region run by a team of one thread, is possible.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -78,11 +79,22 @@ def _after_item(block: c_ast.Compound, child: c_ast.Node) -> list[c_ast.Node] | 
     return None if k is None else items[k + 1:]
 
 
+_SCANNED: "weakref.WeakKeyDictionary[c_ast.Node, object]" = weakref.WeakKeyDictionary()
+
+
+def _scanned(item: c_ast.Node):
+    """``scan_body(item)``, once per statement (every variable of every loop asks)."""
+    info = _SCANNED.get(item)
+    if info is None:
+        info = _SCANNED[item] = scan_body(item)
+    return info
+
+
 def _first_use(name: str, items: list[c_ast.Node]) -> str | None:
     """'read' if ``name`` may be read before it is surely assigned in ``items``, 'write' if
     it is surely assigned first, None if neither."""
     for item in items:
-        info = scan_body(item)
+        info = _scanned(item)
         if name in info.live_in:
             return "read"
         if name in info.assigned:

@@ -11,7 +11,6 @@ over copies.
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, replace
 
 from pycparser import c_ast
@@ -20,6 +19,7 @@ from ..analysis.ctypes_ import walk
 from ..analysis.dependence import NestFacts, nest_facts, permutation_legal
 from ..analysis.index import int_constant
 from ..diagnostics import Remark, SourceLoc
+from ..frontend.clone import clone
 from ..ir import Affine, ArrayArg, Bound, Extent, LoopDim, Region, Sym
 from .visitor import NodeTransformer
 
@@ -184,12 +184,12 @@ def _dead_after(root: c_ast.Node, nest: c_ast.For, owner: c_ast.For, var: str) -
 
 def reordered(nest: Nest, order: tuple[int, ...]) -> c_ast.For:
     """New loops in ``order`` (new position -> old loop) over a copy of the body."""
-    inner = copy.deepcopy(nest.body)
+    inner = clone(nest.body)
     for k in reversed(order):
         f = nest.loops[k]
         if not isinstance(inner, c_ast.Compound):
             inner = c_ast.Compound([inner], inner.coord)
-        inner = c_ast.For(copy.deepcopy(f.init), copy.deepcopy(f.cond), copy.deepcopy(f.next),
+        inner = c_ast.For(clone(f.init), clone(f.cond), clone(f.next),
                           inner, f.coord)
     return inner
 
@@ -346,7 +346,7 @@ def interchange_region(region: Region) -> tuple[Region, tuple[Remark, ...]]:
 
 def _interchange_body(region: Region) -> tuple[Region, tuple[Remark, ...]]:
     last = region.loops[-1]
-    body = copy.deepcopy(last.loop.stmt)
+    body = clone(last.loop.stmt)
     keep = {v.name for v in region.lastprivates} | {d.var for d in region.loops}
     t = _Interchange(body, keep, _array_names(region, body))
     new = t.visit(body)
