@@ -157,6 +157,16 @@ def walk(node: c_ast.Node):
     return _walk(node)
 
 
+def subscripts(ref: c_ast.Node) -> tuple[c_ast.Node, list[c_ast.Node]]:
+    """The base and the subscripts, outermost first, of a chain ``a[s1][s2]...`` (a node
+    that is no subscript: itself and none)."""
+    subs = []
+    while isinstance(ref, c_ast.ArrayRef):
+        subs.append(ref.subscript)
+        ref = ref.name
+    return ref, subs[::-1]
+
+
 def _storage_of(decl: c_ast.Decl, file_scope: bool) -> str:
     if file_scope:
         return "global"

@@ -16,7 +16,7 @@ from pycparser import c_ast
 
 from ..ir import Affine, Sym
 from .builtins import MATH
-from .ctypes_ import walk
+from .ctypes_ import subscripts, walk
 from .index import expr_symbol, form
 
 
@@ -42,14 +42,6 @@ class NestFacts:
 
 def loop_sym(var: str, k: int) -> Sym:
     return Sym("inner", var, k)
-
-
-def _base(ref: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
-    subs = []
-    while isinstance(ref, c_ast.ArrayRef):
-        subs.append(ref.subscript)
-        ref = ref.name
-    return ref, subs[::-1]
 
 
 def body_locals(body: c_ast.Node) -> set[str]:
@@ -114,7 +106,7 @@ def nest_facts(body: c_ast.Node, loop_vars: tuple[str, ...]) -> NestFacts:
                 and n.op != "="} | {id(n.expr) for n in walk(body) if isinstance(n, c_ast.UnaryOp)}
     out = []
     for n in _outer_refs(body):
-        base, subs = _base(n)
+        base, subs = subscripts(n)
         if not isinstance(base, c_ast.ID):
             why = why or "an array is reached through an expression"
             continue

@@ -20,7 +20,7 @@ from pycparser import c_ast
 
 from ..diagnostics import OmpclError, Remark, SourceLoc
 from ..frontend.preprocess import preprocess
-from .ctypes_ import walk
+from .ctypes_ import subscripts, walk
 
 
 @dataclass(frozen=True)
@@ -72,14 +72,6 @@ def _loop_var(f: c_ast.For) -> str | None:
     if isinstance(init, c_ast.DeclList) and len(init.decls) == 1:
         return init.decls[0].name
     return None
-
-
-def _subs(ref: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
-    subs = []
-    while isinstance(ref, c_ast.ArrayRef):
-        subs.append(ref.subscript)
-        ref = ref.name
-    return ref, subs[::-1]
 
 
 def _vote(subs: list[c_ast.Node], var: str | None) -> int | None:
@@ -134,7 +126,7 @@ class _Uses(c_ast.NodeVisitor):
         if isinstance(parent, c_ast.UnaryOp) and parent.op in ("&", "sizeof"):
             self.bad.setdefault(name, (full, "its size or address is taken"))
             return
-        _, subs = _subs(full) if depth else (None, [])
+        _, subs = subscripts(full) if depth else (None, [])
         use = Use(full, _vote(subs, self.loops[-1] if self.loops else None),
                   self.depth_in_kernel > 0)
         self.uses[name].append(use)

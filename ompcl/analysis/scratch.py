@@ -19,7 +19,7 @@ from typing import Callable
 from pycparser import c_ast
 
 from .accesses import arrays_written, names_written
-from .ctypes_ import walk
+from .ctypes_ import subscripts, walk
 from .loops import NotCanonical, canonical_loop
 
 #: an affine bound: name -> coefficient, with the constant under ''
@@ -46,7 +46,7 @@ def _lin(e: c_ast.Node, subst: dict[str, Lin], fixed: Callable[[str], bool]) -> 
             raise _Unknown()
         return {e.name: 1}
     if isinstance(e, c_ast.ArrayRef):  # an element of an array the body never writes
-        base, subs = _chain(e)
+        base, subs = subscripts(e)
         if not (isinstance(base, c_ast.ID) and base.name not in subst and fixed(base.name)):
             raise _Unknown()
         key = [base.name]
@@ -288,7 +288,7 @@ class _Proof:
         if e is None or not self.touches(name, e):
             return
         if isinstance(e, c_ast.Assignment):
-            target, subs = _chain(e.lvalue)
+            target, subs = subscripts(e.lvalue)
             if isinstance(target, c_ast.ID) and target.name == name:
                 for x in subs:
                     self.expr(x, name, env, subst)
@@ -304,7 +304,7 @@ class _Proof:
             self.expr(e.lvalue, name, env, subst)
             return self.expr(e.rvalue, name, env, subst)
         if isinstance(e, c_ast.ArrayRef):
-            target, subs = _chain(e)
+            target, subs = subscripts(e)
             if isinstance(target, c_ast.ID) and target.name == name:
                 for x in subs:
                     self.expr(x, name, env, subst)
@@ -361,7 +361,7 @@ class _Proof:
             raise _Unknown()
         if params[k] != name and self._sees_global(name, fdef.body, params):
             raise _Unknown()  # the callee also sees the caller's array by its name
-        prefix = _chain(args[k])[1]
+        prefix = subscripts(args[k])[1]
         for x in prefix:
             self.expr(x, name, env, subst)
         pre = self._point(prefix, env, subst)
@@ -462,17 +462,9 @@ def _names_in_callee(call: c_ast.FuncCall, name: str, lookup: Lookup, depth: int
         for n in walk(fdef.body))
 
 
-def _chain(e: c_ast.Node) -> tuple[c_ast.Node, list]:
-    subs = []
-    while isinstance(e, c_ast.ArrayRef):
-        subs.insert(0, e.subscript)
-        e = e.name
-    return e, subs
-
-
 def _row_of(a: c_ast.Node, name: str) -> bool:
     """``a`` is the array ``name`` or one of its rows (``name[i]``, ``name[i][j]``)."""
-    base, _ = _chain(a)
+    base, _ = subscripts(a)
     return isinstance(base, c_ast.ID) and base.name == name
 
 
@@ -498,7 +490,7 @@ def assigned_names(body: c_ast.Node) -> set[str]:
         if isinstance(n, c_ast.Decl) and n.name:
             out.add(n.name)
         elif isinstance(n, c_ast.FuncCall) and n.args is not None:
-            out.update(base.name for base in (_chain(a)[0] for a in n.args.exprs)
+            out.update(base.name for base in (subscripts(a)[0] for a in n.args.exprs)
                        if isinstance(base, c_ast.ID))
     return out
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from .accesses import names_written
-from .ctypes_ import FLOATING, walk
-from .scratch import _chain, _mentions, _names_in_callee, _params
+from .ctypes_ import FLOATING, subscripts, walk
+from .scratch import _mentions, _names_in_callee, _params
 
 #: compound assignment -> (operator class, sign of the value)
 _OPS = {"+=": ("+", 1), "-=": ("+", -1), "|=": ("|", 1), "&=": ("&", 1), "^=": ("^", 1)}
@@ -76,7 +76,7 @@ class _Walk:
             op, sign, target, value = "+", _STEPS[n.op], n.expr, c_ast.Constant("int", "1")
         else:
             return False
-        base, subs = _chain(target)
+        base, subs = subscripts(target)
         if not (isinstance(base, c_ast.ID) and base.name == name and subs):
             return False
         for e in subs + [value]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import c_text, walk
+from ..analysis.ctypes_ import c_text, subscripts, walk
 from ..analysis.index import form
 from ..ir import Affine, Sym
 
@@ -26,22 +26,13 @@ from ..ir import Affine, Sym
 TILE = 32
 
 
-def _subscripts(ref: c_ast.ArrayRef) -> tuple[c_ast.Node, list[c_ast.Node]]:
-    """The base and the subscripts, outermost first, of a chain ``a[s1][s2]...``."""
-    subs = []
-    while isinstance(ref, c_ast.ArrayRef):
-        subs.append(ref.subscript)
-        ref = ref.name
-    return ref, subs[::-1]
-
-
 def _accesses(body: c_ast.Node) -> list[list[c_ast.Node]]:
     """The subscript lists of every array access chain in ``body`` (nested ones too)."""
     inner = set()
     out = []
     for node in walk(body):
         if isinstance(node, c_ast.ArrayRef) and id(node) not in inner:
-            _, subs = _subscripts(node)
+            _, subs = subscripts(node)
             sub = node.name
             while isinstance(sub, c_ast.ArrayRef):  # the chain's own links are not accesses
                 inner.add(id(sub))
