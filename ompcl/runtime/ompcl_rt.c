@@ -1803,6 +1803,21 @@ void ompcl_rt_sync_host(void) {
   pthread_mutex_unlock(&rt.lock);
 }
 
+/* Auto mode, a team whose device version has run: the model decides loops, not the team
+ * of one around them (its host code, its loops' own parallel regions when they decline), so
+ * the original is timed once and then the faster version runs. */
+static int team_measured(ompcl_region *t) {
+  if (t->host_runs == 0) {
+    t->fallback = "its original is timed once against its device version";
+    return 0;
+  }
+  if (t->seconds_host / t->host_runs < t->seconds_device / t->device_runs) {
+    t->fallback = "its original ran faster than its device version";
+    return 0;
+  }
+  return 1;
+}
+
 /* The device/host decision for a parallel region: the device version needs a device. */
 static int team_begin(ompcl_region *t) {
   int dev;
@@ -1822,6 +1837,8 @@ static int team_begin(ompcl_region *t) {
       t->fallback = "some of its loops would run on one thread in its device version";
     else if (t->idle)
       t->fallback = "its device version launched no kernel";
+    else if (dev && t->device_runs > 0)
+      dev = team_measured(t);
   } else if (!init_opencl()) {
     if (!rt.warned_no_device++)
       fprintf(stderr, "ompcl: warning: no OpenCL device available; running loops with OpenMP\n");
