@@ -159,8 +159,7 @@ _NOWAIT = re.compile(r"\bnowait\b")
 _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 
 
-def team_fallback(hr: HostRegion, text: str, threadprivate: frozenset[str] = frozenset()
-                  ) -> str:
+def team_fallback(hr: HostRegion, text: str) -> str:
     """A team's loop as its own parallel loop: the host path inside the team of one's device
     version (outside any parallel region, where 'omp for' would run on one thread). The
     thread's variables the loop privatised stay private; the threadprivate data it or its
@@ -172,10 +171,7 @@ def team_fallback(hr: HostRegion, text: str, threadprivate: frozenset[str] = fro
     # threadprivate variables stay the threads' own without a clause (one is an error)
     extra = [x for x in r.directive.names_in("private") if x not in given
              and r.scope.get(x) is not None and r.scope[x].storage != "global"]
-    used = {a.name for a in r.arrays if a.var.storage == "global"} | {
-        v.name for v in r.scalars if v.storage == "global"}
-    copied = sorted(((used & threadprivate) | set(r.threadprivates))
-                    - set(r.directive.names_in("private")))
+    copied = sorted(set(r.threadprivates) - set(r.directive.names_in("private")))
     m = _FOR_LINE.search(text)
     one = bool(r.updated) or any(x not in r.scope for x in copied)
     par = "omp parallel for num_threads(1)" if one else "omp parallel for"
@@ -285,10 +281,10 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     calls and team-of-one directives dropped) and, for the host, the original region."""
     src, rg, tid = prog.source, ht.splice, ht.team.id
     original = src[rg.start:rg.end]
-    stmt, tps = scan.skip(scan.line_end(rg.start)), frozenset(prog.threadprivate())
+    stmt = scan.skip(scan.line_end(rg.start))
     edits = [(hr.splice.start, hr.splice.end, _call(
         prog, hr, src[hr.splice.start:hr.splice.end], scan,
-        team_fallback(hr, src[hr.splice.start:hr.splice.end], tps))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
+        team_fallback(hr, src[hr.splice.start:hr.splice.end]))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
         e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
         probe_edits(prog, plan, scan, tid)
     device = _apply(src[stmt:rg.end], edits, stmt)
