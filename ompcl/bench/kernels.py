@@ -3,7 +3,9 @@ hand-written OpenCL doing the same work on the same device, and as the original 
 
 Consumes the shapes below (an OpenMP C program per shape, one or more hand-written OpenCL
 kernels with their launch). Produces a table per shape: milliseconds per call (the fastest
-call, or the median with ``--stat median``) of the generated kernel (device time from
+call; the median with ``--stat median``; with ``--stat rounds`` the median over rounds of
+each round's fastest call, which neither rewards one lucky call of a kernel whose speed is a
+lottery, such as contended atomics, nor charges a load burst to one side) of the generated kernel (device time from
 profiling events, and the whole call through the runtime), of the fastest hand-written kernel
 (the same two), the generated/hand-written ratios, and the
 OpenMP loop's time; the CPU time of the calls (every thread of the process) and its ratio;
@@ -16,7 +18,7 @@ kernels (ratios moved by 1.5x between runs of the same build). Under heavy load 
 fastest call may never see both cores free; the CPU time of a call is what it costs the
 machine whatever else runs (it does not show a call that leaves a core idle, the wall times
 do), so the two together tell a slower kernel from a busier machine.
-Usage: ``ompcl bench kernels [--rounds 10] [--calls 20] [--stat min|median] [--shapes map,sum]
+Usage: ``ompcl bench kernels [--rounds 10] [--calls 20] [--stat min|median|rounds] [--shapes map,sum]
 [--json out.json]``.
 """
 from __future__ import annotations
@@ -48,13 +50,29 @@ class Samples:
     kernel: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)  # CPU seconds of the call, all threads
     check: float | None = None
-    #: how calls summarise: "min" (the fastest call) or "median"; set from ``--stat``
+    #: where each round's calls start in each list (one run of a program is one round)
+    marks: list[dict[str, int]] = field(default_factory=list)
+    #: how calls summarise: "min" (the fastest call), "median", or "rounds" (the median over
+    #: rounds of each round's fastest call); set from ``--stat``
     stat: ClassVar[str] = "min"
+
+    def new_round(self) -> None:
+        self.marks.append({w: len(getattr(self, w)) for w in ("wall", "kernel", "cpu")})
+
+    def per_round(self, which: str) -> list[list[float]]:
+        values = getattr(self, which)
+        starts = [m[which] for m in self.marks] or [0]
+        ends = starts[1:] + [len(values)]
+        return [values[a:b] for a, b in zip(starts, ends) if b > a]
 
     def ms(self, which: str) -> float:
         values = getattr(self, which)
+        if not values:
+            return float("nan")
+        if self.stat == "rounds":
+            return 1e3 * statistics.median(min(r) for r in self.per_round(which))
         pick = min if self.stat == "min" else statistics.median
-        return 1e3 * pick(values) if values else float("nan")
+        return 1e3 * pick(values)
 
 
 # -- the C side: one program per shape, built through ompcl and with gcc -fopenmp -------------
@@ -132,6 +150,7 @@ def run_program(exe: Path, calls: int, samples: Samples, **env: str) -> None:
     full.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
     p = subprocess.run([str(exe), str(calls)], capture_output=True, text=True, env=full,
                        check=True)
+    samples.new_round()
     if "warning" in p.stderr:
         raise SystemExit(f"{exe.name}: {p.stderr.strip()}")
     for line in p.stdout.splitlines():
@@ -166,6 +185,7 @@ def run_hand(dev: Device, shape: Shape, hand: Hand, calls: int, samples: Samples
     """Launch a hand-written kernel ``calls`` times (after one warm-up launch)."""
     launch = prepared[hand.name]
     launch()
+    samples.new_round()
     for _ in range(calls):
         c0, t0 = time.process_time(), time.perf_counter()
         ev = launch()
@@ -259,7 +279,8 @@ def print_table(rows: list[Row], dev: Device, args) -> None:
     print(f"device: {dev.name} ({dev.units} compute units); OMP_NUM_THREADS="
           f"{os.environ.get('OMP_NUM_THREADS', os.cpu_count())}, OMP_WAIT_POLICY=passive; "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    what = "fastest" if args.stat == "min" else "median"
+    what = {"min": "fastest", "median": "median",
+            "rounds": "median over rounds of each round's fastest"}[args.stat]
     print(f"ms per call, {what} of {args.rounds} rounds x {args.calls} calls; kernel = device "
           f"time (profiling events), call = the whole call as the program sees it, cpu = the "
           f"call's CPU time (all threads)\n")
@@ -337,8 +358,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="ompcl bench kernels", description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
     ap.add_argument("--calls", type=int, default=20, help="timed calls per round (default 20)")
-    ap.add_argument("--stat", choices=("min", "median"), default="min",
-                    help="per-call statistic: the fastest call (default) or the median")
+    ap.add_argument("--stat", choices=("min", "median", "rounds"), default="min",
+                    help="per-call statistic: the fastest call (default), the median, or "
+                    "the median over rounds of each round's fastest call (fair to kernels "
+                    "whose speed is a lottery, such as contended atomics)")
     ap.add_argument("--shapes", default="", help="comma-separated subset of: " +
                     ",".join(s.name for s in SHAPES))
     ap.add_argument("--json", default="", help="also write the results as JSON")
