@@ -332,3 +332,18 @@ def test_main_probes_and_announces(three_files):
     assert "ompcl_rt_host_all(3); if (t == 2)" not in text  # the probe is inside the branch
     k = translate(str(d / "kernels.c"))
     assert "const char ompcl_i_step = 1;" in k.host_source
+
+
+def test_coherent_zero_copy_skips_map_round_trips(tmp_path, opencl_available):
+    """On a CPU device zero-copy buffers sit at the host's own address: host accesses between
+    kernels then need no map/unmap (checked once per buffer); with OMPCL_COHERENT=0 every one
+    maps, as OpenCL prescribes. Both give the original's output."""
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    ref, exe = _program(tmp_path, HOST_EDITS)
+    fast = _check(tmp_path, ref, exe, "1")["totals"]
+    slow = _check(tmp_path, ref, exe, "1", OMPCL_COHERENT="0")["totals"]
+    assert fast["coherent_buffers"] >= 1 and fast["map_round_trips"] == 0
+    assert slow["coherent_buffers"] == 0 and slow["map_round_trips"] >= 12
+    copying = _check(tmp_path, ref, exe, "0")["totals"]
+    assert copying["coherent_buffers"] == 0

@@ -171,6 +171,9 @@ class Device:
     platform), with a profiling queue."""
 
     def __init__(self):
+        # the device as ompcl's runtime configures it (PoCL's workers pinned, POCL_AFFINITY),
+        # so that both sides run on the same device
+        os.environ.setdefault("POCL_AFFINITY", "1")
         import pyopencl as cl
         self.cl = cl
         self.ctx = cl.Context(cl.get_platforms()[0].get_devices()[:1])

@@ -2,7 +2,8 @@
  *
  * Consumes: region descriptors, kernel sources and launch arguments from ompcl-generated host
  * code; the environment (OMPCL_DEVICE, OMPCL_PLATFORM, OMPCL_DEVICE_TYPE, OMPCL_CACHE_DIR,
- * OMPCL_STATS, OMPCL_LOG, OMPCL_BOUNDS_CHECK, OMPCL_FAULT, OMPCL_SHAPE, OMPCL_MAX_GROUPS); an
+ * OMPCL_STATS, OMPCL_LOG, OMPCL_BOUNDS_CHECK, OMPCL_FAULT, OMPCL_SHAPE, OMPCL_MAX_GROUPS,
+ * OMPCL_ZERO_COPY, OMPCL_COHERENT, ...); an
  * OpenCL ICD loader found with dlopen at run time.
  * Produces: kernel launches on the chosen device over a present table (host ranges -> device
  * buffers, with host/device validity), program binaries in the cache directory, warnings and
@@ -68,6 +69,8 @@ typedef struct mapping {
   cl_mem mem;
   int host_valid, dev_valid;
   int zero_copy;        /* the buffer is the host memory (CL_MEM_USE_HOST_PTR) */
+  int coherent;         /* zero-copy on a CPU device that maps it at the host address itself:
+                           mapping moves nothing and synchronises nothing, so it is skipped */
   int stack;            /* it lies on a thread's stack: released when its function returns */
   int nhv, ndirty;
   span hv[OMPCL_SPANS], dirty[OMPCL_SPANS];
@@ -98,6 +101,10 @@ static struct {
   char platform_name[256], device_name[256], device_version[256], driver_version[256];
   size_t max_wg, max_items[3];
   int zero_copy;        /* device shares host memory: buffers use the host pointer */
+  int coherent;         /* a CPU device (cache-coherent with the host): zero-copy buffers it
+                           maps at their own host address need no map/unmap (OMPCL_COHERENT) */
+  long map_round_trips; /* map/unmap pairs of zero-copy buffers for host accesses */
+  long coherent_buffers; /* zero-copy buffers found at their host address (no map/unmap) */
   size_t max_groups;    /* work-groups per launch at most (kernels use grid strides) */
   int warned_no_device;
   const char *warned[16]; /* failure reasons already reported */
@@ -276,9 +283,16 @@ static void register_region(ompcl_region *r) {
 
 /* ---- OpenCL: library, device, context ----------------------------------------------- */
 
+/* PoCL's CPU device pins its worker threads one per core when POCL_AFFINITY=1; unpinned, the
+ * scheduler often wakes both on one core between launches, and kernels ran at one core's
+ * speed in about half of the processes (a 4M-element reduction: 0.55 ms against 0.27 ms; SP.W
+ * on the device 1.27-1.79 s against 1.26-1.31 s pinned).  Set unless the user chose. */
+static void pocl_defaults(void) { setenv("POCL_AFFINITY", "1", 0); }
+
 static int load_library(void) {
   static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
   void *sym;
+  pocl_defaults();
   for (size_t i = 0; i < 2 && !rt.lib; i++) rt.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!rt.lib) {
     log_line("no OpenCL library: %s", dlerror());
@@ -396,6 +410,36 @@ static struct {
   char options[96];        /* build options: the bounds checker's and the shape's */
 } shape;
 
+/* Whether the device's zero-copy buffers are the host memory itself rather than a copy the
+ * device keeps and refreshes at map/unmap (OpenCL allows both): a buffer over our own memory,
+ * page-aligned and then only 8-byte aligned, is read once (the device has its bytes), the host
+ * changes them without mapping, and a second read must see the change. */
+static int reads_host_memory(void) {
+  unsigned char *mem = 0;
+  int direct = 1;
+  if (posix_memalign((void **)&mem, 4096, 8192)) return 0;
+  for (int k = 0; k < 2 && direct; k++) {
+    uint64_t *host = (uint64_t *)(mem + (k ? 4096 + 8 : 0)), seen = 0;
+    cl_int err;
+    cl_mem buf;
+    *host = 0x6f6d70636c000001ULL;
+    buf = rt.cl.CreateBuffer(rt.ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, sizeof *host,
+                             host, &err);
+    if (err != CL_SUCCESS) {
+      direct = 0;
+      break;
+    }
+    err = rt.cl.EnqueueReadBuffer(rt.queue, buf, CL_TRUE, 0, sizeof seen, &seen, 0, 0, 0);
+    *host = 0x6f6d70636c000002ULL;
+    if (err == CL_SUCCESS)
+      err = rt.cl.EnqueueReadBuffer(rt.queue, buf, CL_TRUE, 0, sizeof seen, &seen, 0, 0, 0);
+    direct = err == CL_SUCCESS && seen == 0x6f6d70636c000002ULL;
+    rt.cl.ReleaseMemObject(buf);
+  }
+  free(mem);
+  return direct;
+}
+
 static int device_is_cpu(void) {
   cl_device_type type = CL_DEVICE_TYPE_GPU;
   rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_TYPE, sizeof type, &type, 0);
@@ -442,8 +486,14 @@ static void describe_device(cl_platform_id p) {
   rt.cl.GetDeviceInfo(rt.device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof rt.max_items,
                       rt.max_items, 0);
   rt.zero_copy = use_zero_copy();
+  rt.coherent = rt.zero_copy && device_is_cpu() &&
+                !(getenv("OMPCL_COHERENT") && !strcmp(getenv("OMPCL_COHERENT"), "0")) &&
+                reads_host_memory();
   rt.max_groups = group_cap();
   choose_shape();
+  if (rt.zero_copy)
+    log_line("zero-copy buffers: %s", rt.coherent ? "the host memory itself (no map/unmap)"
+                                                  : "mapped for every host access");
 }
 
 /* What the last process that started OpenCL found (shape, buffer mode), kept in the cache
@@ -708,15 +758,23 @@ static void release_mapping(mapping *m) {
 }
 
 /* Map and unmap a zero-copy buffer: the OpenCL way to hand its memory to the host (read)
- * or back to the device (write); nothing is copied when the device uses the host memory. */
+ * or back to the device (write); nothing is copied when the device uses the host memory.
+ * Each is a round trip through the device's queue (tens of microseconds on PoCL, more than
+ * many kernels), so a coherent mapping skips them: every launch has finished before the host
+ * runs on (enqueue waits), the device reads and writes the host's own bytes, and the CPU's
+ * caches are coherent. */
 static cl_int map_unmap(mapping *m, cl_map_flags flags) {
   cl_int err;
-  void *p = rt.cl.EnqueueMapBuffer(rt.queue, m->mem, CL_TRUE, flags, 0, m->end - m->start, 0, 0,
-                                   0, &err);
+  void *p;
+  if (m->coherent) return CL_SUCCESS;
+  rt.map_round_trips++;
+  p = rt.cl.EnqueueMapBuffer(rt.queue, m->mem, CL_TRUE, flags, 0, m->end - m->start, 0, 0, 0,
+                             &err);
   if (err != CL_SUCCESS) return err;
   err = rt.cl.EnqueueUnmapMemObject(rt.queue, m->mem, p, 0, 0, 0);
   return err == CL_SUCCESS ? rt.cl.Finish(rt.queue) : err;
 }
+
 
 /* Make the host copy of `m` valid (reads back a device-only copy). */
 static void push_dirty(mapping *m, ompcl_region *r);
@@ -848,6 +906,8 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   m->end = b;
   m->mem = mem;
   m->zero_copy = rt.zero_copy;
+  m->coherent = m->zero_copy && rt.coherent;
+  rt.coherent_buffers += m->coherent;
   m->stack = on_stack(a);
   m->host_valid = 1;
   m->next = rt.maps;
@@ -2050,8 +2110,10 @@ static void json_totals(FILE *f) {
   }
   fprintf(f, ", \"totals\": {\"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
              "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
-             "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f}",
-          b_dev, b_host, n_dev, n_host, kernel, transfer, rt.setup_seconds);
+             "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f, "
+             "\"map_round_trips\": %ld, \"coherent_buffers\": %ld}",
+          b_dev, b_host, n_dev, n_host, kernel, transfer, rt.setup_seconds, rt.map_round_trips,
+          rt.coherent_buffers);
 }
 
 /* Loop regions (with a kernel) or parallel regions run as teams of one. */
