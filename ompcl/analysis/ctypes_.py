@@ -147,9 +147,15 @@ _ENVS: "weakref.WeakKeyDictionary[c_ast.FileAST, TypeEnv]" = weakref.WeakKeyDict
 
 
 def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
+    # iterative: a recursive generator pays a frame per level of depth for every node
+    stack = [node]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        n = pop()
+        yield n
+        children = n.children()
+        if children:
+            push([c for _, c in reversed(children)])
 
 
 def walk(node: c_ast.Node):
