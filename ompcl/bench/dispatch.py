@@ -295,8 +295,13 @@ def nas_report(res: dict) -> str:
 
 
 def nas_main(args: argparse.Namespace) -> int:
-    bms = args.benchmarks.split(",") if args.benchmarks else sorted(
-        p.name for p in (ROOT / "nas_benchmarks").iterdir() if (p / f"{p.name}.c").is_file())
+    known = sorted(p.name for p in (ROOT / "nas_benchmarks").iterdir()
+                   if (p / f"{p.name}.c").is_file())
+    bms = re.split(r"[\s,]+", args.benchmarks.strip()) if args.benchmarks.strip() else known
+    unknown = [b for b in bms if b not in known]
+    if unknown:
+        raise SystemExit(f"ompcl bench dispatch: error: unknown benchmark(s): "
+                         f"{', '.join(unknown)}; available: {', '.join(known)}")
     model = "" if str(args.model) == str(DEFAULT_MODEL) else str(args.model)
     res = {"model": model, "repeats": args.repeats, "env": NAS_ENV, "programs": [],
            "failed": {}, "load_average": [round(x, 2) for x in os.getloadavg()]}
@@ -326,7 +331,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                     "the model compiled into the programs")
     ap.add_argument("--nas", default="", metavar="CLASSES",
                     help="whole programs instead: NAS classes, comma-separated (e.g. W,A)")
-    ap.add_argument("--benchmarks", default="", help="NAS benchmarks (default: all)")
+    ap.add_argument("--benchmarks", default="", help="NAS benchmarks, separated by commas or "
+                    "spaces (default: all)")
     ap.add_argument("--repeats", type=int, default=3, help="rounds of the --nas runs")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     return ap.parse_args(argv)
