@@ -69,8 +69,8 @@ typedef struct mapping {
   cl_mem mem;
   int host_valid, dev_valid;
   int zero_copy;        /* the buffer is the host memory (CL_MEM_USE_HOST_PTR) */
-  int coherent;         /* zero-copy on a CPU device that maps it at the host address itself:
-                           mapping moves nothing and synchronises nothing, so it is skipped */
+  int coherent;         /* zero-copy on a device that reads the host's bytes in place
+                           (rt.coherent): map/unmap would move and synchronise nothing */
   int stack;            /* it lies on a thread's stack: released when its function returns */
   int nhv, ndirty;
   span hv[OMPCL_SPANS], dirty[OMPCL_SPANS];
@@ -101,10 +101,11 @@ static struct {
   char platform_name[256], device_name[256], device_version[256], driver_version[256];
   size_t max_wg, max_items[3];
   int zero_copy;        /* device shares host memory: buffers use the host pointer */
-  int coherent;         /* a CPU device (cache-coherent with the host): zero-copy buffers it
-                           maps at their own host address need no map/unmap (OMPCL_COHERENT) */
+  int coherent;         /* a CPU device (cache-coherent with the host) whose zero-copy buffers
+                           are the host memory itself (reads_host_memory): no map/unmap around
+                           host accesses (OMPCL_COHERENT=0: always) */
   long map_round_trips; /* map/unmap pairs of zero-copy buffers for host accesses */
-  long coherent_buffers; /* zero-copy buffers found at their host address (no map/unmap) */
+  long coherent_buffers; /* zero-copy buffers created coherent (no map/unmap) */
   size_t max_groups;    /* work-groups per launch at most (kernels use grid strides) */
   int warned_no_device;
   const char *warned[16]; /* failure reasons already reported */
@@ -774,7 +775,6 @@ static cl_int map_unmap(mapping *m, cl_map_flags flags) {
   err = rt.cl.EnqueueUnmapMemObject(rt.queue, m->mem, p, 0, 0, 0);
   return err == CL_SUCCESS ? rt.cl.Finish(rt.queue) : err;
 }
-
 
 /* Make the host copy of `m` valid (reads back a device-only copy). */
 static void push_dirty(mapping *m, ompcl_region *r);
