@@ -31,7 +31,7 @@ from ..analysis.ctypes_ import TypeEnv, walk
 from ..analysis.loops import const_int
 from ..ir import KernelSpec, LoopDim, Region
 from ..transform.addrspace import GLOBAL, pointer_params, specialise
-from ..transform.atomics import guarded, helpers, wide_helpers, with_update_atomics
+from ..transform.atomics import guarded, helper, helpers, wide_helpers, with_update_atomics
 from ..transform.callargs import with_global_args
 from ..transform.device import device_function
 from ..transform.narrowing import constant_step, constant_trip, fits_32_bits
@@ -40,7 +40,8 @@ from ..transform.rename import device_name, renamed
 from ..transform.tiling import TILE, tiles
 from . import names as N
 from .cprinter import OpenCLPrinter
-from .kernelspec import cl_type, global_param
+from .kernelspec import cl_type, global_param, view_decl
+from .privatize import GUARD, MERGE, TYPES, Private, macro_definitions, privatized
 from .records import Layout, layout_kernel, records
 from .templates import render
 
@@ -110,7 +111,25 @@ def _dims_view(spec: KernelSpec, region: Region, narrow: bool) -> list[dict]:
     return out
 
 
-def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
+def _prologue(spec: KernelSpec, region: Region, printer: OpenCLPrinter,
+              copies: tuple[Private, ...]) -> list[str]:
+    """The views of the array arguments; an array with a private copy is, in the CPU shape,
+    a view of that copy (zeroed first) instead."""
+    lines = [printer.visit(d) + ";" for d in spec.prologue]
+    for p in copies:
+        view = spec.prologue[p.k]
+        rows = region.arrays[p.k].var.ctype.row_dims
+        mine = printer.visit(view_decl(view.name, p.cl, rows, p.k, copy=p.copy)) + ";"
+        lines[p.k] = (
+            f"#if {GUARD}\n  {p.cl} {p.copy}[{p.elements}];  /* updates of "
+            f"'{region.arrays[p.k].name}' by this work-item, merged at its end */\n"
+            f"  for (long ompcl_i = 0; ompcl_i < {p.elements}; ompcl_i++)\n"
+            f"    {p.copy}[ompcl_i] = {p.identity};\n  {mine}\n#else\n  {lines[p.k]}\n#endif")
+    return lines
+
+
+def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv,
+                 copies: tuple[Private, ...] = ()) -> dict:
     """What the kernel template prints for one spec."""
     printer = OpenCLPrinter(env)
     printer.indent_level = 4
@@ -125,7 +144,9 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
         "loc": str(spec.loc),
         "directive": spec.directive_text.replace("*/", "* /"),
         "params": [printer.visit(p) for p in spec.params],
-        "prologue": [printer.visit(d) + ";" for d in spec.prologue],
+        "prologue": _prologue(spec, region, printer, copies),
+        "copies": [{"k": p.k, "array": p.copy, "elements": p.elements, "identity": p.identity,
+                    "merge": helper(p.merge, p.cl)} for p in copies],
         "reductions": reds,
         "dims": dims,
         "inner": dims[-1],
@@ -224,20 +245,25 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     # prototypes first: a function may call one defined later in the file
     protos = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
     defs_ = [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
-    atomics = {h for s in specs for h in s.atomics} | callee_atomics
+    by_id = {r.id: r for r in offload}
+    private = [privatized(s, by_id[s.region_id]) for s in specs]
+    specs = tuple(s for s, _ in private)
+    merges = {(p.merge, p.cl) for _, ps in private for p in ps}
+    macros = {(op, cl) for s, ps in private if ps for op, cl in s.atomics
+              if cl in TYPES and op in MERGE}
+    atomics = {h for s in specs for h in s.atomics} | callee_atomics | merges
     wide = wide_helpers(atomics)
     wide |= _callers_of(wide, {f.decl.name: d for (f, _), d in zip(device_fns, defs_)})
     functions = [guarded(t) if f.decl.name in wide else t
                  for (f, _), t in list(zip(device_fns, protos)) + list(zip(device_fns, defs_))]
-    by_id = {r.id: r for r in offload}
-    kernels = [_kernel_view(s, by_id[s.region_id], env) for s in specs]
+    kernels = [_kernel_view(s, by_id[s.region_id], env, ps) for s, (_, ps) in zip(specs, private)]
     for k in kernels:  # a kernel with 64-bit atomics exists only where the device has them
         k["int64"] = bool(set(_IDENT.findall(k["body"])) & wide)
     used = set(_IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)
-    defs += helpers(atomics)
+    defs += helpers(atomics) + macro_definitions(macros)
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
                   enums=_enums_used(ast, printer, used), records=defs, functions=functions,

@@ -52,17 +52,21 @@ def _rows(inner: c_ast.Node, rows: tuple[str, ...]) -> c_ast.Node:
     return inner
 
 
-def view_decl(name: str, cl: str, rows: tuple[str, ...], k: int) -> c_ast.Decl:
+def view_decl(name: str, cl: str, rows: tuple[str, ...], k: int,
+              copy: str | None = None) -> c_ast.Decl:
     """``__global cl (*name)[rows] = (__global cl (*)[rows])(buffer + offset)``: the user's
-    array name as a typed view of buffer ``k``."""
-    start = c_ast.BinaryOp("+", c_ast.ID(N.buffer(k)), c_ast.ID(N.offset(k)))
+    array name as a typed view of buffer ``k``; with ``copy``, the same view of that private
+    array instead."""
+    start = c_ast.ID(copy) if copy else \
+        c_ast.BinaryOp("+", c_ast.ID(N.buffer(k)), c_ast.ID(N.offset(k)))
+    space = [] if copy else ["__global"]
     if not rows:
-        return c_ast.Decl(name, ["__global"], [], [], [],
-                          c_ast.PtrDecl([], _type(name, cl, ["__global"])), start, None)
-    cast_type = c_ast.PtrDecl([], _rows(_type(None, cl, ["__global"]), rows))
-    cast = c_ast.Cast(c_ast.Typename(None, ["__global"], None, cast_type), start)
-    return c_ast.Decl(name, ["__global"], [], [], [],
-                      c_ast.PtrDecl([], _rows(_type(name, cl, ["__global"]), rows)), cast, None)
+        return c_ast.Decl(name, list(space), [], [], [],
+                          c_ast.PtrDecl([], _type(name, cl, space)), start, None)
+    cast_type = c_ast.PtrDecl([], _rows(_type(None, cl, space), rows))
+    cast = c_ast.Cast(c_ast.Typename(None, list(space), None, cast_type), start)
+    return c_ast.Decl(name, list(space), [], [], [],
+                      c_ast.PtrDecl([], _rows(_type(name, cl, space), rows)), cast, None)
 
 
 def global_param(v: Var) -> c_ast.Decl:

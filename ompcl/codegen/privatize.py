@@ -1,0 +1,162 @@
+"""Private copies of small integer arrays that a kernel only updates atomically (histograms,
+the per-thread counts of a team's array): in the CPU shape each work-item accumulates its own
+updates in private memory and, when its chunk is done, merges every element it changed into
+the array with one atomic operation. The atomics of the original form all go to the same few
+cache lines from every core; this way each core works in its own memory.
+
+Sound because the updates commute exactly (integer ``+ - | ^ &``, wrapping arithmetic) and
+nothing in the kernel reads the array: every mention of it is the target of an atomic update.
+The GPU shape and bounds-checked builds keep the direct atomics (``OMPCL_PRIV_*`` macros
+choose), so the kernel text serves both.
+
+Consumes a kernel spec after its atomics and bounds-check rewriting, and its region;
+produces the arrays that qualify (``Private``) and the body with their update sites as
+``OMPCL_PRIV_<op>_<type>`` macro calls.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+
+from pycparser import c_ast
+
+from ..analysis.ctypes_ import walk
+from ..frontend.clone import clone
+from ..ir import KernelSpec, Region
+from ..transform.atomics import OP_NAMES, helper
+from ..transform.rename import device_name
+from .kernelspec import cl_type
+
+#: operator classes whose updates merge with one atomic: operator -> merging operator
+MERGE = {"+": "+", "-": "+", "|": "|", "^": "^", "&": "&"}
+TYPES = ("int", "uint")
+#: elements of a private copy at most (4 bytes each: 16 KiB of a work-item's memory)
+MAX_ELEMENTS = 4096
+#: the guard under which private copies exist
+GUARD = "defined(OMPCL_BLOCKED) && !defined(OMPCL_BOUNDS_CHECK)"
+_CONST = re.compile(r"[\d\s()+\-*]+")
+
+
+@dataclass(frozen=True)
+class Private:
+    """Array argument ``k`` (device name ``name``, OpenCL type ``cl``) with a private copy of
+    ``elements`` elements; its updates use operators of one class, merged with ``merge``."""
+
+    k: int
+    name: str
+    cl: str
+    elements: int
+    merge: str
+
+    @property
+    def copy(self) -> str:
+        return f"ompcl_pv{self.k}"
+
+    @property
+    def identity(self) -> str:
+        if self.merge != "&":
+            return "0"
+        return "-1" if self.cl == "int" else "0xffffffffu"
+
+
+def privatized(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple[Private, ...]]:
+    """The spec with the update sites of the qualifying arrays as macro calls, and those
+    arrays."""
+    found = []
+    for k, a in enumerate(region.arrays):
+        cl = cl_type(a.var.ctype.base)
+        n = _elements(a.var.ctype.dims) if not a.var.ctype.pointer else None
+        if cl in TYPES and n is not None and 0 < n <= MAX_ELEMENTS:
+            sites = _update_sites(spec.body, device_name(a.name), cl)
+            if sites:
+                found.append((Private(k, device_name(a.name), cl, n, sites[0][1]), sites))
+    if not found:
+        return spec, ()
+    body = clone(spec.body)
+    names = {p.name for p, _ in found}
+    for call in walk(body):
+        if isinstance(call, c_ast.FuncCall) and _target_name(call) in names:
+            op = _helper_op(call)
+            if op is not None:
+                call.name = c_ast.ID(macro(op, _helper_type(call)), call.name.coord)
+    return replace(spec, body=body), tuple(p for p, _ in found)
+
+
+def macro(op: str, cl: str) -> str:
+    return f"OMPCL_PRIV_{OP_NAMES[op]}_{cl}"
+
+
+def macro_definitions(used: set[tuple[str, str]]) -> list[str]:
+    """``OMPCL_PRIV_<op>_<type>``: a plain update of the private copy where there is one, else
+    the atomic helper."""
+    out = []
+    for op, cl in sorted(used):
+        out.append(f"#if {GUARD}\n#define {macro(op, cl)}(p, v) ((void)(*(p) {op}= (v)))\n"
+                   f"#else\n#define {macro(op, cl)}(p, v) {helper(op, cl)}(p, v)\n#endif")
+    return out
+
+
+def _elements(dims: tuple[str, ...]) -> int | None:
+    """The product of constant dimensions (C integer expressions without division)."""
+    if not dims or not all(_CONST.fullmatch(d) for d in dims):
+        return None
+    try:
+        return math.prod(int(eval(d, {"__builtins__": {}})) for d in dims)  # digits, + - * ( )
+    except (SyntaxError, ValueError, TypeError):
+        return None
+
+
+def _update_sites(body: c_ast.Node, name: str, cl: str) -> list[tuple[c_ast.FuncCall, str]]:
+    """Every atomic update of ``name``'s elements, (call, merging operator), when they are all
+    its mentions and use one operator class; else none."""
+    sites, targets = [], set()
+    for node in walk(body):
+        if isinstance(node, c_ast.Decl) and node.name == name:
+            return []  # a local of the same name: mentions cannot be told apart
+        if isinstance(node, c_ast.FuncCall) and _target_name(node) == name:
+            op = _helper_op(node)
+            if op is None or op not in MERGE or _helper_type(node) != cl:
+                return []
+            sites.append((node, MERGE[op]))
+            targets.add(id(_target_id(node)))
+    mentions = [n for n in walk(body) if isinstance(n, c_ast.ID) and n.name == name]
+    if not sites or len({m for _, m in sites}) != 1 or \
+            any(id(m) not in targets for m in mentions):
+        return []
+    return sites
+
+
+_HELPER = re.compile(r"ompcl_atomic_(\w+?)_(int|uint)$")
+_OPS = {v: k for k, v in OP_NAMES.items()}
+
+
+def _helper_op(call: c_ast.FuncCall) -> str | None:
+    m = isinstance(call.name, c_ast.ID) and _HELPER.match(call.name.name)
+    return _OPS.get(m.group(1)) if m else None
+
+
+def _helper_type(call: c_ast.FuncCall) -> str | None:
+    m = isinstance(call.name, c_ast.ID) and _HELPER.match(call.name.name)
+    return m.group(2) if m else None
+
+
+def _target_id(call: c_ast.FuncCall) -> c_ast.ID | None:
+    """The array name of ``helper(&a[..].., v)`` or ``helper(&OMPCL_AT(T, k, s, a[..]), v)``."""
+    args = call.args.exprs if call.args else []
+    if len(args) != 2 or not (isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&"):
+        return None
+    ref = args[0].expr
+    if isinstance(ref, c_ast.FuncCall) and isinstance(ref.name, c_ast.ID) and \
+            ref.name.name == "OMPCL_AT" and ref.args and len(ref.args.exprs) == 4:
+        ref = ref.args.exprs[3]
+    if not isinstance(ref, c_ast.ArrayRef):
+        return None
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    return ref if isinstance(ref, c_ast.ID) else None
+
+
+def _target_name(call: c_ast.FuncCall) -> str | None:
+    t = _target_id(call)
+    return t.name if t is not None else None

@@ -1,0 +1,111 @@
+"""Private copies of small integer arrays a kernel only updates atomically (codegen.privatize):
+which arrays qualify (golden checks on the kernel text), and programs built and run against
+gcc -fopenmp on the device in both buffer modes, in the GPU shape (direct atomics) and
+bounds-checked (direct atomics), with 1 and 2 OpenMP threads."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ompcl.pipeline import Options, translate
+
+from conftest import gcc_build, load_stats, ompcl_build, run
+
+HEAD = r"""#include <stdio.h>
+#define N 100000
+static int key[N];
+static unsigned mask[8];
+static int h2[4][16];
+int hist[64];
+"""
+
+PROGRAMS = {
+    # name: (loop code, arrays expected to get a private copy)
+    "increment": (r"""
+#pragma omp parallel for
+  for (i = 0; i < N; i++) {
+#pragma omp atomic
+    hist[key[i] % 64]++;
+  }""", {"hist"}),
+    "two_dimensional_add_sub": (r"""
+#pragma omp parallel for
+  for (i = 0; i < N; i++) {
+    int r = key[i] % 4, c = (key[i] / 4) % 16;
+#pragma omp atomic
+    h2[r][c] += key[i] % 5;
+#pragma omp atomic
+    h2[3 - r][c] -= 1;
+  }""", {"h2"}),
+    "bitwise_or": (r"""
+#pragma omp parallel for
+  for (i = 0; i < N; i++) {
+#pragma omp atomic
+    mask[key[i] % 8] |= 1u << (key[i] % 32);
+  }""", {"mask"}),
+    "read_in_the_loop": (r"""
+#pragma omp parallel for
+  for (i = 0; i < N; i++) {
+    int seen;
+#pragma omp atomic read
+    seen = hist[0];
+#pragma omp atomic
+    hist[key[i] % 64] += seen >= 0;
+  }""", set()),
+    "team_array": (r"""
+#pragma omp parallel
+  {
+    int local[64], j;
+    for (j = 0; j < 64; j++) local[j] = 0;
+#pragma omp for
+    for (i = 0; i < N; i++)
+      local[key[i] % 64]++;
+#pragma omp critical
+    for (j = 0; j < 64; j++) hist[j] += local[j];
+  }""", {"local"}),
+}
+
+
+def _program(loop: str) -> str:
+    return (HEAD + "int main(void) {\n  int i; long s = 0;\n"
+            "  for (i = 0; i < N; i++) key[i] = (int)((i * 2654435761u) % 100003u);\n"
+            + loop + "\n  for (i = 0; i < 64; i++) s += (long)hist[i] * (i + 1);\n"
+            "  for (i = 0; i < 64; i++) s += (long)h2[i / 16][i % 16] * (i + 3);\n"
+            "  for (i = 0; i < 8; i++) s += mask[i] % 1000;\n"
+            "  printf(\"%ld\\n\", s);\n  return 0;\n}\n")
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_which_arrays_get_a_private_copy(tmp_path, name):
+    loop, expected = PROGRAMS[name]
+    src = tmp_path / f"{name}.c"
+    src.write_text(_program(loop))
+    unit = translate(str(src), Options())
+    kernels = unit.kernel_source
+    got = set(re.findall(r"/\* updates of '(\w+)' by this work-item, merged at its end",
+                         kernels))
+    assert got == expected
+    for _ in expected:
+        assert "#define OMPCL_PRIV_" in kernels and "the private copy, merged" in kernels
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_private_copies_give_the_original_output(tmp_path, opencl_available, name):
+    loop, _ = PROGRAMS[name]
+    src = tmp_path / f"{name}.c"
+    src.write_text(_program(loop))
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    for threads in ("1", "2"):
+        expected = run(ref, OMP_NUM_THREADS=threads).stdout
+        for env in ({"OMPCL_ZERO_COPY": "1"}, {"OMPCL_ZERO_COPY": "0"},
+                    {"OMPCL_SHAPE": "grid"}, {"OMPCL_BOUNDS_CHECK": "1"}):
+            stats = tmp_path / "stats.json"
+            out = run(exe, OMP_NUM_THREADS=threads, OMPCL_DEVICE="opencl",
+                      OMPCL_STATS=str(stats), **env)
+            assert out.returncode == 0, out.stderr
+            assert out.stdout == expected, (threads, env)
+            if opencl_available:
+                assert sum(r["kernels_launched"] for r in load_stats(stats)["regions"]) >= 1
