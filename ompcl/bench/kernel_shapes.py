@@ -605,6 +605,20 @@ __kernel void chunk(__global const int *v, __global int *hist, const long n)
   for (long i = w * c; i < end; i++)
     atomic_inc(&hist[v[i] % BINS]);
 }
+
+__kernel void private_chunk(__global const int *v, __global int *hist, const long n)
+{
+  long w = get_global_id(0), nw = get_global_size(0), c = (n + nw - 1) / nw;
+  long end = min(n, (w + 1) * c);
+  int mine[BINS];
+  for (int b = 0; b < BINS; b++)
+    mine[b] = 0;
+  for (long i = w * c; i < end; i++)
+    mine[v[i] % BINS]++;
+  for (int b = 0; b < BINS; b++)
+    if (mine[b])
+      atomic_add(&hist[b], mine[b]);
+}
 """
 
 
@@ -659,6 +673,9 @@ static void histogram(int n, const int *v)
              lambda s: [s["v"], s["hist"], np.int64(HN)], lambda s, dev: ((HN,), None),
              _hist_count),
         Hand("chunk per work-item", _HIST_CL, "chunk",
+             lambda s: [s["v"], s["hist"], np.int64(HN)],
+             lambda s, dev: ((_chunks(dev),), (1,)), _hist_count),
+        Hand("private counts per work-item", _HIST_CL, "private_chunk",
              lambda s: [s["v"], s["hist"], np.int64(HN)],
              lambda s, dev: ((_chunks(dev),), (1,)), _hist_count),
     ))
