@@ -77,9 +77,9 @@ def privatized(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple[Priv
     names = {p.name for p, _ in found}
     for call in walk(body):
         if isinstance(call, c_ast.FuncCall) and _target_name(call) in names:
-            op = _helper_op(call)
-            if op is not None:
-                call.name = c_ast.ID(macro(op, _helper_type(call)), call.name.coord)
+            kind = _helper_of(call)
+            if kind is not None:
+                call.name = c_ast.ID(macro(*kind), call.name.coord)
     return replace(spec, body=body), tuple(p for p, _ in found)
 
 
@@ -115,10 +115,10 @@ def _update_sites(body: c_ast.Node, name: str, cl: str) -> list[tuple[c_ast.Func
         if isinstance(node, c_ast.Decl) and node.name == name:
             return []  # a local of the same name: mentions cannot be told apart
         if isinstance(node, c_ast.FuncCall) and _target_name(node) == name:
-            op = _helper_op(node)
-            if op is None or op not in MERGE or _helper_type(node) != cl:
+            kind = _helper_of(node)
+            if kind is None or kind[0] not in MERGE or kind[1] != cl:
                 return []
-            sites.append((node, MERGE[op]))
+            sites.append((node, MERGE[kind[0]]))
             targets.add(id(_target_id(node)))
     mentions = [n for n in walk(body) if isinstance(n, c_ast.ID) and n.name == name]
     if not sites or len({m for _, m in sites}) != 1 or \
@@ -131,14 +131,10 @@ _HELPER = re.compile(r"ompcl_atomic_(\w+?)_(int|uint)$")
 _OPS = {v: k for k, v in OP_NAMES.items()}
 
 
-def _helper_op(call: c_ast.FuncCall) -> str | None:
+def _helper_of(call: c_ast.FuncCall) -> tuple[str, str] | None:
+    """(operator, OpenCL type) of a call of a 32-bit atomic helper, else None."""
     m = isinstance(call.name, c_ast.ID) and _HELPER.match(call.name.name)
-    return _OPS.get(m.group(1)) if m else None
-
-
-def _helper_type(call: c_ast.FuncCall) -> str | None:
-    m = isinstance(call.name, c_ast.ID) and _HELPER.match(call.name.name)
-    return m.group(2) if m else None
+    return (_OPS[m.group(1)], m.group(2)) if m and m.group(1) in _OPS else None
 
 
 def _target_id(call: c_ast.FuncCall) -> c_ast.ID | None:
