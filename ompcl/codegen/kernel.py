@@ -41,7 +41,7 @@ from ..transform.tiling import TILE, tiles
 from . import names as N
 from .cprinter import OpenCLPrinter
 from .kernelspec import cl_type, global_param, view_decl
-from .privatize import GUARD, MERGE, TYPES, Private, macro_definitions, privatized
+from .privatize import GUARD, Private, macro_definitions, privatized
 from .records import Layout, layout_kernel, records
 from .templates import render
 
@@ -249,8 +249,7 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     private = [privatized(s, by_id[s.region_id]) for s in specs]
     specs = tuple(s for s, _ in private)
     merges = {(p.merge, p.cl) for _, ps in private for p in ps}
-    macros = {(op, cl) for s, ps in private if ps for op, cl in s.atomics
-              if cl in TYPES and op in MERGE}
+    macros = {m for _, ps in private for p in ps for m in p.macros}
     atomics = {h for s in specs for h in s.atomics} | callee_atomics | merges
     wide = wide_helpers(atomics)
     wide |= _callers_of(wide, {f.decl.name: d for (f, _), d in zip(device_fns, defs_)})

@@ -23,7 +23,8 @@ from pycparser import c_ast
 
 from ..analysis.ctypes_ import walk
 from ..frontend.clone import clone
-from ..ir import KernelSpec, Region
+from ..analysis.loops import const_int
+from ..ir import ArrayArg, KernelSpec, Region
 from ..transform.atomics import OP_NAMES, helper
 from ..transform.rename import device_name
 from .kernelspec import cl_type
@@ -35,19 +36,25 @@ TYPES = ("int", "uint")
 MAX_ELEMENTS = 4096
 #: the guard under which private copies exist
 GUARD = "defined(OMPCL_BLOCKED) && !defined(OMPCL_BOUNDS_CHECK)"
-_CONST = re.compile(r"[\d\s()+\-*]+")
 
 
 @dataclass(frozen=True)
 class Private:
     """Array argument ``k`` (device name ``name``, OpenCL type ``cl``) with a private copy of
-    ``elements`` elements; its updates use operators of one class, merged with ``merge``."""
+    ``elements`` elements; its updates use operators ``ops`` of one class, merged with
+    ``merge``."""
 
     k: int
     name: str
     cl: str
     elements: int
     merge: str
+    ops: frozenset[str]  # the operators of its update sites
+
+    @property
+    def macros(self) -> set[tuple[str, str]]:
+        """(operator, type) of the ``OMPCL_PRIV_*`` macros its update sites call."""
+        return {(op, self.cl) for op in self.ops}
 
     @property
     def copy(self) -> str:
@@ -66,21 +73,22 @@ def privatized(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple[Priv
     found = []
     for k, a in enumerate(region.arrays):
         cl = cl_type(a.var.ctype.base)
-        n = _elements(a.var.ctype.dims) if not a.var.ctype.pointer else None
+        n = _elements(a) if not a.var.ctype.pointer else None
         if cl in TYPES and n is not None and 0 < n <= MAX_ELEMENTS:
-            sites = _update_sites(spec.body, device_name(a.name), cl)
-            if sites:
-                found.append((Private(k, device_name(a.name), cl, n, sites[0][1]), sites))
+            ops = _update_ops(spec.body, device_name(a.name), cl)
+            if ops:
+                merge = MERGE[next(iter(ops))]
+                found.append(Private(k, device_name(a.name), cl, n, merge, frozenset(ops)))
     if not found:
         return spec, ()
     body = clone(spec.body)
-    names = {p.name for p, _ in found}
+    names = {p.name for p in found}
     for call in walk(body):
         if isinstance(call, c_ast.FuncCall) and _target_name(call) in names:
             kind = _helper_of(call)
             if kind is not None:
                 call.name = c_ast.ID(macro(*kind), call.name.coord)
-    return replace(spec, body=body), tuple(p for p, _ in found)
+    return replace(spec, body=body), tuple(found)
 
 
 def macro(op: str, cl: str) -> str:
@@ -97,34 +105,35 @@ def macro_definitions(used: set[tuple[str, str]]) -> list[str]:
     return out
 
 
-def _elements(dims: tuple[str, ...]) -> int | None:
-    """The product of constant dimensions (C integer expressions without division)."""
-    if not dims or not all(_CONST.fullmatch(d) for d in dims):
+def _elements(a: ArrayArg) -> int | None:
+    """The number of elements of an array whose declaration gives every dimension as a
+    constant expression (``analysis.loops.const_int``), else None."""
+    dims, t = [], a.var.decl.type
+    while isinstance(t, c_ast.ArrayDecl):
+        dims.append(const_int(t.dim) if t.dim is not None else None)
+        t = t.type
+    if len(dims) != len(a.var.ctype.dims) or None in dims:
         return None
-    try:
-        return math.prod(int(eval(d, {"__builtins__": {}})) for d in dims)  # digits, + - * ( )
-    except (SyntaxError, ValueError, TypeError):
-        return None
+    return math.prod(dims)
 
 
-def _update_sites(body: c_ast.Node, name: str, cl: str) -> list[tuple[c_ast.FuncCall, str]]:
-    """Every atomic update of ``name``'s elements, (call, merging operator), when they are all
-    its mentions and use one operator class; else none."""
-    sites, targets = [], set()
+def _update_ops(body: c_ast.Node, name: str, cl: str) -> set[str]:
+    """The operators of the atomic updates of ``name``'s elements, when those are all its
+    mentions and their operators are of one class; else none."""
+    ops, targets = set(), set()
     for node in walk(body):
         if isinstance(node, c_ast.Decl) and node.name == name:
-            return []  # a local of the same name: mentions cannot be told apart
+            return set()  # a local of the same name: mentions cannot be told apart
         if isinstance(node, c_ast.FuncCall) and _target_name(node) == name:
             kind = _helper_of(node)
             if kind is None or kind[0] not in MERGE or kind[1] != cl:
-                return []
-            sites.append((node, MERGE[kind[0]]))
+                return set()
+            ops.add(kind[0])
             targets.add(id(_target_id(node)))
     mentions = [n for n in walk(body) if isinstance(n, c_ast.ID) and n.name == name]
-    if not sites or len({m for _, m in sites}) != 1 or \
-            any(id(m) not in targets for m in mentions):
-        return []
-    return sites
+    if len({MERGE[op] for op in ops}) != 1 or any(id(m) not in targets for m in mentions):
+        return set()
+    return ops
 
 
 _HELPER = re.compile(r"ompcl_atomic_(\w+?)_(int|uint)$")
