@@ -290,6 +290,24 @@ class Inspection:
 
 
 @dataclass(frozen=True)
+class ScratchCheck:
+    """A run-time check that a loop's thread-private scratch arrays are written before they
+    are read in every iteration (analysis.scratchcheck): ``body``, a slice of the loop body
+    that keeps its control flow and addresses and marks each scratch access
+    (``OMPCL_SC_W``/``OMPCL_SC_R``) and each value it reads from memory (``OMPCL_SC_IN``);
+    ``functions``, such slices of the called functions. The host runs it over every iteration
+    when the device is chosen; the answer is reused while the entry values (``inputs``) and
+    the values read stay the same."""
+
+    arrays: tuple[tuple[str, str], ...]  # (scratch array, C type of its elements)
+    body: c_ast.Node = field(compare=False, repr=False)
+    locals: tuple[Var, ...] = ()  # the loop's variables declared outside it, per iteration
+    functions: tuple[c_ast.FuncDef, ...] = field(default=(), compare=False, repr=False)
+    inputs: tuple[str, ...] = ()  # variables of the enclosing function read: the cache key
+    globals_read: tuple[str, ...] = ()  # file-scope variables read: checked against writes
+
+
+@dataclass(frozen=True)
 class Reduction:
     name: str
     op: str
@@ -328,6 +346,7 @@ class Region:
     updated: tuple[str, ...] = ()
     updated_params: tuple[tuple[str, str], ...] = ()
     inspections: tuple[Inspection, ...] = ()  # extents the host computes by inspection
+    scratch_check: ScratchCheck | None = None  # scratch arrays checked at run time
 
     @property
     def offload(self) -> bool:

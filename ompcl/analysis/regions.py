@@ -19,7 +19,7 @@ from ..diagnostics import ClauseError, Reason, Remark, not_offloaded
 from ..frontend.pragma import DATA_CLAUSES
 from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
-from ..ir import Directive, LoopDim, Region, Team, Var
+from ..ir import Directive, LoopDim, Region, ScratchCheck, Team, Var
 from .accesses import BodyInfo, IndexScope, scan_body
 from .builtins import is_math
 from .calls import analyze_calls
@@ -29,6 +29,7 @@ from .loops import NotCanonical, canonical_loop, loop_nest
 from .sharing import ATOMIC_C_TYPES, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
+from .scratchcheck import NoCheck, scratch_check
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .updates import Updates, array_updates
 
@@ -210,13 +211,15 @@ def _with_scratch_loops(view: ThreadView, name: str, v: Var, others: tuple, look
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
                    info: BodyInfo, scope: dict[str, Var], through: dict[str, str],
                    lookup=lambda name: None, others: tuple = (),
-                   updated: dict[str, Updates] | None = None
-                   ) -> tuple[set[str], list[Reason], list[str]]:
+                   updated: dict[str, Updates] | None = None, checking: tuple | None = None
+                   ) -> tuple[set[str], list[Reason], list[str], ScratchCheck | None]:
     """For a loop of a region or an orphaned loop: the thread's own variables the loop can
     privatise per iteration, why others keep it on the host, and the conditions at entry
     the privatisation assumes. ``through``: what the called functions use, with modes;
     ``lookup``: a called function's definition; ``updated``: the thread's arrays the loop
-    only updates (they stay one array, see ``thread_updates``)."""
+    only updates (they stay one array, see ``thread_updates``); ``checking``: (type
+    environment, file-scope variables, region id) to check at run time the scratch arrays
+    the static proof does not cover (``analysis.scratchcheck``)."""
     d, updated = cand.directive, updated or {}
     explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
@@ -243,6 +246,7 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         return n in scope and n not in assigned and n not in own
 
     conds: list[str] = []
+    unproved: list[str] = []
     written = {a.name for a in info.accesses if a.write} | {
         n for n, mode in through.items() if "w" in mode}
     for name in sorted(written & view.private - explicit):
@@ -258,15 +262,26 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
                 view, name, v, others, lookup)):
             reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
                                   "and read after the loop"))
-        elif not v.ctype.dims and (name in info.live_in or name not in info.assigned) or \
-                v.ctype.dims and not (proof := written_before_read(
-                    name, body, assigned, lookup, v.storage in ("global", "static"), entry)):
+        elif not v.ctype.dims and (name in info.live_in or name not in info.assigned):
             reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
                                   "an iteration may read what an earlier one left in it"))
+        elif v.ctype.dims and not (proof := written_before_read(
+                name, body, assigned, lookup, v.storage in ("global", "static"), entry)):
+            unproved.append(name)
         else:
             if v.ctype.dims and proof is not True:
                 conds += [c for c in proof if c not in conds]
             extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
+    check = None
+    if unproved:
+        carried = set(info.live_in) | {a for c in d.clause("reduction") for a in c.args}
+        check, why = _run_time_check(unproved, loops, body, scope, assigned, lookup, checking,
+                                     carried)
+        if check is not None:
+            extra.update(unproved)
+        reasons += [Reason("thread-private", f"'{name}' is private to each thread and an "
+                           f"iteration may read what an earlier one left in it{why}")
+                    for name in (unproved if check is None else ())]
     reasons += _update_reasons(updated) + _thread_pointer_writes(view, info, scope, through,
                                                                   updated)
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
@@ -275,7 +290,21 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
     for name in sorted(used & view.dependent):
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
-    return extra, reasons, conds
+    return extra, reasons, conds, check
+
+
+def _run_time_check(names: list[str], loops: tuple[LoopDim, ...], body: c_ast.Node,
+                    scope: dict[str, Var], assigned: set[str], lookup, checking: tuple | None,
+                    carried: set[str]) -> tuple[ScratchCheck | None, str]:
+    """The run-time check of scratch arrays ``names``, or None and why there is none."""
+    if checking is None:
+        return None, ""
+    env, file_scope, rid = checking
+    try:
+        return scratch_check(names, body, [(x.var, x.var_type) for x in loops], scope, env,
+                             file_scope, assigned, lookup, str(rid), carried), ""
+    except (NoCheck, RecursionError) as e:
+        return None, f" (no run-time check: {e})" if str(e) else ""
 
 
 def _definitions(funcs: dict[str, c_ast.FuncDef], library: SourceLibrary | None):
@@ -311,13 +340,15 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                                   | {a.name for a in info.accesses} | set(through))
     view = thread_view(cand, scope, teams, cands, tps)
     conds: list[str] = []
+    check = None
     updated: dict[str, Updates] = {}
     if view is not None:
         lookup = _definitions(funcs, library)
         updated = thread_updates(view, info, scope, through, body, lookup)
-        extra, why, conds = thread_reasons(view, cand, loops, info, scope, through, lookup,
-                                           tuple(c.loop for c in cands if c is not cand),
-                                           updated)
+        extra, why, conds, check = thread_reasons(
+            view, cand, loops, info, scope, through, lookup,
+            tuple(c.loop for c in cands if c is not cand), updated,
+            (env, file_scope or {}, rid))
         d = privatised(d, extra)
         reasons += why
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs), b.func,
@@ -330,6 +361,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls,
                   preconditions=tuple(conds), inspections=sharing.inspections,
+                  scratch_check=check,
                   threadprivates=tuple(sorted(tps)),
                   **_updated_fields(updated, sharing.reduced or {}))
 

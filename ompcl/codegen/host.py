@@ -25,6 +25,7 @@ from ..transform.reductions import combine
 from . import names as N
 from ..predict.export import c_source
 from .features import KernelFeatures
+from .scratchcheck import check_functions, check_lines
 from .kernel import combine_text
 from .templates import render
 
@@ -143,7 +144,8 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
-        preconditions=list(region.preconditions), inspections=_inspections(region))
+        preconditions=list(region.preconditions), inspections=_inspections(region),
+        check=check_lines(region, _array_args(region)))
 
 
 def _comment(text: str) -> str:
@@ -400,6 +402,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)], hostplan))
         for ht in teams]
     inserts: dict[int, list[str]] = {}
+    sliced: list[str] = []  # functions of the scratch checks, after every declaration
     func_lines: dict[int, int] = {}
     for hr in regions:
         rg = hr.splice
@@ -407,7 +410,9 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         if hr.region.context != "region":  # a team's loops are called from its device version
             replace.append((rg.start, rg.end, _call(prog, hr, text, scan)))
         fn = region_function(hr, residency.keep[hr.region.id])
-        inserts.setdefault(rg.func_start, []).append(fn)
+        protos, defs = check_functions(hr.region)
+        inserts.setdefault(rg.func_start, []).extend(protos + [fn])
+        sliced += defs
         func_lines[rg.func_start] = rg.func_line
     if hostplan is not None:
         replace += instrumentation(prog, hostplan)
@@ -432,6 +437,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         markers=_markers(hostplan))
     epilogue = "".join(f"\nconst char {N.marker(f.func.decl.name)} = 1;  /* instrumented */\n"
                        for f in (hostplan.functions if hostplan else ()) if f.marker)
+    epilogue += "".join(f"\n{text}" for text in sliced)
     if layout:  # the host's struct layout, where every file-scope type is declared
         body = " ".join(f"out[{k}] = (long)({e.host});" for k, e in enumerate(layout))
         epilogue += f"\nstatic void ompcl_layout_host(long *out) {{ {body} }}\n"

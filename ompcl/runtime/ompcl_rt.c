@@ -1757,7 +1757,10 @@ static void mark_written(ompcl_launch *L, int ok) {
   }
 }
 
-static int launch(ompcl_launch *L, int ndim, const long n[]) {
+/* The device/host decision of a launch, once (ompcl_rt_decide may make it early). */
+static int settle(ompcl_launch *L, int ndim, const long n[]) {
+  if (L->settled) return L->ok;
+  L->settled = 1;
   if (!L->ok) return 0;
   if (ndim < 1 || ndim > 3) {
     launch_fail(L, "unsupported number of loop dimensions", CL_INVALID_WORK_DIMENSION);
@@ -1775,6 +1778,11 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
     L->r->last_decision = 0;
     return 0;
   }
+  return 1;
+}
+
+static int launch(ompcl_launch *L, int ndim, const long n[]) {
+  if (!settle(L, ndim, n)) return 0;
   for (int k = 0; k < L->narrays && L->ok; k++) bind_array(L, k);
   create_results(L);
   enqueue(L);
@@ -1788,6 +1796,149 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
   log_line("%s:%d: launched %s over %ld work-groups", L->r->file, L->r->line, L->r->kernel,
            L->groups);
   return 1;
+}
+
+int ompcl_rt_decide(ompcl_launch *L, int ndim, const long n[]) {
+  int ok;
+  pthread_mutex_lock(&rt.lock);
+  ok = settle(L, ndim, n);
+  pthread_mutex_unlock(&rt.lock);
+  return ok;
+}
+
+void ompcl_rt_decline(ompcl_launch *L, const char *why) {
+  pthread_mutex_lock(&rt.lock);
+  if (L->ok) {
+    L->ok = 0;
+    L->declined = 1;
+    L->r->last_decision = 0;
+    L->r->check_declines++;
+    log_line("%s:%d: host: %s", L->r->file, L->r->line, why);
+    if (L->r->device_runs > 0 && !L->r->check_warned++)
+      /* what the original reads here was left by iterations that ran on the device */
+      fprintf(stderr, "ompcl: warning: %s:%d: %s after the loop ran on the device; what it "
+              "reads there may differ from the OpenMP original's\n", L->r->file, L->r->line, why);
+  }
+  pthread_mutex_unlock(&rt.lock);
+}
+
+/* ---- run-time scratch checks (see ompcl_rt.h) ---- */
+ompcl_sc *ompcl_sc_cur;
+
+void ompcl_sc_begin(ompcl_sc *s) {
+  s->nkey = 0;
+  s->uncacheable = 0;
+}
+
+void ompcl_sc_key(ompcl_sc *s, const void *p, unsigned long n) {
+  if (s->nkey + n > OMPCL_SC_KEY) {
+    s->uncacheable = 1;
+    return;
+  }
+  memcpy(s->key + s->nkey, p, n);
+  s->nkey += n;
+}
+
+/* Replayed in the order recorded: each address was computed from the key and the values
+ * before it, so while those match it is an address the loop reads now. */
+static int sc_replay(const ompcl_sc_entry *e) {
+  for (unsigned long k = 0; k < e->nrecs; k++)
+    if (memcmp(e->recs[k].p, e->recs[k].v, e->recs[k].n)) return 0;
+  return 1;
+}
+
+int ompcl_sc_cached(ompcl_sc *s, ompcl_region *r, int *ok) {
+  if (!s->uncacheable)
+    for (int k = 0; k < OMPCL_SC_CACHE; k++) {
+      const ompcl_sc_entry *e = &s->cache[k];
+      if (e->used && e->nkey == s->nkey && !memcmp(e->key, s->key, s->nkey) && sc_replay(e)) {
+        *ok = e->result;
+        r->check_hits++;
+        return 1;
+      }
+    }
+  s->narrays = s->failed = 0;
+  s->nrecs = 0;
+  memset(s->hash, 0, sizeof s->hash);
+  r->check_runs++;
+  return 0;
+}
+
+void ompcl_sc_array(ompcl_sc *s, const void *base, unsigned long size, unsigned long esize) {
+  int k = s->narrays;
+  unsigned long n = esize ? (size + esize - 1) / esize : 0;
+  if (k >= OMPCL_SC_ARRAYS || !n) {
+    s->failed = 1;
+    return;
+  }
+  if (s->a[k].nstamps < n) {
+    free(s->a[k].stamps);
+    s->a[k].stamps = calloc(n, sizeof(unsigned long));
+    s->a[k].nstamps = s->a[k].stamps ? n : 0;
+    if (!s->a[k].stamps) {
+      s->failed = 1;
+      return;
+    }
+  }
+  s->a[k].base = (const char *)base;
+  s->a[k].size = size;
+  s->a[k].esize = esize;
+  s->a[k].shift = -1;
+  for (int b = 0; b < 16; b++)
+    if ((1ul << b) == esize) s->a[k].shift = b;
+  s->narrays++;
+}
+
+void ompcl_sc_apart(ompcl_sc *s, const void *a, unsigned long na, const void *b, long nb) {
+  const char *x = (const char *)a, *y = (const char *)b;
+  if (nb > 0 && x < y + nb && y < x + na) s->failed = 1; /* the loop may write what it reads */
+}
+
+const void *ompcl_sc_input(ompcl_sc *s, const void *p, unsigned long n) {
+  unsigned long h = ((uintptr_t)p >> 3) % 1024, k;
+  if (s->uncacheable) return p;
+  if (n > sizeof s->recs[0].v) {
+    s->uncacheable = 1;
+    return p;
+  }
+  k = (unsigned long)s->hash[h];
+  if (k && s->recs[k - 1].p == p && s->recs[k - 1].n == n) return p;
+  if (s->nrecs == s->caprecs) {
+    unsigned long cap = s->caprecs ? 2 * s->caprecs : 64;
+    ompcl_sc_rec *more = cap <= 65536 ? realloc(s->recs, cap * sizeof *more) : 0;
+    if (!more) {
+      s->uncacheable = 1;
+      return p;
+    }
+    s->recs = more;
+    s->caprecs = cap;
+  }
+  s->recs[s->nrecs].p = p;
+  s->recs[s->nrecs].n = n;
+  memcpy(s->recs[s->nrecs].v, p, n);
+  s->hash[h] = (long)++s->nrecs;
+  return p;
+}
+
+int ompcl_sc_store(ompcl_sc *s) {
+  int ok = !s->failed;
+  if (!s->uncacheable) {
+    ompcl_sc_entry *e = &s->cache[s->next];
+    s->next = (s->next + 1) % OMPCL_SC_CACHE;
+    free(e->recs);
+    e->recs = malloc((s->nrecs ? s->nrecs : 1) * sizeof *e->recs);
+    if (e->recs) {
+      memcpy(e->recs, s->recs, s->nrecs * sizeof *e->recs);
+      memcpy(e->key, s->key, s->nkey);
+      e->nkey = s->nkey;
+      e->nrecs = s->nrecs;
+      e->result = ok;
+      e->used = 1;
+    } else {
+      e->used = 0;
+    }
+  }
+  return ok;
 }
 
 const void *ompcl_rt_result(ompcl_launch *L, int k, long *count) {
@@ -2075,11 +2226,12 @@ static void json_region(FILE *f, const ompcl_region *r) {
              "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
              "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"kernel_seconds\": %.6f, "
              "\"transfer_seconds\": %.6f, \"decisions_device\": %ld, \"decisions_host\": %ld, "
+             "\"check_runs\": %ld, \"check_hits\": %ld, \"check_declines\": %ld, "
              "\"fallback\": ",
           r->entries, r->device_runs, r->host_runs, r->kernels_launched, r->bytes_to_device,
           r->bytes_to_host, r->transfers_to_device, r->transfers_to_host, r->seconds_device,
           r->seconds_host, r->kernel_seconds, r->transfer_seconds, r->decisions_device,
-          r->decisions_host);
+          r->decisions_host, r->check_runs, r->check_hits, r->check_declines);
   if (r->fallback)
     json_string(f, r->fallback);
   else

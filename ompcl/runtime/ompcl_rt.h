@@ -105,6 +105,8 @@ typedef struct ompcl_region {
   long bytes_to_device, bytes_to_host;
   long transfers_to_device, transfers_to_host;
   long decisions_device, decisions_host;  /* of the dispatch model (auto mode) */
+  long check_runs, check_hits, check_declines; /* run-time scratch checks (ompcl_sc) */
+  int check_warned;
   double seconds_device, seconds_host, t_start;
   double kernel_seconds, transfer_seconds; /* from OpenCL profiling events */
   const char *fallback;    /* why the last device attempt failed, or 0 */
@@ -159,6 +161,7 @@ typedef struct ompcl_launch {
                               `pending` until the model wants the device */
   int npending;
   struct { int arg; unsigned long size; void *value; } pending[OMPCL_MAX_ARGS];
+  int settled;             /* the device/host decision is made (ompcl_rt_decide) */
 } ompcl_launch;
 
 /* Iteration count of a canonical loop; op: 0 '<', 1 '<=', 2 '>', 3 '>='. */
@@ -192,6 +195,95 @@ void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group);
  * 0 means nothing was changed on the host and the caller must run the host version (the
  * model chose the host, or the device failed). */
 int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]);
+
+/* The decision of ompcl_rt_launch made early (it then only launches): 1 when the device is
+ * chosen and ready.  ompcl_rt_decline: the host after all (a run-time check failed). */
+int ompcl_rt_decide(ompcl_launch *L, int ndim, const long n[]);
+void ompcl_rt_decline(ompcl_launch *L, const char *why);
+
+/* Run-time check that an iteration writes the elements of a thread's scratch arrays before
+ * it reads them (codegen.scratchcheck): a slice of the loop marks each access; an element
+ * read in an iteration (ompcl_sc_next) that has not written it fails the check.  Values the
+ * slice reads (OMPCL_SC_IN) and the key (entry values) are recorded, so the answer is reused
+ * while they stay the same.  One check runs at a time (region functions run outside parallel
+ * regions). */
+#define OMPCL_SC_ARRAYS 8
+#define OMPCL_SC_KEY 256
+#define OMPCL_SC_CACHE 4
+typedef struct { const void *p; unsigned long n; unsigned char v[16]; } ompcl_sc_rec;
+typedef struct {
+  unsigned char key[OMPCL_SC_KEY];
+  unsigned long nkey, nrecs;
+  ompcl_sc_rec *recs;
+  int result, used;
+} ompcl_sc_entry;
+typedef struct ompcl_sc {
+  struct { const char *base; unsigned long size, esize, nstamps; unsigned long *stamps;
+           int shift; /* log2 of esize, or -1 */ } a[OMPCL_SC_ARRAYS];
+  int narrays, failed, uncacheable;
+  unsigned long epoch;
+  unsigned char key[OMPCL_SC_KEY];
+  unsigned long nkey, nrecs, caprecs;
+  ompcl_sc_rec *recs;
+  long hash[1024];          /* record index + 1 by address */
+  ompcl_sc_entry cache[OMPCL_SC_CACHE];
+  int next;
+} ompcl_sc;
+extern ompcl_sc *ompcl_sc_cur;
+void ompcl_sc_begin(ompcl_sc *s);
+void ompcl_sc_key(ompcl_sc *s, const void *p, unsigned long n);
+int ompcl_sc_cached(ompcl_sc *s, ompcl_region *r, int *ok);
+void ompcl_sc_array(ompcl_sc *s, const void *base, unsigned long size, unsigned long esize);
+void ompcl_sc_apart(ompcl_sc *s, const void *a, unsigned long na, const void *b, long nb);
+static inline void ompcl_sc_next(ompcl_sc *s) { s->epoch++; }
+
+/* A read of n bytes at p: every element it touches of a checked array must carry this
+ * iteration's stamp (a read partly inside an array is not an element access: it fails). */
+static inline void ompcl_sc_read(ompcl_sc *s, const void *p, unsigned long n) {
+  const char *c = (const char *)p;
+  for (int k = 0; k < s->narrays; k++) {
+    const char *b = s->a[k].base;
+    unsigned long e0, e1, e;
+    if (c >= b + s->a[k].size || c + n <= b) continue;
+    if (c < b || c + n > b + s->a[k].size) {
+      s->failed = 1;
+      return;
+    }
+    if (n == s->a[k].esize && s->a[k].shift >= 0 &&
+        !((unsigned long)(c - b) & (n - 1))) { /* one whole element */
+      if (s->a[k].stamps[(unsigned long)(c - b) >> s->a[k].shift] != s->epoch) s->failed = 1;
+      return;
+    }
+    e0 = (unsigned long)(c - b) / s->a[k].esize;
+    e1 = (unsigned long)(c + n - 1 - b) / s->a[k].esize;
+    for (e = e0; e <= e1; e++)
+      if (s->a[k].stamps[e] != s->epoch) s->failed = 1;
+    return;
+  }
+}
+
+/* A write of n bytes at p: the elements it covers whole get this iteration's stamp. */
+static inline void ompcl_sc_write(ompcl_sc *s, const void *p, unsigned long n) {
+  const char *c = (const char *)p;
+  for (int k = 0; k < s->narrays; k++) {
+    const char *b = s->a[k].base, *lo = c > b ? c : b;
+    const char *hi = c + n < b + s->a[k].size ? c + n : b + s->a[k].size;
+    unsigned long es = s->a[k].esize, e;
+    if (lo >= hi) continue;
+    if (n == es && c == lo && s->a[k].shift >= 0 && !((unsigned long)(c - b) & (es - 1))) {
+      s->a[k].stamps[(unsigned long)(c - b) >> s->a[k].shift] = s->epoch;
+      return;
+    }
+    for (e = ((unsigned long)(lo - b) + es - 1) / es; e < (unsigned long)(hi - b) / es; e++)
+      s->a[k].stamps[e] = s->epoch;
+  }
+}
+const void *ompcl_sc_input(ompcl_sc *s, const void *p, unsigned long n);
+int ompcl_sc_store(ompcl_sc *s);
+#define OMPCL_SC_R(lv) ompcl_sc_read(ompcl_sc_cur, (const void *)&(lv), sizeof(lv))
+#define OMPCL_SC_W(lv) ompcl_sc_write(ompcl_sc_cur, (const void *)&(lv), sizeof(lv))
+#define OMPCL_SC_IN(lv) \
+  (*(const __typeof__(lv) *)ompcl_sc_input(ompcl_sc_cur, (const void *)&(lv), sizeof(lv)))
 
 /* Host copy of result k (in ompcl_rt_arg_result order) and its element count. */
 const void *ompcl_rt_result(ompcl_launch *L, int k, long *count);

@@ -1,0 +1,78 @@
+"""Host C of a region's run-time scratch check (``ir.ScratchCheck``, built by
+``analysis.scratchcheck``).
+
+Consumes a region with a scratch check and its array arguments' extents; produces the lines
+that run inside the region function once the device is chosen (``check_lines``: the key, the
+cached answer or a run of the slice over every iteration, leaving ``ompcl_sc_ok``), and the
+sliced called functions (``check_functions``: prototypes to put before the region function,
+definitions for the end of the file, where every type and global they use is declared).
+The ``OMPCL_SC_*`` macros and ``ompcl_sc_*`` functions are the runtime's (``ompcl_rt.h``).
+"""
+from __future__ import annotations
+
+import copy
+
+from pycparser import c_ast, c_generator
+
+from ..ir import Region
+from . import names as N
+
+_GEN = c_generator.CGenerator()
+
+
+def _decl_text(decl: c_ast.Decl) -> str:
+    """A per-iteration declaration of one of the loop's own variables: no initialiser,
+    not const (the slice assigns it), not static."""
+    d = copy.deepcopy(decl)
+    d.init, d.storage, d.funcspec = None, [], []
+    if isinstance(d.type, c_ast.PtrDecl):
+        d.type.quals = [q for q in d.type.quals or [] if q != "const"]
+    elif isinstance(d.type, c_ast.TypeDecl):
+        d.quals = [q for q in d.quals or [] if q != "const"]
+        d.type.quals = [q for q in d.type.quals or [] if q != "const"]
+    return _GEN.visit(d) + ";"
+
+
+def check_lines(region: Region, arrays: list[dict]) -> list[str]:
+    """The check inside the region function; ``arrays``: its array arguments (name, lo, hi,
+    ctype, mode) as the region function passes them."""
+    c = region.scratch_check
+    if c is None:
+        return []
+    out = ["int ompcl_sc_ok = 1;", "{", "  static ompcl_sc ompcl_S;",
+           "  ompcl_sc_cur = &ompcl_S;", "  ompcl_sc_begin(&ompcl_S);"]
+    out += [f"  ompcl_sc_key(&ompcl_S, &{name}, sizeof {name});" for name in c.inputs]
+    out += [f"  ompcl_sc_key(&ompcl_S, {a}, sizeof {a});" for a in (N.LB, N.STEP, N.TRIPS)]
+    out.append(f"  if (!ompcl_sc_cached(&ompcl_S, &{N.descriptor(region.id)}, &ompcl_sc_ok)) {{")
+    out += [f"    ompcl_sc_array(&ompcl_S, (const void *){name}, sizeof({name}), "
+            f"sizeof({ctype}));" for name, ctype in c.arrays]
+    written = [a for a in arrays if a["mode"] != "OMPCL_READ"]
+    for g in c.globals_read:
+        for a in written:
+            if a["name"] == g:
+                continue
+            out.append(f"    ompcl_sc_apart(&ompcl_S, (const void *)&{g}, sizeof({g}), "
+                       f"(const char *)({a['name']}) + ({a['lo']}) * (long)sizeof({a['ctype']}), "
+                       f"(({a['hi']}) - ({a['lo']}) + 1) * (long)sizeof({a['ctype']}));")
+    n = len(region.loops)
+    total = " * ".join(f"{N.TRIPS}[{k}]" for k in range(n))
+    out.append(f"    long ompcl_t;")
+    out.append(f"    for (ompcl_t = 0; ompcl_t < {total} && !ompcl_S.failed; ompcl_t++) {{")
+    for k, d in enumerate(region.loops):
+        inner = " * ".join(f"{N.TRIPS}[{j}]" for j in range(k + 1, n)) or "1"
+        out.append(f"      const {d.var_type} {d.var} = ({d.var_type})({N.LB}[{k}] + ((ompcl_t / "
+                   f"({inner})) % {N.TRIPS}[{k}]) * {N.STEP}[{k}]);")
+    out += [f"      {_decl_text(v.decl)}" for v in c.locals if v.decl is not None]
+    out.append("      ompcl_sc_next(&ompcl_S);")
+    out += ["      " + line for line in _GEN.visit(c.body).rstrip().split("\n")]
+    out += ["    }", "    ompcl_sc_ok = ompcl_sc_store(&ompcl_S);", "  }", "}"]
+    return out
+
+
+def check_functions(region: Region) -> tuple[list[str], list[str]]:
+    """Prototypes and definitions of the region's sliced functions."""
+    c = region.scratch_check
+    if c is None:
+        return [], []
+    protos = [_GEN.visit(f.decl) + ";" for f in c.functions]
+    return protos, [_GEN.visit(f) for f in c.functions]

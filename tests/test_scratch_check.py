@@ -1,0 +1,162 @@
+"""Run-time checks of thread-private scratch arrays (analysis.scratchcheck, codegen.scratchcheck,
+the runtime's ompcl_sc_*): when the static proof cannot show that every iteration writes
+what it reads of a thread's scratch array, the host replays a slice of the loop (its control
+flow and addresses only) before the device runs it. Built and run against the OpenMP
+original; the statistics show the check ran, was reused, and declined when it had to."""
+from __future__ import annotations
+
+import pytest
+from pycparser import c_generator
+
+from ompcl.pipeline import Options, PASSES, Unit
+
+from conftest import gcc_build, load_stats, ompcl_build, run
+
+# FT's shape: rows gathered into a threadprivate scratch, a callee ping-pongs between its two
+# halves through pointers and returns the half holding the result; how many elements the
+# callee reads comes from a global array, how many the loop gathers from a global scalar
+PINGPONG = r"""#include <stdio.h>
+#define N 64
+#define B 4
+static int len_of[2] = {N, N / 2};
+static int gathered = N / 2;            /* columns gathered into the scratch rows */
+static double scr[2][N * B];
+#pragma omp threadprivate(scr)
+double a[N][N], out[N][N];
+
+/* three passes ping-ponging between scr[0] and scr[1]: which one holds the result is
+   known only when it returns */
+static int sweep(int d) {
+  const int n = len_of[d];
+  int s, src = 0, t;
+  for (s = 0; s < 3; s++) {
+    const double *x = scr[src];
+    double *y = scr[1 - src];
+    for (t = 0; t < n * B; t++)
+      y[t] = x[t] * 0.5 + x[(t + B) % (n * B)];
+    src = 1 - src;
+  }
+  return src;
+}
+
+static void rows(int d) {
+  int i, j, b, res;
+#pragma omp parallel for private(j, b, res) schedule(static)
+  for (i = 0; i < N / B; i++) {
+    for (j = 0; j < gathered; j++)
+      for (b = 0; b < B; b++)
+        scr[0][j * B + b] = a[i * B + b][j] + d;
+    res = sweep(d);
+    for (j = 0; j < len_of[d]; j++)
+      for (b = 0; b < B; b++)
+        out[i * B + b][j] = scr[res][j * B + b];
+  }
+}
+
+static double checksum(void) {
+  double s = 0;
+  int i, j;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      s += out[i][j] * ((i + 2 * j) % 7);
+  return s;
+}
+
+int main(void) {
+  int i, j, pass;
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      a[i][j] = (i * 31 + j * 17) % 23 * 0.25;
+  for (pass = 0; pass < 5; pass++) {
+    if (pass == 1) gathered = N;   /* from now on every element read was written */
+    rows(pass % 2);
+    printf("pass %d: %.6f\n", pass, checksum());
+  }
+  return 0;
+}
+"""
+
+DATA_INDEX = r"""#include <stdio.h>
+#define M 256
+double a[M][8], out[M];
+static double w[8];
+#pragma omp threadprivate(w)
+int main(void) {
+  int i, j;
+  for (i = 0; i < M; i++) for (j = 0; j < 8; j++) a[i][j] = (i * 7 + j) % 11;
+#pragma omp parallel for private(j)
+  for (i = 0; i < M; i++) {
+    for (j = 0; j < 8; j++) w[j] = a[i][j];
+    out[i] = w[(int)w[0] % 8];
+  }
+  printf("%f\n", out[5]);
+  return 0;
+}
+"""
+
+
+def _analysed(tmp_path, text: str) -> Unit:
+    src = tmp_path / "p.c"
+    src.write_text(text)
+    u = Unit(str(src), Options())
+    for p in PASSES:
+        u = p.run(u)
+        if p.name == "analyze":
+            return u
+    raise AssertionError("no analyze pass")
+
+
+def test_slice_keeps_control_and_addresses_only(tmp_path):
+    """The slice of the loop: scratch writes and reads marked, the callee sliced too, the
+    arithmetic on values gone, values read from memory recorded."""
+    u = _analysed(tmp_path, PINGPONG)
+    (region,) = u.regions
+    assert region.offload, region.reasons
+    check = region.scratch_check
+    assert check is not None and check.arrays == (("scr", "double"),)
+    gen = c_generator.CGenerator()
+    body = gen.visit(check.body)
+    funcs = "\n".join(gen.visit(f) for f in check.functions)
+    assert "OMPCL_SC_W(scr[0][(j * 4) + b])" in body
+    assert "OMPCL_SC_R(scr[res][(j * 4) + b])" in body
+    assert "OMPCL_SC_IN(gathered)" in body and "res = ompcl_sc0_sweep_0(d)" in body
+    assert "OMPCL_SC_IN(len_of[d])" in funcs
+    assert "OMPCL_SC_R(x[t])" in funcs and "OMPCL_SC_W(y[t])" in funcs
+    assert "0.5" not in body + funcs  # values are not computed
+    assert check.inputs == ("d",) and check.globals_read == ("gathered", "len_of")
+
+
+def test_no_check_when_an_address_depends_on_data(tmp_path):
+    u = _analysed(tmp_path, DATA_INDEX)
+    (region,) = u.regions
+    assert not region.offload and region.scratch_check is None
+    assert "no run-time check: a scratch address depends on values the loop computes" in \
+        region.reasons[0].message
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_checked_loop_runs_on_the_device_when_the_check_passes(tmp_path, opencl_available,
+                                                                threads):
+    """Pass 0 reads scratch elements no iteration wrote (only half the columns are gathered):
+    the check declines and the original loop runs. Later passes pass the check (one run per
+    distinct entry: d = 1, d = 0 with every column gathered), later calls reuse its answer,
+    and the device runs the loop; every pass prints what the OpenMP original prints."""
+    src = tmp_path / "p.c"
+    src.write_text(PINGPONG)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    expected = run(ref, OMP_NUM_THREADS=threads).stdout
+    stats = tmp_path / "s.json"
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy,
+                  OMPCL_STATS=str(stats), OMP_NUM_THREADS=threads)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == expected
+        if opencl_available:
+            (r,) = load_stats(stats)["regions"]
+            assert (r["device_runs"], r["host_runs"]) == (4, 1)
+            assert (r["check_runs"], r["check_hits"], r["check_declines"]) == (3, 2, 1)
+    out = run(exe, OMPCL_DEVICE="auto", OMPCL_STATS=str(stats), OMP_NUM_THREADS=threads)
+    assert out.stdout == expected
