@@ -650,7 +650,6 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
         if v is not None and v.storage in ("local", "param") and name not in types:
             types[name] = _ty_of(v.ctype)
             own.append(v)
-    sl.fn = _Fn(types, set(), True, set())
     sl.enter(body, types, {v.name for v in own if v.name in carried}, True,
              {v.name for v in own if v.ctype.dims and not v.ctype.pointer})
     sliced = sl.block(body)

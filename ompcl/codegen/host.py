@@ -25,7 +25,7 @@ from ..transform.reductions import combine
 from . import names as N
 from ..predict.export import c_source
 from .features import KernelFeatures
-from .scratchcheck import check_functions, check_lines
+from .scratchcheck import check_functions, check_lines, iteration_point
 from .kernel import combine_text
 from .templates import render
 
@@ -108,13 +108,9 @@ def _inspections(region: Region) -> list[str]:
         out.append(f"if (({hi}) >= ({lo})) ompcl_rt_host_range((const char *)({name}) + "
                    f"({lo}) * (long)sizeof({a.var.ctype.base}), (unsigned long)(({hi}) - ({lo}) "
                    f"+ 1) * sizeof({a.var.ctype.base}), OMPCL_READ);")
-    n = len(region.loops)
-    total = " * ".join(f"{N.TRIPS}[{k}]" for k in range(n))
+    total, point = iteration_point(region)
     out.append(f"{{ long ompcl_t; for (ompcl_t = 0; ompcl_t < {total}; ompcl_t++) {{")
-    for k, d in enumerate(region.loops):
-        inner = " * ".join(f"{N.TRIPS}[{j}]" for j in range(k + 1, n)) or "1"
-        out.append(f"  const {d.var_type} {d.var} = ({d.var_type})({N.LB}[{k}] + ((ompcl_t / "
-                   f"({inner})) % {N.TRIPS}[{k}]) * {N.STEP}[{k}]);")
+    out += ["  " + line for line in point]
     for x in region.inspections:
         for e in x.subscripts:
             lo, hi = f"ompcl_ilo_{x.name}", f"ompcl_ihi_{x.name}"

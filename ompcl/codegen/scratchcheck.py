@@ -33,6 +33,18 @@ def _decl_text(decl: c_ast.Decl) -> str:
     return _GEN.visit(d) + ";"
 
 
+def iteration_point(region: Region) -> tuple[str, list[str]]:
+    """The total iteration count of the region's nest, and declarations of its loop
+    variables at iteration ``ompcl_t`` of that count (the innermost loop fastest)."""
+    n = len(region.loops)
+    lines = []
+    for k, d in enumerate(region.loops):
+        inner = " * ".join(f"{N.TRIPS}[{j}]" for j in range(k + 1, n)) or "1"
+        lines.append(f"const {d.var_type} {d.var} = ({d.var_type})({N.LB}[{k}] + ((ompcl_t / "
+                     f"({inner})) % {N.TRIPS}[{k}]) * {N.STEP}[{k}]);")
+    return " * ".join(f"{N.TRIPS}[{k}]" for k in range(n)), lines
+
+
 def check_lines(region: Region, arrays: list[dict]) -> list[str]:
     """The check inside the region function; ``arrays``: its array arguments (name, lo, hi,
     ctype, mode) as the region function passes them."""
@@ -54,14 +66,10 @@ def check_lines(region: Region, arrays: list[dict]) -> list[str]:
             out.append(f"    ompcl_sc_apart(&ompcl_S, (const void *)&{g}, sizeof({g}), "
                        f"(const char *)({a['name']}) + ({a['lo']}) * (long)sizeof({a['ctype']}), "
                        f"(({a['hi']}) - ({a['lo']}) + 1) * (long)sizeof({a['ctype']}));")
-    n = len(region.loops)
-    total = " * ".join(f"{N.TRIPS}[{k}]" for k in range(n))
-    out.append(f"    long ompcl_t;")
+    total, point = iteration_point(region)
+    out.append("    long ompcl_t;")
     out.append(f"    for (ompcl_t = 0; ompcl_t < {total} && !ompcl_S.failed; ompcl_t++) {{")
-    for k, d in enumerate(region.loops):
-        inner = " * ".join(f"{N.TRIPS}[{j}]" for j in range(k + 1, n)) or "1"
-        out.append(f"      const {d.var_type} {d.var} = ({d.var_type})({N.LB}[{k}] + ((ompcl_t / "
-                   f"({inner})) % {N.TRIPS}[{k}]) * {N.STEP}[{k}]);")
+    out += ["      " + line for line in point]
     out += [f"      {_decl_text(v.decl)}" for v in c.locals if v.decl is not None]
     out.append("      ompcl_sc_next(&ompcl_S);")
     out += ["      " + line for line in _GEN.visit(c.body).rstrip().split("\n")]
