@@ -278,10 +278,11 @@ class _Slicer:
             if isinstance(n, c_ast.Decl) and n.name and not isinstance(n.type, c_ast.FuncDecl):
                 if "static" in (n.storage or []) or "extern" in (n.storage or []):
                     raise NoCheck(f"the local variable '{n.name}' is static or extern")
-                if n.name in declared or n.name in types:
-                    raise NoCheck(f"'{n.name}' is declared more than once")
-                declared.add(n.name)
                 ct = self.env.ctype(n.type)
+                if (n.name in declared or n.name in types) and fn.types.get(n.name) != _ty_of(ct):
+                    # blocks may reuse a name (taint then merges them): with the same type
+                    raise NoCheck(f"'{n.name}' is declared more than once with different types")
+                declared.add(n.name)
                 fn.types[n.name] = _ty_of(ct)
                 if ct is None or ct.base == "?":
                     fn.tainted.add(n.name)

@@ -165,8 +165,11 @@ class Regions(Extents):
     # -- threadprivate ----------------------------------------------------------------------
     def threadprivate_spec(self) -> LoopSpec:
         """A threadprivate scratch array written and then read within each iteration, and a
-        threadprivate table the master fills and ``copyin`` copies into every thread."""
+        threadprivate table the master fills and ``copyin`` copies into every thread; or
+        scratch only a run-time check can clear (``checked_scratch_spec``)."""
         r = self.r
+        if r.random() < 0.35:
+            return self.checked_scratch_spec()
         s, lp, c, vecs = self.vector_loop()
         if self.tp_names is None:
             self.tp_len = r.choice((4, 8))
@@ -210,6 +213,59 @@ class Regions(Extents):
         return LoopSpec(s, {"threadprivate"} | self.extra_families,
                         self.loop_nest(s, [lp], 1, False, body), before=before,
                         reads=array_names(body), writes=writes, par_clauses=par)
+
+    def checked_scratch_spec(self) -> LoopSpec:
+        """FT's shape, which the static proof cannot clear: each iteration gathers into a
+        threadprivate scratch row a length read from a global array (the row chosen from
+        the loop variable), a callee ping-pongs between the two rows through pointers and
+        returns the one holding the result, and the iteration reads it back. Sometimes the
+        read-back goes one element past what was written, so the check declines every time
+        and the original runs; that element counts times 0, so the answer does not depend
+        on what was left in it."""
+        r = self.r
+        s, lp, c, vecs = self.vector_loop()
+        k = r.choice((4, 6, 8))
+        scr, lens, fn = self.fresh("tsc"), self.fresh("tsl"), self.fresh("tsp")
+        self.decl_global += [f"static double {scr}[2][{k + 1}];",
+                             f"#pragma omp threadprivate({scr})",
+                             f"static int {lens}[2] = {{{k}, {k // 2}}};"]
+        stages = r.choice((1, 2, 3))
+        self.funcs.append(
+            f"static int {fn}(int d)\n{{\n    const int n = {lens}[d];\n"
+            f"    int s, src = 0, t;\n    for (s = 0; s < {stages}; s++) {{\n"
+            f"        const double *x = {scr}[src];\n        double *y = {scr}[1 - src];\n"
+            f"        for (t = 0; t < n; t++)\n"
+            f"            y[t] = x[t] * 0.5 + x[(t + 1) % n];\n        src = 1 - src;\n    }}\n"
+            f"    return src;\n}}\n")
+        d = r.choice((f"{lp.var} % 2", "0", "1"))
+        extra = " + 1" if r.random() < 0.25 else ""
+        cq = Ctx(list(c.iread), list(c.lread), list(c.dread), ["i", "q"])
+        body = [f"const int d = {d};",
+                f"for (int q = 0; q < {lens}[d]; q++)",
+                f"    {scr}[0][q] = {self.dexpr(cq)};",
+                f"const int h = {fn}(d);", "double ts = 0.0;",
+                f"for (int q = 0; q < {lens}[d]{extra}; q++)",
+                f"    ts += {scr}[h][q] * (q < {lens}[d] ? 0.5 + 0.125 * q : 0.0);"]
+        c.dread.append("ts")
+        fams = {"threadprivate"} | ({"declined"} if extra else set())
+        writes: set[str] = set()
+        targets = list(vecs)
+        if not targets and len(self.shapes[s]) == 1:
+            targets = [self.new_array(s, storage="heap")]
+        if targets:
+            a = r.choice(targets)
+            body.append(f"{a.at([lp.sub()])} = {self.forced_store(a, c, 'ts')};")
+            writes.add(a.name)
+            return LoopSpec(s, fams | self.extra_families,
+                            self.loop_nest(s, [lp], 1, False, body), reads=array_names(body),
+                            writes=writes)
+        v = self.scalar("double", "0.0", "r")
+        body.append(f"{v} += fabs(ts);")
+        self.floaty = True
+        return LoopSpec(s, fams | {"reduction"} | self.extra_families,
+                        self.loop_nest(s, [lp], 1, False, body), [f"reduction(+:{v})"],
+                        [], [f'printf("{v} %.9e\\n", {v});'], array_names(body), writes, [],
+                        [v])
 
     # -- parallel regions with several loops ------------------------------------------------
     def region_spec(self, reduction: bool) -> LoopSpec:

@@ -45,6 +45,8 @@ OFFLOADED: dict[str, bool] = {
     "threadprivate": True,  # threadprivate scratch arrays, copyin
     "atomic": True,  # omp atomic updates (histograms)
     "struct": True,  # arrays of structs
+    # translated, but a run-time check keeps it on the host (oracle.check_placement)
+    "declined": True,  # threadprivate scratch read one past what each iteration writes
     # kept on the host by design
     "critical": False,
 }
@@ -66,17 +68,27 @@ def expected_on_device(fams: Iterable[str]) -> bool:
     return all(OFFLOADED[f] for f in fams if not TEAM_TAG.match(f))
 
 
-def count(text: str) -> tuple[int, int]:
-    """(loops expected on the device, on the host) from the loop markers: a loop of a team
-    goes to the device only if every loop of its team can."""
+def _device_marks(text: str) -> tuple[list[list[str]], int]:
+    """The families of the loops expected on the device (a loop of a team goes there only if
+    every loop of its team can), and the number of loops."""
     marks = [m[1].split(",") for m in LOOP_MARK.finditer(text)]
     team_ok: dict[str, bool] = {}
     for fams in marks:
         for tag in filter(TEAM_TAG.match, fams):
             team_ok[tag] = team_ok.get(tag, True) and expected_on_device(fams)
-    dev = sum(1 for fams in marks if expected_on_device(fams)
-              and all(team_ok[t] for t in filter(TEAM_TAG.match, fams)))
-    return dev, len(marks) - dev
+    return [fams for fams in marks if expected_on_device(fams)
+            and all(team_ok[t] for t in filter(TEAM_TAG.match, fams))], len(marks)
+
+
+def count(text: str) -> tuple[int, int]:
+    """(loops expected on the device, on the host) from the loop markers."""
+    dev, n = _device_marks(text)
+    return len(dev), n - len(dev)
+
+
+def declined(text: str) -> int:
+    """Loops expected on the device whose run-time scratch check declines every time."""
+    return sum(1 for fams in _device_marks(text)[0] if "declined" in fams)
 
 
 class Generator(Regions):
