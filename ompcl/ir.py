@@ -305,6 +305,10 @@ class ScratchCheck:
     functions: tuple[c_ast.FuncDef, ...] = field(default=(), compare=False, repr=False)
     inputs: tuple[str, ...] = ()  # variables of the enclosing function read: the cache key
     globals_read: tuple[str, ...] = ()  # file-scope variables read: checked against writes
+    #: pointers of the enclosing function the loop accesses: the loop's array arguments,
+    #: checked to lie apart from the scratch arrays instead of access by access
+    region_roots: tuple[str, ...] = ()
+    uniform: bool = False  # no loop variable in the slice: one iteration stands for all
 
 
 @dataclass(frozen=True)

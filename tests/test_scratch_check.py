@@ -124,6 +124,9 @@ def test_slice_keeps_control_and_addresses_only(tmp_path):
     assert "OMPCL_SC_R(x[t])" in funcs and "OMPCL_SC_W(y[t])" in funcs
     assert "0.5" not in body + funcs  # values are not computed
     assert check.inputs == ("d",) and check.globals_read == ("gathered", "len_of")
+    # the loop's own arrays are checked apart from the scratch once, not access by access;
+    # then nothing in the slice depends on the loop variable: one iteration stands for all
+    assert "a[" not in body and "out[" not in body and check.uniform
 
 
 def test_no_check_when_an_address_depends_on_data(tmp_path):

@@ -80,6 +80,7 @@ class _Slicer:
         self.active: set[str] = set()
         self.inputs: set[str] = set()
         self.globals_read: set[str] = set()
+        self.region_roots: set[str] = set()  # pointers of the enclosing function accessed
         self.fn: _Fn | None = None
 
     # -- names and types -------------------------------------------------------------------
@@ -194,6 +195,9 @@ class _Slicer:
         if isinstance(r, c_ast.ID):
             if r.name in self.scratch:
                 return True
+            if self.fn.region and self.kind(r.name) == "input":
+                self.region_roots.add(r.name)  # one of the loop's arrays: apart from scratch
+                return False
             return not self.is_array_name(r.name)  # through a pointer: checked at run time
         return True
 
@@ -665,6 +669,9 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
         if v is None or not v.ctype.dims or v.ctype.pointer:
             raise NoCheck(f"'{name}' is not an array the check can mark")
         arrays.append((name, v.ctype.base))
+    # the scratch trace of an iteration that mentions no loop variable is every iteration's
+    uniform = not used & {v for v, _ in loop_vars}
     return ScratchCheck(tuple(arrays), sliced, tuple(own), tuple(sl.defs),
                         tuple(sorted(sl.inputs - {v for v, _ in loop_vars})),
-                        tuple(sorted(sl.globals_read - set(names))))
+                        tuple(sorted(sl.globals_read - set(names))),
+                        tuple(sorted(sl.region_roots)), uniform)

@@ -55,18 +55,27 @@ def check_lines(region: Region, arrays: list[dict]) -> list[str]:
            "  ompcl_sc_cur = &ompcl_S;", "  ompcl_sc_begin(&ompcl_S);"]
     out += [f"  ompcl_sc_key(&ompcl_S, &{name}, sizeof {name});" for name in c.inputs]
     out += [f"  ompcl_sc_key(&ompcl_S, {a}, sizeof {a});" for a in (N.LB, N.STEP, N.TRIPS)]
+    written = [a for a in arrays if a["mode"] != "OMPCL_READ"]
+    scratch = {name for name, _ in c.arrays}
+    pairs = [(f"&{g}", g, a) for g in c.globals_read for a in written if a["name"] != g]
+    pairs += [(name, name, a) for name in sorted(scratch) for a in arrays
+              if a["name"] not in scratch]  # the loop's arrays, whose accesses are not marked
+    ranges = {a["name"]: a for _, _, a in pairs}
+    for k, a in enumerate(ranges.values()):  # where they are is part of the key
+        out.append(f"  const char *ompcl_sa{k} = {_start(a)}; long ompcl_sn{k} = {_bytes(a)};")
+        out.append(f"  ompcl_sc_key(&ompcl_S, &ompcl_sa{k}, sizeof ompcl_sa{k}); "
+                   f"ompcl_sc_key(&ompcl_S, &ompcl_sn{k}, sizeof ompcl_sn{k});")
     out.append(f"  if (!ompcl_sc_cached(&ompcl_S, &{N.descriptor(region.id)}, &ompcl_sc_ok)) {{")
     out += [f"    ompcl_sc_array(&ompcl_S, (const void *){name}, sizeof({name}), "
             f"sizeof({ctype}));" for name, ctype in c.arrays]
-    written = [a for a in arrays if a["mode"] != "OMPCL_READ"]
-    for g in c.globals_read:
-        for a in written:
-            if a["name"] == g:
-                continue
-            out.append(f"    ompcl_sc_apart(&ompcl_S, (const void *)&{g}, sizeof({g}), "
-                       f"(const char *)({a['name']}) + ({a['lo']}) * (long)sizeof({a['ctype']}), "
-                       f"(({a['hi']}) - ({a['lo']}) + 1) * (long)sizeof({a['ctype']}));")
+    index = {name: k for k, name in enumerate(ranges)}
+    out += [f"    ompcl_sc_apart(&ompcl_S, (const void *){p}, sizeof({obj}), "
+            f"ompcl_sa{index[a['name']]}, ompcl_sn{index[a['name']]});" for p, obj, a in pairs]
+    if set(c.region_roots) - {a["name"] for a in arrays}:
+        out.append("    ompcl_S.failed = 1;  /* a pointer the loop uses is not one of its arrays */")
     total, point = iteration_point(region)
+    if c.uniform:  # no loop variable in the slice: the first iteration stands for every one
+        total, point = f"(({total}) > 0)", []
     out.append("    long ompcl_t;")
     out.append(f"    for (ompcl_t = 0; ompcl_t < {total} && !ompcl_S.failed; ompcl_t++) {{")
     out += ["      " + line for line in point]
@@ -75,6 +84,14 @@ def check_lines(region: Region, arrays: list[dict]) -> list[str]:
     out += ["      " + line for line in _GEN.visit(c.body).rstrip().split("\n")]
     out += ["    }", "    ompcl_sc_ok = ompcl_sc_store(&ompcl_S);", "  }", "}"]
     return out
+
+
+def _start(a: dict) -> str:
+    return f"(const char *)({a['name']}) + ({a['lo']}) * (long)sizeof({a['ctype']})"
+
+
+def _bytes(a: dict) -> str:
+    return f"(({a['hi']}) - ({a['lo']}) + 1) * (long)sizeof({a['ctype']})"
 
 
 def check_functions(region: Region) -> tuple[list[str], list[str]]:
