@@ -229,6 +229,7 @@ class Regions(Extents):
         self.decl_global += [f"static double {scr}[2][{k + 1}];",
                              f"#pragma omp threadprivate({scr})",
                              f"static int {lens}[2] = {{{k}, {k // 2}}};"]
+        self.misc_names.append(lens)  # a region with default(none) names it shared
         stages = r.choice((1, 2, 3))
         self.funcs.append(
             f"static int {fn}(int d)\n{{\n    const int n = {lens}[d];\n"
@@ -237,7 +238,7 @@ class Regions(Extents):
             f"        for (t = 0; t < n; t++)\n"
             f"            y[t] = x[t] * 0.5 + x[(t + 1) % n];\n        src = 1 - src;\n    }}\n"
             f"    return src;\n}}\n")
-        d = r.choice((f"{lp.var} % 2", "0", "1"))
+        d = r.choice((f"({lp.var} % 2 + 2) % 2", "0", "1"))  # loops may start below 0
         extra = " + 1" if r.random() < 0.25 else ""
         cq = Ctx(list(c.iread), list(c.lread), list(c.dread), ["i", "q"])
         body = [f"const int d = {d};",
