@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1391,7 +1392,7 @@ static int decline_cached(ompcl_region *r, ompcl_launch *L) {
 static int begin(ompcl_region *r, ompcl_launch *L, long iters) {
   start();
   register_region(r);
-  memset(L, 0, sizeof *L);
+  memset(L, 0, offsetof(ompcl_launch, maps)); /* the arrays are filled up to their counts */
   L->r = r;
   L->iters = iters;
   r->t_start = now();
@@ -1579,6 +1580,7 @@ void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group) {
     return;
   }
   res = &L->results[L->nresults];
+  res->buffer = res->host = 0;
   res->esize = esize;
   res->count = per_group ? -1 : 1; /* -1: one per work-group, known at launch */
   L->result_arg[L->nresults++] = L->nargs++;

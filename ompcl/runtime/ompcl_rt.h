@@ -136,23 +136,18 @@ typedef struct ompcl_array_arg {
 } ompcl_array_arg;
 
 typedef struct ompcl_launch {
+  /* zeroed at every entry (ompcl_rt_begin): everything up to `maps` */
   ompcl_region *r;
   int ok;                  /* 0 once anything failed */
   int declined;            /* the dispatch model chose the host: no failure */
   int nargs;
   int nmaps;
-  void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
-  int modes[OMPCL_MAX_ARGS];
   int narrays;                    /* array arguments, with the ranges the checker allows */
-  ompcl_array_arg arrays[OMPCL_MAX_ARGS];
-  long lo[OMPCL_MAX_ARGS], hi[OMPCL_MAX_ARGS];
   long iters;                     /* work-items (iterations) of this entry */
   int nstatic;                    /* > 0: static features computed at entry (run-time trip
                                      counts of inner loops), replacing the region's */
   double features[OMPCL_NSTATIC];
   int nresults;
-  ompcl_result results[OMPCL_MAX_RESULTS];
-  int result_arg[OMPCL_MAX_RESULTS];
   unsigned long local[3];
   unsigned long global[3];
   long groups;
@@ -160,8 +155,16 @@ typedef struct ompcl_launch {
   int deferred;            /* auto mode before OpenCL is started: scalar arguments kept in
                               `pending` until the model wants the device */
   int npending;
-  struct { int arg; unsigned long size; void *value; } pending[OMPCL_MAX_ARGS];
   int settled;             /* the device/host decision is made (ompcl_rt_decide) */
+  /* filled up to their counts before they are read (not zeroed: a host entry of a region
+     pays for the counts only) */
+  void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
+  int modes[OMPCL_MAX_ARGS];
+  ompcl_array_arg arrays[OMPCL_MAX_ARGS];
+  long lo[OMPCL_MAX_ARGS], hi[OMPCL_MAX_ARGS];
+  ompcl_result results[OMPCL_MAX_RESULTS];
+  int result_arg[OMPCL_MAX_RESULTS];
+  struct { int arg; unsigned long size; void *value; } pending[OMPCL_MAX_ARGS];
 } ompcl_launch;
 
 /* Iteration count of a canonical loop; op: 0 '<', 1 '<=', 2 '>', 3 '>='. */
