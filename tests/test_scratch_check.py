@@ -163,3 +163,37 @@ def test_checked_loop_runs_on_the_device_when_the_check_passes(tmp_path, opencl_
             assert (r["check_runs"], r["check_hits"], r["check_declines"]) == (3, 2, 1)
     out = run(exe, OMPCL_DEVICE="auto", OMPCL_STATS=str(stats), OMP_NUM_THREADS=threads)
     assert out.stdout == expected
+
+
+VALUE_CALLEE = r"""#include <stdio.h>
+#define M 64
+static int len[2] = {8, 4};
+static double w[8];
+#pragma omp threadprivate(w)
+double out[M];
+static double clip(double x) { if (x > 2.0) return 2.0; return x; }   /* branches on data */
+int main(void) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < M; i++) {
+    const int d = i % 2;
+    double s = 0.0;
+    for (int q = 0; q < len[d]; q++) w[q] = clip(0.25 * (i + q));
+    for (int q = 0; q < len[d]; q++) s += w[q];
+    out[i] = s;
+  }
+  printf("%f\n", out[5]);
+  return 0;
+}
+"""
+
+
+def test_a_callee_computing_values_is_not_followed(tmp_path):
+    """A called function that takes no pointer and names no scratch array only computes
+    a value: its branches on data do not stop the check, and the slice does not call it."""
+    u = _analysed(tmp_path, VALUE_CALLEE)
+    (region,) = u.regions
+    assert region.offload, region.reasons
+    check = region.scratch_check
+    assert check is not None and not check.functions and not check.uniform
+    assert "clip" not in c_generator.CGenerator().visit(check.body)

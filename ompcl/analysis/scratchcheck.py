@@ -266,6 +266,8 @@ class _Slicer:
             return any([self.tainted(a) for a in args])
         if isinstance(name, str) and self.lookup(name) is not None:
             pattern = tuple(self.tainted(a) for a in args)
+            if any(pattern) and self.scratch_free(name):
+                return True  # a value computed from values: nothing to follow inside
             return not self.clone(name, pattern)[1]
         raise NoCheck(f"calls '{name}', which the check cannot follow")
 
@@ -349,6 +351,28 @@ class _Slicer:
             self.fn = saved
         self.clones[key] = (new, clean, keep)
         return self.clones[key]
+
+    def scratch_free(self, name: str, seen: frozenset = frozenset()) -> bool:
+        """Function ``name`` cannot touch a scratch array: it names none, takes no pointer
+        and reads no global pointer, nor do the functions it calls."""
+        fdef = self.lookup(name)
+        if fdef is None or name in seen:
+            return fdef is not None
+        params = fdef.decl.type.args.params if fdef.decl.type.args else []
+        for p in params:
+            ct = self.env.ctype(p.type) if isinstance(p, c_ast.Decl) else None
+            if isinstance(p, c_ast.Decl) and (ct is None or ct.pointer or ct.dims):
+                return False
+        for n in walk(fdef.body):
+            if isinstance(n, c_ast.ID) and (n.name in self.scratch or (
+                    (g := self.globals.get(n.name)) is not None and g.ctype.pointer)):
+                return False
+            if isinstance(n, c_ast.FuncCall):
+                callee = getattr(n.name, "name", None)
+                if not (isinstance(callee, str) and (is_math(callee) or self.scratch_free(
+                        callee, seen | {name}))):
+                    return False
+        return True
 
     # -- the slice -------------------------------------------------------------------------
     def keep(self, e: c_ast.Node) -> c_ast.Node:
@@ -480,6 +504,8 @@ class _Slicer:
             return [s for a in args for s in self.reads(a)]
         if not (isinstance(name, str) and self.lookup(name) is not None):
             raise NoCheck(f"calls '{name}', which the check cannot follow")
+        if self.scratch_free(name):  # its value is not needed: only its arguments' reads
+            return [s for a in args for s in self.reads(a)]
         pattern = tuple(self.tainted(a) for a in args)
         new, _, keep = self.clone(name, pattern)
         pre = [s for k, a in enumerate(args) if k not in keep for s in self.reads(a)]
