@@ -197,3 +197,15 @@ def test_a_callee_computing_values_is_not_followed(tmp_path):
     check = region.scratch_check
     assert check is not None and not check.functions and not check.uniform
     assert "clip" not in c_generator.CGenerator().visit(check.body)
+
+
+def test_no_check_when_a_global_the_slice_reads_may_change(tmp_path):
+    """The slice reads len[] as it is at entry; a pointer to it that the loop writes through
+    would change what the loop reads, so there is no check."""
+    text = VALUE_CALLEE.replace("    const int d = i % 2;\n",
+                                "    const int d = i % 2;\n    int *lp = len;\n"
+                                "    if (i == M) lp[0] = 1;\n")
+    u = _analysed(tmp_path, text)
+    (region,) = u.regions
+    assert region.scratch_check is None
+    assert "the address of 'len' is taken" in " ".join(r.message for r in region.reasons)

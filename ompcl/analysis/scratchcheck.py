@@ -90,8 +90,9 @@ class _Slicer:
             return "local"
         if name in self.env.enumerators:
             return "const"
-        if fn.region and name in self.scope and self.scope[name].storage in ("local", "param"):
-            return "input"
+        if fn.region and name in self.scope and self.scope[name].storage in (
+                "local", "param", "static") and name not in self.globals:
+            return "input"  # the enclosing function's (a static one too): keyed by value
         if name in self.globals or (name in self.scope and self.scope[name].storage in (
                 "global", "static")):
             return "global"
@@ -629,6 +630,44 @@ class _Slicer:
         return out
 
 
+def _escapes(name: str, ndims: int, bodies: list[c_ast.Node]) -> bool:
+    """Whether a use of global ``name`` (an array of ``ndims`` dimensions, or a scalar) in
+    ``bodies`` lets the loop write it other than by name: its address or an element's taken,
+    or the array (or a row of it) used as a pointer."""
+    for body in bodies:
+        elements: set[int] = set()  # the IDs that are the base of a full subscript chain
+        for n in walk(body):
+            if isinstance(n, c_ast.UnaryOp) and n.op == "&" and _mentions_id(n.expr, name):
+                return True
+            if ndims and isinstance(n, c_ast.ArrayRef):
+                base, depth = n, 0
+                while isinstance(base, c_ast.ArrayRef):
+                    base, depth = base.name, depth + 1
+                if isinstance(base, c_ast.ID) and base.name == name and depth == ndims:
+                    elements.add(id(base))
+        if ndims and any(isinstance(n, c_ast.ID) and n.name == name and id(n) not in elements
+                         for n in walk(body)):
+            return True
+    return False
+
+
+def _reachable(body: c_ast.Node, lookup) -> list[c_ast.FuncDef]:
+    """The definitions of the functions ``body`` calls, directly or not."""
+    out: dict[str, c_ast.FuncDef] = {}
+    todo = [body]
+    while todo:
+        for n in walk(todo.pop()):
+            name = getattr(n.name, "name", None) if isinstance(n, c_ast.FuncCall) else None
+            if isinstance(name, str) and name not in out and (f := lookup(name)) is not None:
+                out[name] = f
+                todo.append(f.body)
+    return list(out.values())
+
+
+def _mentions_id(e: c_ast.Node, name: str) -> bool:
+    return any(isinstance(n, c_ast.ID) and n.name == name for n in walk(e))
+
+
 def _one(items: list[c_ast.Node]) -> c_ast.Node | None:
     return None if not items else items[0] if len(items) == 1 else c_ast.ExprList(items)
 
@@ -695,6 +734,11 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
         if v is None or not v.ctype.dims or v.ctype.pointer:
             raise NoCheck(f"'{name}' is not an array the check can mark")
         arrays.append((name, v.ctype.base))
+    bodies = [body] + [f.body for f in _reachable(body, lookup)]
+    for g in sorted(sl.globals_read):
+        v = globals_.get(g) or scope.get(g)
+        if v is None or _escapes(g, 0 if v.ctype.pointer else len(v.ctype.dims), bodies):
+            raise NoCheck(f"the address of '{g}' is taken, so the loop may change it")
     # the scratch trace of an iteration that mentions no loop variable is every iteration's
     uniform = not used & {v for v, _ in loop_vars}
     return ScratchCheck(tuple(arrays), sliced, tuple(own), tuple(sl.defs),
