@@ -312,6 +312,52 @@ def test_host_model_never_starts_opencl(program, tmp_path):
         assert all(r["device_runs"] == r["entries"] for r in st["regions"])
 
 
+SLOW_LOOP = r"""#include <stdio.h>
+#include <math.h>
+#define N 200000
+double a[N];
+int main(void) {
+  int i, t;
+  for (t = 0; t < 40; t++) {
+#pragma omp parallel for
+    for (i = 0; i < N; i++) a[i] = sin(a[i] + i * 1e-6 * t) + cos(0.5 * a[i]);
+  }
+  printf("%.9f %.9f\n", a[1], a[N - 1]);
+  return 0;
+}
+"""
+
+
+def test_opencl_starts_once_the_host_spent_the_start_up_budget(tmp_path):
+    """Auto mode with a model that sends the loop to the device: OpenCL starts only after the
+    host has spent OMPCL_STARTUP seconds in such loops (what starting it costs), so a short
+    program never pays it; with 0 it starts at the first loop; the answer is the same."""
+    src = tmp_path / "p.c"
+    src.write_text(SLOW_LOOP)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    dev = tmp_path / "dev.json"
+    dev.write_text(json.dumps(_constant_model(True)))
+    expected = run(ref).stdout
+    stats = tmp_path / "s.json"
+    runs = {}
+    for budget in ("1000", "0.002", "0"):
+        out = run(exe, OMPCL_MODEL=str(dev), OMPCL_STARTUP=budget, OMPCL_STATS=str(stats))
+        assert out.returncode == 0, out.stderr
+        compare_outputs(expected, out.stdout, 1e-9)
+        st = load_stats(stats)
+        (r,) = st["regions"]
+        runs[budget] = (r["device_runs"], r["host_runs"], st["totals"]["startup_deferred"])
+    assert runs["1000"] == (0, 40, 40)  # never worth starting
+    if not load_stats(stats)["device"]["available"]:
+        pytest.skip("no OpenCL device")
+    dev_runs, host_runs, deferred = runs["0.002"]
+    assert dev_runs > 0 and host_runs == deferred > 0 and dev_runs + host_runs == 40
+    assert runs["0"] == (40, 0, 0)
+
+
 TEAM = r"""#include <stdio.h>
 #define N 4000
 double u[N], v[N];

@@ -93,6 +93,10 @@ static struct {
   int no_residency;     /* OMPCL_RESIDENCY=0: every region copies in and out (for measuring) */
   long launches;        /* kernels launched so far */
   double setup_seconds; /* making the device ready: OpenCL set-up, program and kernel builds */
+  double startup_budget; /* auto mode: host seconds in loops the model sends to the device
+                            before OpenCL is started for them (OMPCL_STARTUP) */
+  double wanted_seconds; /* ... spent so far */
+  long startup_deferred; /* entries the model sent to the device that ran on the host */
   double team_setup;    /* setup_seconds when the outermost device team began */
   void *lib;
   cl_api cl;
@@ -270,6 +274,8 @@ static void start(void) {
     build_options = rt.bounds_check ? OMPCL_CHECK_OPTION " -DOMPCL_NO_INT64" : "-DOMPCL_NO_INT64";
   rt.regions_tail = &rt.regions;
   rt.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
+  rt.startup_budget = getenv("OMPCL_STARTUP") ? atof(getenv("OMPCL_STARTUP"))
+                                              : OMPCL_STARTUP_SECONDS;
   set_cache_dir();
   load_model();
   atexit(finish);
@@ -1561,6 +1567,18 @@ static int undefer(ompcl_launch *L, int ndim, const long n[]) {
     L->declined = 1;
     return 0;
   }
+  if (rt.cl_state == 0 && rt.wanted_seconds < rt.startup_budget) {
+    /* OpenCL is not started: that costs about the budget, so it pays only once the host
+     * has spent as long in loops the model sends to the device (a short program never
+     * pays it; a long one pays it at most twice over) */
+    r->wanting = 1;
+    rt.startup_deferred++;
+    log_line("%s:%d: host (OpenCL start-up deferred: %.3f of %.3f s)", r->file, r->line,
+             rt.wanted_seconds, rt.startup_budget);
+    drop_pending(L);
+    L->declined = 1;
+    return 0;
+  }
   if (!ready_device(r, L->iters)) {
     drop_pending(L);
     return 0;
@@ -2005,7 +2023,9 @@ static void end(ompcl_region *r, int keep_resident) {
     r->seconds_host += dt;
     z->host_runs++;
     z->seconds_host += dt;
+    if (r->wanting) rt.wanted_seconds += dt;
   }
+  r->wanting = 0;
 }
 
 /* Device copies are stale from here on, so their buffers are released: a later region maps
@@ -2265,9 +2285,10 @@ static void json_totals(FILE *f) {
   fprintf(f, ", \"totals\": {\"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
              "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
              "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f, "
-             "\"map_round_trips\": %ld, \"coherent_buffers\": %ld}",
+             "\"map_round_trips\": %ld, \"coherent_buffers\": %ld, \"startup_deferred\": %ld, "
+             "\"startup_wanted_seconds\": %.6f}",
           b_dev, b_host, n_dev, n_host, kernel, transfer, rt.setup_seconds, rt.map_round_trips,
-          rt.coherent_buffers);
+          rt.coherent_buffers, rt.startup_deferred, rt.wanted_seconds);
 }
 
 /* Loop regions (with a kernel) or parallel regions run as teams of one. */

@@ -61,6 +61,10 @@ typedef struct ompcl_site {
 #define OMPCL_NRAW 9           /* ... transfer (bytes to move), work_items, wgsize */
 #define OMPCL_NFEATURES 13     /* ... transfer/(comp+mem), coalesced/mem,
                                   localmem/mem*wgsize, comp/mem */
+/* Auto mode starts OpenCL once the host has spent this long (seconds) in loops the model
+ * sends to the device: about what starting it costs on a CPU device with cached kernel
+ * binaries (OMPCL_STARTUP overrides; 0 starts it at the first such loop). */
+#define OMPCL_STARTUP_SECONDS 0.03
 #define OMPCL_MAX_SIZES 32     /* problem-size classes per region (log2 of the work-items) */
 
 /* What happened at one problem size (a power-of-two class of work-items) of a region. */
@@ -107,6 +111,7 @@ typedef struct ompcl_region {
   long decisions_device, decisions_host;  /* of the dispatch model (auto mode) */
   long check_runs, check_hits, check_declines; /* run-time scratch checks (ompcl_sc) */
   int check_warned;
+  int wanting;             /* this entry: the model chose the device before OpenCL started */
   double seconds_device, seconds_host, t_start;
   double kernel_seconds, transfer_seconds; /* from OpenCL profiling events */
   const char *fallback;    /* why the last device attempt failed, or 0 */
