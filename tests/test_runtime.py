@@ -144,6 +144,25 @@ def test_binary_cache(device_run, run, base_env):
     assert "built rt_regions.c from cache" in r.stderr
 
 
+def test_binary_cache_keeps_its_size(device_run, run, tmp_path):
+    """Past OMPCL_CACHE_MB the least recently used binaries go (a loaded one counts as used),
+    down to three quarters of the limit; the binary just built stays."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for k in range(4):
+        old = cache / f"{k:016x}.bin"
+        old.write_bytes(b"\0" * 1048576)
+        os.utime(old, (1000 + k, 1000 + k))
+    keep = cache / "notes.txt"
+    keep.write_text("not a binary")
+    r = run(OMPCL_CACHE_DIR=str(cache), OMPCL_CACHE_MB="2.5", OMPCL_LOG="1")
+    r.check_ok()
+    assert "pruned the kernel cache" in r.stderr
+    left = sorted(p.name for p in cache.glob("*.bin"))
+    assert len(left) == 2 and left[0] == f"{3:016x}.bin", left  # the newest fake, the new one
+    assert keep.exists()
+
+
 def test_no_platform_runs_on_host_quietly(run):
     r = run(OMPCL_PLATFORM="no-such-platform")
     r.check_ok()

@@ -15,6 +15,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <utime.h>
 
 #include "ompcl_rt.h"
 
@@ -585,7 +587,56 @@ static cl_program build_from_binary(const char *path) {
     rt.cl.ReleaseProgram(p);
     return 0;
   }
+  utime(path, 0); /* used now: the last to go when the cache is pruned */
   return p;
+}
+
+typedef struct { time_t when; off_t size; char name[64]; } cached_file;
+
+static int older_first(const void *a, const void *b) {
+  time_t x = ((const cached_file *)a)->when, y = ((const cached_file *)b)->when;
+  return x < y ? -1 : x > y;
+}
+
+/* Keep the kernel binaries under OMPCL_CACHE_MB megabytes (default OMPCL_CACHE_MB_DEFAULT):
+ * past it, the least recently used go until three quarters of it are left. */
+static void prune_cache(void) {
+  const char *env = getenv("OMPCL_CACHE_MB");
+  double mb = env && *env ? atof(env) : OMPCL_CACHE_MB_DEFAULT;
+  DIR *d = opendir(rt.cache_dir);
+  cached_file *files = 0;
+  size_t n = 0, cap = 0;
+  long long total = 0, limit = (long long)(mb * 1048576.0);
+  struct dirent *e;
+  char path[1200];
+  if (!d) return;
+  while ((e = readdir(d))) {
+    struct stat st;
+    size_t len = strlen(e->d_name);
+    if (len < 5 || len >= sizeof files[0].name || strcmp(e->d_name + len - 4, ".bin")) continue;
+    snprintf(path, sizeof path, "%s/%s", rt.cache_dir, e->d_name);
+    if (stat(path, &st) || !S_ISREG(st.st_mode)) continue;
+    if (n == cap) {
+      cached_file *more = realloc(files, (cap = cap ? 2 * cap : 256) * sizeof *files);
+      if (!more) break;
+      files = more;
+    }
+    files[n].when = st.st_mtime;
+    files[n].size = st.st_size;
+    memcpy(files[n].name, e->d_name, len + 1);
+    total += st.st_size;
+    n++;
+  }
+  closedir(d);
+  if (total > limit) {
+    qsort(files, n, sizeof *files, older_first);
+    for (size_t k = 0; k < n && total > limit / 4 * 3; k++) {
+      snprintf(path, sizeof path, "%s/%s", rt.cache_dir, files[k].name);
+      if (!unlink(path)) total -= files[k].size;
+    }
+    log_line("pruned the kernel cache %s to %.1f MB", rt.cache_dir, total / 1048576.0);
+  }
+  free(files);
 }
 
 static void save_binary(cl_program p, const char *path) {
@@ -597,6 +648,7 @@ static void save_binary(cl_program p, const char *path) {
   if (rt.cl.GetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, 0) == CL_SUCCESS) {
     mkdir_p(rt.cache_dir);
     if (write_file_atomic(path, bins[0], len)) log_line("cached binary %s", path);
+    prune_cache();
   }
   free(bins[0]);
 }

@@ -65,6 +65,8 @@ typedef struct ompcl_site {
  * sends to the device: about what starting it costs on a CPU device with cached kernel
  * binaries (OMPCL_STARTUP overrides; 0 starts it at the first such loop). */
 #define OMPCL_STARTUP_SECONDS 0.03
+/* Megabytes of kernel binaries the cache keeps (OMPCL_CACHE_MB overrides). */
+#define OMPCL_CACHE_MB_DEFAULT 256
 #define OMPCL_MAX_SIZES 32     /* problem-size classes per region (log2 of the work-items) */
 
 /* What happened at one problem size (a power-of-two class of work-items) of a region. */
