@@ -193,26 +193,33 @@ class Regions(Extents):
                        f"    {tpc}[h0] = 0.25 * h0 - 0.5{time_term};"]
             c.dread.append(f"{tpc}[({lp.var} % {k} + {k}) % {k}]")
             par.append(f"copyin({tpc})")
+        return self._store_or_reduce(s, lp, c, vecs, body, {"threadprivate"},
+                                     "ts" if "double ts" in "".join(body) else tpc, before, par)
+
+    def _store_or_reduce(self, s: int, lp: Loop, c: Ctx, vecs: list[Arr], body: list[str],
+                         fams: set[str], must: str, before: list[str], par: list[str]
+                         ) -> LoopSpec:
+        """The loop whose ``body`` computes a value from ``must``: stored into one of the 1-D
+        arrays at the loop's element, or, with nowhere to store, summed in a reduction."""
+        r = self.r
         writes: set[str] = set()
         targets = list(vecs)
         if not targets and len(self.shapes[s]) == 1:
             targets = [self.new_array(s, storage="heap")]
         if targets:
             a = r.choice(targets)
-            val = self.forced_store(a, c, "ts" if "double ts" in "".join(body) else tpc)
-            body.append(f"{a.at([lp.sub()])} = {val};")
+            body.append(f"{a.at([lp.sub()])} = {self.forced_store(a, c, must)};")
             writes.add(a.name)
-        else:  # nowhere to store: a reduction keeps the result
-            v = self.scalar("double", "0.0", "r")
-            body.append(f"{v} += fabs({c.dread[-1]});")
-            self.floaty = True
-            return LoopSpec(s, {"threadprivate", "reduction"} | self.extra_families,
-                            self.loop_nest(s, [lp], 1, False, body), [f"reduction(+:{v})"],
-                            before, [f'printf("{v} %.9e\\n", {v});'], array_names(body),
-                            writes, par, [v])
-        return LoopSpec(s, {"threadprivate"} | self.extra_families,
-                        self.loop_nest(s, [lp], 1, False, body), before=before,
-                        reads=array_names(body), writes=writes, par_clauses=par)
+            return LoopSpec(s, fams | self.extra_families,
+                            self.loop_nest(s, [lp], 1, False, body), before=before,
+                            reads=array_names(body), writes=writes, par_clauses=par)
+        v = self.scalar("double", "0.0", "r")
+        body.append(f"{v} += fabs({c.dread[-1]});")
+        self.floaty = True
+        return LoopSpec(s, fams | {"reduction"} | self.extra_families,
+                        self.loop_nest(s, [lp], 1, False, body), [f"reduction(+:{v})"],
+                        before, [f'printf("{v} %.9e\\n", {v});'], array_names(body),
+                        writes, par, [v])
 
     def checked_scratch_spec(self) -> LoopSpec:
         """FT's shape, which the static proof cannot clear: each iteration gathers into a
@@ -249,24 +256,7 @@ class Regions(Extents):
                 f"    ts += {scr}[h][q] * (q < {lens}[d] ? 0.5 + 0.125 * q : 0.0);"]
         c.dread.append("ts")
         fams = {"threadprivate"} | ({"declined"} if extra else set())
-        writes: set[str] = set()
-        targets = list(vecs)
-        if not targets and len(self.shapes[s]) == 1:
-            targets = [self.new_array(s, storage="heap")]
-        if targets:
-            a = r.choice(targets)
-            body.append(f"{a.at([lp.sub()])} = {self.forced_store(a, c, 'ts')};")
-            writes.add(a.name)
-            return LoopSpec(s, fams | self.extra_families,
-                            self.loop_nest(s, [lp], 1, False, body), reads=array_names(body),
-                            writes=writes)
-        v = self.scalar("double", "0.0", "r")
-        body.append(f"{v} += fabs(ts);")
-        self.floaty = True
-        return LoopSpec(s, fams | {"reduction"} | self.extra_families,
-                        self.loop_nest(s, [lp], 1, False, body), [f"reduction(+:{v})"],
-                        [], [f'printf("{v} %.9e\\n", {v});'], array_names(body), writes, [],
-                        [v])
+        return self._store_or_reduce(s, lp, c, vecs, body, fams, "ts", [], [])
 
     # -- parallel regions with several loops ------------------------------------------------
     def region_spec(self, reduction: bool) -> LoopSpec:
