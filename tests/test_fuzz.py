@@ -10,6 +10,7 @@ variables, shadowing, guards): ISSUE15_SEEDS says what each found.
 """
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from collections import Counter
@@ -56,6 +57,31 @@ def test_a_team_goes_to_the_device_only_with_all_its_loops(monkeypatch):
     assert gen.count(text) == (1, 2)
     monkeypatch.setitem(gen.OFFLOADED, "atomic", True)
     assert gen.count(text) == (3, 0)
+
+
+def test_declined_loops_are_placed_on_the_host(tmp_path, monkeypatch):
+    """A loop whose run-time scratch check declines every time counts as offloaded (it is
+    translated) but must run on the host: the placement check wants exactly that many
+    regions declined by their check and the rest on the device."""
+    text = ("/* ompcl-loop: threadprivate,declined */\n/* ompcl-loop: map */\n"
+            "/* ompcl-loop: threadprivate,declined,parallel_region,team1 */\n"
+            "/* ompcl-loop: atomic,parallel_region,team1 */\n")
+    assert gen.declined(text) == 2 and gen.count(text) == (4, 0)
+    monkeypatch.setitem(gen.OFFLOADED, "atomic", False)  # its team stays on the host
+    assert gen.declined(text) == 1 and gen.count(text) == (2, 2)
+
+    def stats(regions):
+        path = tmp_path / "s.json"
+        path.write_text(json.dumps({"device": {"available": True}, "regions": [
+            {"line": k, "device_runs": d, "host_runs": h, "check_declines": c,
+             "fallback": None} for k, (d, h, c) in enumerate(regions)]}))
+        return path
+    good = stats([(0, 3, 3), (3, 0, 0)])
+    assert oracle.check_placement("opencl-zc", good, 2, 1) == (None, 1)
+    fail, _ = oracle.check_placement("opencl-zc", stats([(3, 0, 0), (3, 0, 0)]), 2, 1)
+    assert fail is not None and fail.kind == "placement"  # the check let it through
+    fail, _ = oracle.check_placement("opencl-zc", stats([(0, 3, 3), (0, 3, 3)]), 2, 1)
+    assert fail is not None and "2 declined by their run-time check, expected 1" in fail.detail
 
 
 def test_generator_is_deterministic():
