@@ -1605,6 +1605,27 @@ static int host_whatever_device(ompcl_launch *L, int ndim, const long n[]) {
   return 1;
 }
 
+/* A guess at the host seconds of an entry before it runs: its recorded seconds per
+ * work-item if it ran on the host before, else its operations per work-item (comp + mem)
+ * at OMPCL_HOST_OP_SECONDS each. */
+static double host_guess(const ompcl_launch *L) {
+  const ompcl_region *r = L->r;
+  double f[OMPCL_NFEATURES];
+  long runs = 0, items = 0;
+  double secs = 0;
+  for (int k = 0; k < OMPCL_MAX_SIZES; k++) {
+    const ompcl_size_stats *z = &r->sizes[k];
+    if (z->host_runs > 0 && z->work_items > 0) {
+      runs += z->host_runs;
+      items += z->host_runs * z->work_items;
+      secs += z->seconds_host;
+    }
+  }
+  if (runs > 0 && items > 0) return secs / (double)items * (double)L->iters;
+  entry_features(L, 0, 1, f);
+  return (double)L->iters * (f[0] + f[1] > 1 ? f[0] + f[1] : 1.0) * OMPCL_HOST_OP_SECONDS;
+}
+
 /* A deferred entry at its launch: the host if the model says so whatever the device, else
  * the device made ready and the kept arguments set. */
 static int undefer(ompcl_launch *L, int ndim, const long n[]) {
@@ -1619,10 +1640,12 @@ static int undefer(ompcl_launch *L, int ndim, const long n[]) {
     L->declined = 1;
     return 0;
   }
-  if (rt.cl_state == 0 && rt.wanted_seconds < rt.startup_budget) {
+  if (rt.cl_state == 0 && rt.wanted_seconds < rt.startup_budget &&
+      host_guess(L) < rt.startup_budget) {
     /* OpenCL is not started: that costs about the budget, so it pays only once the host
      * has spent as long in loops the model sends to the device (a short program never
-     * pays it; a long one pays it at most twice over) */
+     * pays it; many short entries pay it at most twice over); an entry that looks as
+     * long as the start-up by itself starts it at once */
     r->wanting = 1;
     rt.startup_deferred++;
     log_line("%s:%d: host (OpenCL start-up deferred: %.3f of %.3f s)", r->file, r->line,
