@@ -309,6 +309,7 @@ class ScratchCheck:
     #: checked to lie apart from the scratch arrays instead of access by access
     region_roots: tuple[str, ...] = ()
     uniform: bool = False  # no loop variable in the slice: one iteration stands for all
+    held: tuple[Var, ...] = ()  # scratch arrays of the enclosing function: the check's own
 
 
 @dataclass(frozen=True)

@@ -209,3 +209,48 @@ def test_no_check_when_a_global_the_slice_reads_may_change(tmp_path):
     (region,) = u.regions
     assert region.scratch_check is None
     assert "the address of 'len' is taken" in " ".join(r.message for r in region.reasons)
+
+
+# the scratch array is private to the parallel region (declared in it), not threadprivate
+REGION_PRIVATE = r"""#include <stdio.h>
+#define M 64
+static int len[2] = {8, 4};
+double out[M];
+int main(void) {
+  int i;
+#pragma omp parallel
+  {
+    double w[8];
+#pragma omp for
+    for (i = 0; i < M; i++) {
+      const int d = i % 2;
+      double s = 0.0;
+      for (int q = 0; q < len[d]; q++) w[q] = 0.25 * (i + q);
+      for (int q = 0; q < len[d]; q++) s += w[q];
+      out[i] = s;
+    }
+  }
+  printf("%f %f\n", out[5], out[6]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_region_private_scratch_is_checked(tmp_path, opencl_available, threads):
+    """A scratch array declared in the parallel region: the check declares its own copy
+    once (the region function cannot see the region's) and marks it like a threadprivate
+    one; strict build, the device runs the loop, the OpenMP original's output."""
+    src = tmp_path / "r.c"
+    src.write_text(REGION_PRIVATE)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats), OMP_NUM_THREADS=threads)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == run(ref, OMP_NUM_THREADS=threads).stdout
+    if opencl_available:
+        (r,) = load_stats(stats)["regions"]
+        assert (r["device_runs"], r["check_runs"], r["check_declines"]) == (1, 1, 0)

@@ -741,7 +741,10 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
             raise NoCheck(f"the address of '{g}' is taken, so the loop may change it")
     # the scratch trace of an iteration that mentions no loop variable is every iteration's
     uniform = not used & {v for v, _ in loop_vars}
-    return ScratchCheck(tuple(arrays), sliced, tuple(own), tuple(sl.defs),
-                        tuple(sorted(sl.inputs - {v for v, _ in loop_vars})),
+    # a scratch array of the enclosing function (private to the region) is the check's own:
+    # declared once for all iterations (the stamps tell the iterations apart)
+    held = tuple(v for v in own if v.name in names)
+    return ScratchCheck(tuple(arrays), sliced, tuple(v for v in own if v.name not in names),
+                        tuple(sl.defs), tuple(sorted(sl.inputs - {v for v, _ in loop_vars})),
                         tuple(sorted(sl.globals_read - set(names))),
-                        tuple(sorted(sl.region_roots)), uniform)
+                        tuple(sorted(sl.region_roots)), uniform, held)

@@ -58,7 +58,8 @@ def check_lines(region: Region, arrays: list[dict]) -> list[str]:
     written = [a for a in arrays if a["mode"] != "OMPCL_READ"]
     scratch = {name for name, _ in c.arrays}
     pairs = [(f"&{g}", g, a) for g in c.globals_read for a in written if a["name"] != g]
-    pairs += [(name, name, a) for name in sorted(scratch) for a in arrays
+    held = {v.name for v in c.held}  # the check's own arrays: apart from everything
+    pairs += [(name, name, a) for name in sorted(scratch - held) for a in arrays
               if a["name"] not in scratch]  # the loop's arrays, whose accesses are not marked
     ranges = {a["name"]: a for _, _, a in pairs}
     for k, a in enumerate(ranges.values()):  # where they are is part of the key
@@ -66,6 +67,7 @@ def check_lines(region: Region, arrays: list[dict]) -> list[str]:
         out.append(f"  ompcl_sc_key(&ompcl_S, &ompcl_sa{k}, sizeof ompcl_sa{k}); "
                    f"ompcl_sc_key(&ompcl_S, &ompcl_sn{k}, sizeof ompcl_sn{k});")
     out.append(f"  if (!ompcl_sc_cached(&ompcl_S, &{N.descriptor(region.id)}, &ompcl_sc_ok)) {{")
+    out += [f"    {_decl_text(v.decl)}" for v in c.held if v.decl is not None]
     out += [f"    ompcl_sc_array(&ompcl_S, (const void *){name}, sizeof({name}), "
             f"sizeof({ctype}));" for name, ctype in c.arrays]
     index = {name: k for k, name in enumerate(ranges)}
