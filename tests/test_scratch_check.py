@@ -236,13 +236,43 @@ int main(void) {
 """
 
 
+# ... threadprivate, but static inside the function that holds the loop
+FUNCTION_STATIC = r"""#include <stdio.h>
+#define M 64
+static int len[2] = {8, 4};
+double out[M];
+static void work(void) {
+  static double w[8];
+#pragma omp threadprivate(w)
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < M; i++) {
+    const int d = i % 2;
+    double s = 0.0;
+    for (int q = 0; q < len[d]; q++) w[q] = 0.25 * (i + q);
+    for (int q = 0; q < len[d]; q++) s += w[q];
+    out[i] = s;
+  }
+}
+int main(void) {
+  work();
+  printf("%f %f\n", out[5], out[6]);
+  return 0;
+}
+"""
+
+
 @pytest.mark.parametrize("threads", ["1", "2"])
-def test_region_private_scratch_is_checked(tmp_path, opencl_available, threads):
-    """A scratch array declared in the parallel region: the check declares its own copy
-    once (the region function cannot see the region's) and marks it like a threadprivate
-    one; strict build, the device runs the loop, the OpenMP original's output."""
+@pytest.mark.parametrize("text", [REGION_PRIVATE, FUNCTION_STATIC],
+                         ids=["region-private", "function-static"])
+def test_scratch_the_region_function_cannot_name_is_checked(tmp_path, opencl_available,
+                                                              threads, text):
+    """A scratch array declared in the parallel region, or static (threadprivate) in the
+    loop's function: the check declares its own copy once (the region function cannot name
+    the real one) and marks it like a file-scope one; strict build, the device runs the
+    loop, the OpenMP original's output."""
     src = tmp_path / "r.c"
-    src.write_text(REGION_PRIVATE)
+    src.write_text(text)
     ref, exe = tmp_path / "ref", tmp_path / "exe"
     gcc_build(src, ref)
     res = ompcl_build([src], exe)

@@ -714,6 +714,13 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
     reductions): the slice does not know them."""
     sl = _Slicer(set(names), env, globals_, scope, assigned, lookup, tag)
     types: dict[str, _Ty | None] = {v: _Ty(0, t) for v, t in loop_vars}
+    # scratch arrays of the enclosing function (private to the region, or static there):
+    # the region function cannot name them, so the check holds its own, declared once (only
+    # their addresses matter: the stamps tell the iterations apart)
+    held = [scope[n] for n in sorted(names) if n in scope and n not in globals_ and
+            scope[n].storage != "global"]
+    for v in held:
+        types[v.name] = _ty_of(v.ctype)
     own = []
     for name in sorted(names_written(body) | arrays_written(body)):
         v = scope.get(name)
@@ -721,7 +728,7 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
             types[name] = _ty_of(v.ctype)
             own.append(v)
     sl.enter(body, types, {v.name for v in own if v.name in carried}, True,
-             {v.name for v in own if v.ctype.dims and not v.ctype.pointer})
+             {v.name for v in own + held if v.ctype.dims and not v.ctype.pointer})
     sliced = sl.block(body)
     used = {n.name for n in walk(sliced) if isinstance(n, c_ast.ID)}
     own = [v for v in own if v.name in used]
@@ -741,10 +748,9 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
             raise NoCheck(f"the address of '{g}' is taken, so the loop may change it")
     # the scratch trace of an iteration that mentions no loop variable is every iteration's
     uniform = not used & {v for v, _ in loop_vars}
-    # a scratch array of the enclosing function (private to the region) is the check's own:
-    # declared once for all iterations (the stamps tell the iterations apart)
-    held = tuple(v for v in own if v.name in names)
-    return ScratchCheck(tuple(arrays), sliced, tuple(v for v in own if v.name not in names),
-                        tuple(sl.defs), tuple(sorted(sl.inputs - {v for v, _ in loop_vars})),
+    if held and sl.region_roots:  # the check cannot tell where the real arrays are
+        raise NoCheck(f"a pointer the loop uses may point into '{held[0].name}'")
+    return ScratchCheck(tuple(arrays), sliced, tuple(own), tuple(sl.defs),
+                        tuple(sorted(sl.inputs - {v for v, _ in loop_vars})),
                         tuple(sorted(sl.globals_read - set(names))),
-                        tuple(sorted(sl.region_roots)), uniform, held)
+                        tuple(sorted(sl.region_roots)), uniform, tuple(held))
