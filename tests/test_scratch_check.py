@@ -262,9 +262,47 @@ int main(void) {
 """
 
 
+# ... static in main and passed to the callee by rows, which it picks with a ternary (the
+# device's pointer locals then point to private memory); main's heap array is accessed too
+ROWS_PASSED = r"""#include <stdio.h>
+#include <stdlib.h>
+#define M 64
+static int len[2] = {8, 4};
+static int sweep(int d, double *r0, double *r1) {
+  const int n = len[d];
+  int s, src = 0, t;
+  for (s = 0; s < 3; s++) {
+    const double *x = src ? r1 : r0;
+    double *y = src ? r0 : r1;
+    for (t = 0; t < n; t++) y[t] = x[t] * 0.5 + x[(t + 1) % n];
+    src = 1 - src;
+  }
+  return src;
+}
+int main(void) {
+  static double w[2][8];
+#pragma omp threadprivate(w)
+  double *out = malloc(M * sizeof(double));
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < M; i++) {
+    const int d = i % 2;
+    double s = 0.0;
+    for (int q = 0; q < len[d]; q++) w[0][q] = 0.25 * (i + q);
+    const int h = sweep(d, w[0], w[1]);
+    for (int q = 0; q < len[d]; q++) s += w[h][q];
+    out[i] = s;
+  }
+  printf("%f %f\n", out[5], out[6]);
+  free(out);
+  return 0;
+}
+"""
+
+
 @pytest.mark.parametrize("threads", ["1", "2"])
-@pytest.mark.parametrize("text", [REGION_PRIVATE, FUNCTION_STATIC],
-                         ids=["region-private", "function-static"])
+@pytest.mark.parametrize("text", [REGION_PRIVATE, FUNCTION_STATIC, ROWS_PASSED],
+                         ids=["region-private", "function-static", "rows-passed"])
 def test_scratch_the_region_function_cannot_name_is_checked(tmp_path, opencl_available,
                                                               threads, text):
     """A scratch array declared in the parallel region, or static (threadprivate) in the

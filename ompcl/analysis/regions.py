@@ -276,7 +276,7 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
     if unproved:
         carried = set(info.live_in) | {a for c in d.clause("reduction") for a in c.args}
         check, why = _run_time_check(unproved, loops, body, scope, assigned, lookup, checking,
-                                     carried)
+                                     carried, cand.bound.func.body if cand.bound.func else None)
         if check is not None:
             extra.update(unproved)
         reasons += [Reason("thread-private", f"'{name}' is private to each thread and an "
@@ -295,14 +295,15 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
 
 def _run_time_check(names: list[str], loops: tuple[LoopDim, ...], body: c_ast.Node,
                     scope: dict[str, Var], assigned: set[str], lookup, checking: tuple | None,
-                    carried: set[str]) -> tuple[ScratchCheck | None, str]:
+                    carried: set[str], enclosing: c_ast.Node | None
+                    ) -> tuple[ScratchCheck | None, str]:
     """The run-time check of scratch arrays ``names``, or None and why there is none."""
     if checking is None:
         return None, ""
     env, file_scope, rid = checking
     try:
         return scratch_check(names, body, [(x.var, x.var_type) for x in loops], scope, env,
-                             file_scope, assigned, lookup, str(rid), carried), ""
+                             file_scope, assigned, lookup, str(rid), carried, enclosing), ""
     except (NoCheck, RecursionError) as e:
         return None, f" (no run-time check: {e})" if str(e) else ""
 

@@ -630,13 +630,16 @@ class _Slicer:
         return out
 
 
-def _escapes(name: str, ndims: int, bodies: list[c_ast.Node]) -> bool:
-    """Whether a use of global ``name`` (an array of ``ndims`` dimensions, or a scalar) in
-    ``bodies`` lets the loop write it other than by name: its address or an element's taken,
-    or the array (or a row of it) used as a pointer."""
+def _escapes(name: str, ndims: int, bodies: list[c_ast.Node],
+             skip: frozenset[int] = frozenset()) -> bool:
+    """Whether a use of ``name`` (an array of ``ndims`` dimensions, or a scalar) in
+    ``bodies``, outside the nodes ``skip``, lets code write it other than by name: its
+    address or an element's taken, or the array (or a row of it) used as a pointer."""
     for body in bodies:
         elements: set[int] = set()  # the IDs that are the base of a full subscript chain
         for n in walk(body):
+            if id(n) in skip:
+                continue
             if isinstance(n, c_ast.UnaryOp) and n.op == "&" and _mentions_id(n.expr, name):
                 return True
             if ndims and isinstance(n, c_ast.ArrayRef):
@@ -646,7 +649,7 @@ def _escapes(name: str, ndims: int, bodies: list[c_ast.Node]) -> bool:
                 if isinstance(base, c_ast.ID) and base.name == name and depth == ndims:
                     elements.add(id(base))
         if ndims and any(isinstance(n, c_ast.ID) and n.name == name and id(n) not in elements
-                         for n in walk(body)):
+                         and id(n) not in skip for n in walk(body)):
             return True
     return False
 
@@ -705,13 +708,14 @@ def _clone_def(fdef: c_ast.FuncDef, name: str, params: list[c_ast.Decl], value: 
 
 def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str, str]],
                   scope: dict[str, Var], env: TypeEnv, globals_: dict[str, Var],
-                  assigned: set[str], lookup, tag: str, carried: set[str] = frozenset()
-                  ) -> ScratchCheck:
+                  assigned: set[str], lookup, tag: str, carried: set[str] = frozenset(),
+                  enclosing: c_ast.Node | None = None) -> ScratchCheck:
     """The run-time check of scratch arrays ``names`` for loop ``body`` (raises NoCheck).
     ``loop_vars``: the nest's (variable, C type); ``assigned``: every name the body and its
     callees may write; ``tag``: makes the names of sliced functions unique in the file;
     ``carried``: variables whose value may flow between iterations (read before written,
-    reductions): the slice does not know them."""
+    reductions): the slice does not know them; ``enclosing``: the body of the function
+    holding the loop (where a pointer to a scratch array of its own could come from)."""
     sl = _Slicer(set(names), env, globals_, scope, assigned, lookup, tag)
     types: dict[str, _Ty | None] = {v: _Ty(0, t) for v, t in loop_vars}
     # scratch arrays of the enclosing function (private to the region, or static there):
@@ -749,7 +753,10 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
     # the scratch trace of an iteration that mentions no loop variable is every iteration's
     uniform = not used & {v for v, _ in loop_vars}
     if held and sl.region_roots:  # the check cannot tell where the real arrays are
-        raise NoCheck(f"a pointer the loop uses may point into '{held[0].name}'")
+        inside = frozenset(id(n) for n in walk(body))
+        for v in held:  # unless the function never lets a pointer at one outside the loop
+            if enclosing is None or _escapes(v.name, len(v.ctype.dims), [enclosing], inside):
+                raise NoCheck(f"a pointer the loop uses may point into '{v.name}'")
     return ScratchCheck(tuple(arrays), sliced, tuple(own), tuple(sl.defs),
                         tuple(sorted(sl.inputs - {v for v, _ in loop_vars})),
                         tuple(sorted(sl.globals_read - set(names))),

@@ -168,7 +168,8 @@ def team_fallback(hr: HostRegion, text: str) -> str:
     given = set(r.bound.directive.names_in("private"))
     # threadprivate variables stay the threads' own without a clause (one is an error)
     extra = [x for x in r.directive.names_in("private") if x not in given
-             and r.scope.get(x) is not None and r.scope[x].storage != "global"]
+             and r.scope.get(x) is not None and r.scope[x].storage != "global"
+             and x not in r.threadprivates]  # a function's static threadprivate too
     copied = sorted(set(r.threadprivates) - set(r.directive.names_in("private")))
     m = _FOR_LINE.search(text)
     one = bool(r.updated) or any(x not in r.scope for x in copied)

@@ -233,25 +233,35 @@ class Regions(Extents):
         s, lp, c, vecs = self.vector_loop()
         k = r.choice((4, 6, 8))
         scr, lens, fn = self.fresh("tsc"), self.fresh("tsl"), self.fresh("tsp")
-        self.decl_global += [f"static double {scr}[2][{k + 1}];",
-                             f"#pragma omp threadprivate({scr})",
-                             f"static int {lens}[2] = {{{k}, {k // 2}}};"]
+        # the scratch static in main, where the loop is, and passed to the callee by rows
+        # (in a helper or callee the loop cannot see main's)
+        local = r.random() < 0.3 and "func" not in self.extra_families and not self.orphan
+        decl = [f"static double {scr}[2][{k + 1}];", f"#pragma omp threadprivate({scr})"]
+        if local:
+            self.decl_local += ["    " + line for line in decl]
+        else:
+            self.decl_global += decl
+        self.decl_global.append(f"static int {lens}[2] = {{{k}, {k // 2}}};")
         self.misc_names.append(lens)  # a region with default(none) names it shared
         stages = r.choice((1, 2, 3))
+        rows = ((f"src ? r1 : r0", f"src ? r0 : r1") if local else
+                (f"{scr}[src]", f"{scr}[1 - src]"))
         self.funcs.append(
-            f"static int {fn}(int d)\n{{\n    const int n = {lens}[d];\n"
+            f"static int {fn}(int d{', double *r0, double *r1' if local else ''})\n{{\n"
+            f"    const int n = {lens}[d];\n"
             f"    int s, src = 0, t;\n    for (s = 0; s < {stages}; s++) {{\n"
-            f"        const double *x = {scr}[src];\n        double *y = {scr}[1 - src];\n"
+            f"        const double *x = {rows[0]};\n        double *y = {rows[1]};\n"
             f"        for (t = 0; t < n; t++)\n"
             f"            y[t] = x[t] * 0.5 + x[(t + 1) % n];\n        src = 1 - src;\n    }}\n"
             f"    return src;\n}}\n")
+        call = f"{fn}(d, {scr}[0], {scr}[1])" if local else f"{fn}(d)"
         d = r.choice((f"({lp.var} % 2 + 2) % 2", "0", "1"))  # loops may start below 0
         extra = " + 1" if r.random() < 0.25 else ""
         cq = Ctx(list(c.iread), list(c.lread), list(c.dread), ["i", "q"])
         body = [f"const int d = {d};",
                 f"for (int q = 0; q < {lens}[d]; q++)",
                 f"    {scr}[0][q] = {self.dexpr(cq)};",
-                f"const int h = {fn}(d);", "double ts = 0.0;",
+                f"const int h = {call};", "double ts = 0.0;",
                 f"for (int q = 0; q < {lens}[d]{extra}; q++)",
                 f"    ts += {scr}[h][q] * (q < {lens}[d] ? 0.5 + 0.125 * q : 0.0);"]
         c.dread.append("ts")

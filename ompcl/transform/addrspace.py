@@ -41,6 +41,9 @@ class _Calls(NodeTransformer):
         """Where a pointer expression points: the space of the array or pointer it is
         derived from (``&a[k]``, a row ``a[k]``, ``p + k``, a cast)."""
         while True:
+            if isinstance(arg, c_ast.TernaryOp):  # one space if both choices have it
+                a, b = self.space(arg.iftrue), self.space(arg.iffalse)
+                return a if a == b else GLOBAL
             if isinstance(arg, c_ast.ArrayRef):
                 arg = arg.name
             elif isinstance(arg, c_ast.UnaryOp):
