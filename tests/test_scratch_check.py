@@ -144,13 +144,29 @@ def test_checked_loop_runs_on_the_device_when_the_check_passes(tmp_path, opencl_
     the check declines and the original loop runs. Later passes pass the check (one run per
     distinct entry: d = 1, d = 0 with every column gathered), later calls reuse its answer,
     and the device runs the loop; every pass prints what the OpenMP original prints."""
+    exe, expected = _built(tmp_path, PINGPONG, threads)
+    for r in _device_runs(tmp_path, exe, expected, threads, opencl_available):
+        assert (r["device_runs"], r["host_runs"]) == (4, 1)
+        assert (r["check_runs"], r["check_hits"], r["check_declines"]) == (3, 2, 1)
+    out = run(exe, OMPCL_DEVICE="auto", OMP_NUM_THREADS=threads)
+    assert out.stdout == expected
+
+
+def _built(tmp_path, text: str, threads: str):
+    """The program built by ompcl (strict, as the suite runs), and what its gcc -fopenmp
+    build prints with ``threads`` threads."""
     src = tmp_path / "p.c"
-    src.write_text(PINGPONG)
+    src.write_text(text)
     ref, exe = tmp_path / "ref", tmp_path / "exe"
     gcc_build(src, ref)
     res = ompcl_build([src], exe)
     assert res.returncode == 0, res.stderr
-    expected = run(ref, OMP_NUM_THREADS=threads).stdout
+    return exe, run(ref, OMP_NUM_THREADS=threads).stdout
+
+
+def _device_runs(tmp_path, exe, expected: str, threads: str, opencl_available: bool):
+    """Runs on the device with copying and with zero-copy buffers, each printing
+    ``expected``; yields the one region's statistics of each (where a device exists)."""
     stats = tmp_path / "s.json"
     for zero_copy in ("0", "1"):
         out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy,
@@ -159,10 +175,7 @@ def test_checked_loop_runs_on_the_device_when_the_check_passes(tmp_path, opencl_
         assert out.stdout == expected
         if opencl_available:
             (r,) = load_stats(stats)["regions"]
-            assert (r["device_runs"], r["host_runs"]) == (4, 1)
-            assert (r["check_runs"], r["check_hits"], r["check_declines"]) == (3, 2, 1)
-    out = run(exe, OMPCL_DEVICE="auto", OMPCL_STATS=str(stats), OMP_NUM_THREADS=threads)
-    assert out.stdout == expected
+            yield r
 
 
 VALUE_CALLEE = r"""#include <stdio.h>
@@ -308,17 +321,7 @@ def test_scratch_the_region_function_cannot_name_is_checked(tmp_path, opencl_ava
     """A scratch array declared in the parallel region, or static (threadprivate) in the
     loop's function: the check declares its own copy once (the region function cannot name
     the real one) and marks it like a file-scope one; strict build, the device runs the
-    loop, the OpenMP original's output."""
-    src = tmp_path / "r.c"
-    src.write_text(text)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe)
-    assert res.returncode == 0, res.stderr
-    stats = tmp_path / "s.json"
-    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats), OMP_NUM_THREADS=threads)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout == run(ref, OMP_NUM_THREADS=threads).stdout
-    if opencl_available:
-        (r,) = load_stats(stats)["regions"]
+    loop in both buffer modes, the OpenMP original's output."""
+    exe, expected = _built(tmp_path, text, threads)
+    for r in _device_runs(tmp_path, exe, expected, threads, opencl_available):
         assert (r["device_runs"], r["check_runs"], r["check_declines"]) == (1, 1, 0)
