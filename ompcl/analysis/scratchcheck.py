@@ -417,12 +417,7 @@ class _Slicer:
     def address(self, e: c_ast.Node) -> c_ast.Node:
         """Access chain ``e`` as an lvalue whose address the slice can take."""
         if isinstance(e, c_ast.ID):
-            if self.kind(e.name) == "input":
-                self.inputs.add(e.name)
-            if self.kind(e.name) == "global" and not self.is_array_name(e.name):
-                self.globals_read.add(e.name)
-                return _call("OMPCL_SC_IN", copy.deepcopy(e))  # a pointer variable, read
-            return copy.deepcopy(e)
+            return self.keep(e)  # an array's name, or a pointer variable read (recorded)
         if isinstance(e, c_ast.ArrayRef):
             return c_ast.ArrayRef(self.address(e.name), self.keep(e.subscript))
         if isinstance(e, c_ast.StructRef):

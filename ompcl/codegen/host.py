@@ -25,7 +25,8 @@ from ..transform.reductions import combine
 from . import names as N
 from ..predict.export import c_source
 from .features import KernelFeatures
-from .scratchcheck import check_functions, check_lines, iteration_point
+from .scratchcheck import (check_functions, check_lines, iteration_point, range_bytes,
+                           range_start)
 from .kernel import combine_text
 from .templates import render
 
@@ -105,9 +106,9 @@ def _inspections(region: Region) -> list[str]:
     for name in sorted({r for x in region.inspections for r in x.reads}):
         a = arrays[name]
         lo, hi = N.extent(a.extent, a.var.ctype.dims)
-        out.append(f"if (({hi}) >= ({lo})) ompcl_rt_host_range((const char *)({name}) + "
-                   f"({lo}) * (long)sizeof({a.var.ctype.base}), (unsigned long)(({hi}) - ({lo}) "
-                   f"+ 1) * sizeof({a.var.ctype.base}), OMPCL_READ);")
+        t = a.var.ctype.base
+        out.append(f"if (({hi}) >= ({lo})) ompcl_rt_host_range({range_start(name, lo, t)}, "
+                   f"(unsigned long)({range_bytes(lo, hi, t)}), OMPCL_READ);")
     total, point = iteration_point(region)
     out.append(f"{{ long ompcl_t; for (ompcl_t = 0; ompcl_t < {total}; ompcl_t++) {{")
     out += ["  " + line for line in point]

@@ -88,12 +88,22 @@ def check_lines(region: Region, arrays: list[dict]) -> list[str]:
     return out
 
 
+def range_start(name: str, lo: str, ctype: str) -> str:
+    """C text: the address of element ``lo`` of array ``name``."""
+    return f"(const char *)({name}) + ({lo}) * (long)sizeof({ctype})"
+
+
+def range_bytes(lo: str, hi: str, ctype: str) -> str:
+    """C text: the bytes of elements ``lo`` to ``hi``."""
+    return f"(({hi}) - ({lo}) + 1) * (long)sizeof({ctype})"
+
+
 def _start(a: dict) -> str:
-    return f"(const char *)({a['name']}) + ({a['lo']}) * (long)sizeof({a['ctype']})"
+    return range_start(a["name"], a["lo"], a["ctype"])
 
 
 def _bytes(a: dict) -> str:
-    return f"(({a['hi']}) - ({a['lo']}) + 1) * (long)sizeof({a['ctype']})"
+    return range_bytes(a["lo"], a["hi"], a["ctype"])
 
 
 def check_functions(region: Region) -> tuple[list[str], list[str]]:
