@@ -25,6 +25,7 @@ from ..transform.reductions import combine
 from . import names as N
 from ..predict.export import c_source
 from .features import KernelFeatures
+from .hostloop import HostLoop, host_loop
 from .scratchcheck import (check_functions, check_lines, iteration_point, range_bytes,
                            range_start)
 from .kernel import combine_text
@@ -158,22 +159,28 @@ _NOWAIT = re.compile(r"\bnowait\b")
 _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 
 
+def _team_threads(r: Region) -> tuple[bool, list[str]]:
+    """How a team loop's own parallel region gets its threads: (one, copied): on the one
+    thread itself (a loop updating a thread's array, several threads would update the one
+    array at once, or whose callees use threadprivate data not visible here), else with
+    the threadprivate data the loop or its callees use copied in from the team thread."""
+    copied = sorted(set(r.threadprivates) - set(r.directive.names_in("private")))
+    return bool(r.updated) or any(x not in r.scope for x in copied), copied
+
+
 def team_fallback(hr: HostRegion, text: str) -> str:
     """A team's loop as its own parallel loop: the host path inside the team of one's device
     version (outside any parallel region, where 'omp for' would run on one thread). The
     thread's variables the loop privatised stay private; the threadprivate data it or its
-    callees use is the team thread's, so the new threads copy it in; a loop updating a
-    thread's array (several threads would update the one array at once), or whose callees
-    use threadprivate data not visible here, runs on a team of the one thread itself."""
+    callees use is the team thread's (``_team_threads``)."""
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
     # threadprivate variables stay the threads' own without a clause (one is an error)
     extra = [x for x in r.directive.names_in("private") if x not in given
              and r.scope.get(x) is not None and r.scope[x].storage != "global"
              and x not in r.threadprivates]  # a function's static threadprivate too
-    copied = sorted(set(r.threadprivates) - set(r.directive.names_in("private")))
+    one, copied = _team_threads(r)
     m = _FOR_LINE.search(text)
-    one = bool(r.updated) or any(x not in r.scope for x in copied)
     par = "omp parallel for num_threads(1)" if one else "omp parallel for"
     line = _NOWAIT.sub("", _OMP_FOR.sub(par, m.group(0), count=1))
     clauses = (f" private({', '.join(extra)})" if extra else "") + (
@@ -182,6 +189,17 @@ def team_fallback(hr: HostRegion, text: str) -> str:
         cont = line.rstrip().endswith("\\")
         line = line.rstrip().rstrip("\\").rstrip() + clauses + (" \\" if cont else "")
     return text[:m.start()] + line + text[m.end():]
+
+
+def team_shared_call(hr: HostRegion, loop: HostLoop, text: str) -> str:
+    """The team of one's host path of a loop with a shared host function: a parallel region
+    of its own calling it (its 'omp for' shares the loop among the new threads)."""
+    one, copied = _team_threads(hr.region)
+    clause = " num_threads(1)" if one else (f" copyin({', '.join(copied)})" if copied else "")
+    named = "".join(f"(void){x}; " for x in loop.touched)  # the region's, as in the loop
+    ind = _indent_of(text)
+    return (f"{ind}{named}\n" if named else "") + \
+        f"#pragma omp parallel{clause}\n{ind}{loop.call(hr.region.id)}"
 
 
 def _call(prog: Program, hr: HostRegion, text: str, scan: Scanner, host: str = "") -> str:
@@ -275,22 +293,45 @@ def _team_wrappers(team: Team) -> tuple[list[str], list[str], list[str], list[st
     return outer, inner, inner_exit, outer_exit
 
 
+def _team_host(hr: HostRegion, text: str, shared: dict[int, HostLoop]) -> str:
+    loop = shared.get(hr.region.id)
+    return team_shared_call(hr, loop, text) if loop else team_fallback(hr, text)
+
+
+def _shared_calls(prog: Program, ht: HostTeam, scan: Scanner, shared: dict[int, HostLoop]
+                  ) -> list[tuple[int, int, str]]:
+    """Edits putting the calls of the shared host functions in the original region."""
+    path = _c_string(prog.path)
+    return [(hr.splice.start, hr.splice.end,
+             f"{_indent_of(src)}{shared[hr.region.id].region_call(hr.region.id)}\n"
+             f'#line {scan.line_of(hr.splice.end)} "{path}"\n')
+            for hr in ht.loops if hr.region.id in shared
+            for src in [prog.source[hr.splice.start:hr.splice.end]]]
+
+
 def team_text(prog: Program, ht: HostTeam, scan: Scanner,
-              syncs: list[tuple[int, int]], plan=None) -> str:
+              syncs: list[tuple[int, int]], plan=None,
+              shared: dict[int, HostLoop] | None = None) -> str:
     """A team's replacement: its device version (the region's statement with its loops as
-    calls and team-of-one directives dropped) and, for the host, the original region."""
+    calls and team-of-one directives dropped) and, for the host, the original region (its
+    loops with a ``shared`` host function call it)."""
     src, rg, tid = prog.source, ht.splice, ht.team.id
-    original = src[rg.start:rg.end]
+    shared = shared or {}
+    original = _apply(src[rg.start:rg.end], _shared_calls(prog, ht, scan, shared), rg.start)
     stmt = scan.skip(scan.line_end(rg.start))
     edits = [(hr.splice.start, hr.splice.end, _call(
         prog, hr, src[hr.splice.start:hr.splice.end], scan,
-        team_fallback(hr, src[hr.splice.start:hr.splice.end]))) for hr in ht.loops] + _dropped_pragmas(prog, ht, scan) + [
+        _team_host(hr, src[hr.splice.start:hr.splice.end], shared))) for hr in ht.loops] + \
+        _dropped_pragmas(prog, ht, scan) + [
         e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
         probe_edits(prog, plan, scan, tid)
     device = _apply(src[stmt:rg.end], edits, stmt)
     outer, inner, inner_exit, outer_exit = _team_wrappers(ht.team)
     path, desc = _c_string(prog.path), f"&{N.team(tid)}"
-    lines = [f"{{ const int ompcl_outer = !OMPCL_IN_PARALLEL();",
+    named = sorted({x for hr in ht.loops if hr.region.id in shared
+                    for x in shared[hr.region.id].outer})
+    lines = ["{ " + "".join(f"(void){x}; " for x in named) +
+             "const int ompcl_outer = !OMPCL_IN_PARALLEL();",
              f"const int ompcl_team = ompcl_outer && ompcl_rt_team_begin({desc});",
              "if (ompcl_team) {  /* the parallel region run by a team of one thread */",
              "{ " + " ".join(outer), "{ " + " ".join(inner),
@@ -396,9 +437,12 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
     # a sync after a loop inside a team belongs to its device version
     replace = [e for s, t in residency.syncs if not any(within(s, ht) for ht in teams)
                for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))]
+    shared = {hr.region.id: loop for ht in teams for hr in ht.loops
+              for loop in [host_loop(prog, hr, scan, ", ".join(
+                  call_arg(p) for p in hr.interface.params), ht.team.bound.stmt)] if loop}
     replace += [(ht.splice.start, ht.splice.end, team_text(
-        prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)], hostplan))
-        for ht in teams]
+        prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)], hostplan,
+        shared)) for ht in teams]
     inserts: dict[int, list[str]] = {}
     sliced: list[str] = []  # functions of the scratch checks, after every declaration
     func_lines: dict[int, int] = {}
@@ -409,7 +453,9 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
             replace.append((rg.start, rg.end, _call(prog, hr, text, scan)))
         fn = region_function(hr, residency.keep[hr.region.id])
         protos, defs = check_functions(hr.region)
-        inserts.setdefault(rg.func_start, []).extend(protos + [fn])
+        loop = shared.get(hr.region.id)
+        inserts.setdefault(rg.func_start, []).extend(
+            protos + [fn] + ([loop.definition] if loop else []))
         sliced += defs
         func_lines[rg.func_start] = rg.func_line
     if hostplan is not None:

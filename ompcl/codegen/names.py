@@ -24,6 +24,11 @@ def region_function(rid: int) -> str:
     return f"ompcl_region_{rid}"
 
 
+def host_loop(rid: int) -> str:
+    """The function holding a team loop's host code (``codegen.hostloop``)."""
+    return f"ompcl_host_{rid}"
+
+
 def struct_alias(spelling: str) -> str:
     """The one-word name of ``struct tag`` in kernel code (a typedef of it)."""
     return "ompcl_" + spelling.replace(" ", "_")

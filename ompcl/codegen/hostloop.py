@@ -1,0 +1,186 @@
+"""Shared host loops: a team's offloaded loop compiled once for both of its host paths.
+
+Consumes a team's ``HostRegion`` (its region, splice range and host interface) and the
+program text; produces, when the loop can be moved out of its function unchanged, a
+``HostLoop``: a static function holding the loop's original text (directive and all, an
+orphaned ``omp for``) and the statement calling it. The team's original region calls it
+where the loop stood (the ``omp for`` binds to the region's team, as before), and the team of
+one's host path calls it inside a ``parallel`` of its own; without it the translated file
+holds the loop twice and the compiler optimises both (translated files took twice as long to
+compile as their originals).
+
+The loop moves only when its text means the same in the new function: every variable of
+its function it names is private to the loop (the function declares its own, as the
+``private`` clause did) or a read-only value or array the interface already passes (a
+parameter under the same name, never its address or size); its function declares no types
+or functions and has no preprocessor lines up to the loop's end (macros and conditionals
+stay what they were). Otherwise ``None``: the loop stays duplicated, as before.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast, c_generator
+
+from ..analysis.ctypes_ import walk
+from ..frontend.clone import clone
+from ..frontend.program import Program
+from ..frontend.textscan import Scanner
+from ..ir import Region, Var
+from . import names as N
+
+_GEN = c_generator.CGenerator()
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)", re.M)
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+#: clauses giving a variable of the loop's function a value when the loop ends
+_WRITTEN_BACK = ("lastprivate", "linear", "reduction", "copyprivate")
+_CONDITIONAL = {"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"}
+
+
+@dataclass(frozen=True)
+class HostLoop:
+    """A team loop's host code as a function of its own."""
+
+    definition: str  # placed before the enclosing function's declaration
+    args: str        # the call's arguments
+    #: the variables of the region it has copies of: the original region still names them
+    #: (their declarations would otherwise be unused; those of the enclosing function are
+    #: named before the region, where ``default(none)`` does not apply)
+    touched: tuple[str, ...] = ()
+    outer: tuple[str, ...] = ()  # those declared before the region
+
+    def call(self, rid: int) -> str:
+        return f"{N.host_loop(rid)}({self.args});"
+
+    def region_call(self, rid: int) -> str:
+        """The call in the original region, in place of the loop."""
+        return "{ " + "".join(f"(void){x}; " for x in self.touched) + self.call(rid) + " }"
+
+
+def host_loop(prog: Program, hr, scan: Scanner, args: str, team: c_ast.Node
+              ) -> HostLoop | None:
+    """The shared host function of loop ``hr`` (a ``codegen.host.HostRegion``; ``args``: its
+    interface's call arguments) of the region whose statement is ``team``, or None when its
+    text would not mean the same outside its function."""
+    r: Region = hr.region
+    if _nested(prog, r.bound.stmt, team):
+        return None   # the compiler checks the nesting of constructs lexically
+    params = hr.interface.params
+    func = r.bound.func
+    rg = hr.splice
+    if func is None or any(p.role not in ("value", "array") for p in params):
+        return None   # the loop assigns a variable of its function that outlives it
+    if _declares_types(func.body) or not _same_macros(prog.source, rg):
+        return None
+    if any(r.bound.directive.clause(c) for c in _WRITTEN_BACK):
+        return None   # the loop's clause assigns a variable of its function
+    passed = {p.var.name for p in params}
+    text = prog.source[rg.start:rg.end]
+    named = _names(r.bound.stmt) | set(_IDENT.findall(r.bound.directive.text)) | set(
+        _IDENT.findall(text[:scan.line_end(rg.start) - rg.start]))   # clauses: a chunk size
+    if _address_or_size(r.bound.stmt, passed) or not passed <= named:
+        return None   # a parameter the loop does not name (default(none) may not list it)
+    # the clause's and the work-shared loops' variables (predetermined private)
+    private = set(r.directive.names_in("private")) | {d.var for d in r.loops}
+    inside = {id(n) for n in walk(team)}
+    own, touched, outer = [], [], []
+    for name in sorted(named):
+        v = r.scope.get(name)
+        if v is None or v.storage == "global" or name in passed:
+            continue
+        if name not in private or v.storage not in ("local", "param") or v.decl is None \
+                or _unbound_ids(v, r.scope):
+            return None
+        own.append(_decl(v))
+        (touched if id(v.decl) in inside else outer).append(name)
+    signature = ", ".join(_GEN.visit(p.decl) for p in params) or "void"
+    uses = " ".join(f"(void){p.var.name};" for p in params)
+    path = prog.path.replace("\\", "\\\\").replace('"', '\\"')
+    definition = (
+        f"/* {r.loc}: the host code of this loop, shared by the original region and the "
+        f"host path of its\n * device version (a team of one) */\n"
+        f"static __attribute__((noinline)) void {N.host_loop(r.id)}({signature})\n{{\n"
+        + "".join(f"  {d}\n" for d in own) + (f"  {uses}\n" if uses else "")
+        + f'#line {scan.line_of(rg.start)} "{path}"\n{text}\n}}\n')
+    return HostLoop(definition, args, tuple(touched), tuple(outer))
+
+
+def _same_macros(src: str, rg) -> bool:
+    """Whether the loop's text means the same before its function: no macro is defined,
+    undefined or included in the function up to the loop's end, and the loop's own text
+    holds whole conditionals only. (The conditionals the loop lies in are true: the loop
+    was parsed.)"""
+    depth = 0
+    for m in _DIRECTIVE.finditer(src, rg.func_start, rg.end):
+        word = m.group(1)
+        if word == "pragma":
+            continue
+        if word not in _CONDITIONAL:
+            return False   # define, undef, include, line, ...
+        if m.start() >= rg.start:
+            if word.startswith("if"):
+                depth += 1
+            elif word == "endif":
+                depth -= 1
+            elif depth == 0:
+                return False   # an #else or #elif of a conditional the loop lies in
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _nested(prog: Program, loop: c_ast.Node, team: c_ast.Node) -> bool:
+    """Whether ``loop`` lies in a construct of ``team`` other than its own."""
+    return any(b.stmt is not loop and b.stmt is not team and
+               any(n is loop for n in walk(b.stmt)) for b in prog.constructs)
+
+
+def _names(node: c_ast.Node) -> set[str]:
+    """The identifiers ``node`` names (struct fields aside)."""
+    fields = {id(n.field) for n in walk(node) if isinstance(n, c_ast.StructRef)}
+    return {n.name for n in walk(node) if isinstance(n, c_ast.ID) and id(n) not in fields}
+
+
+def _declares_types(body: c_ast.Node) -> bool:
+    """Whether a function body declares a type, tag, enumerator or function: the moved loop,
+    outside the body, could not name it."""
+    for n in walk(body):
+        if isinstance(n, c_ast.Typedef) or isinstance(n, c_ast.Enum) and n.values is not None:
+            return True
+        if isinstance(n, (c_ast.Struct, c_ast.Union)) and n.decls is not None:
+            return True
+        if isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.FuncDecl):
+            return True
+    return False
+
+
+def _address_or_size(node: c_ast.Node, passed: set[str]) -> bool:
+    """Whether ``node`` takes the address or size of a passed variable (the parameter's
+    would differ from the caller's variable's)."""
+    for n in walk(node):
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("&", "sizeof", "_Alignof"):
+            inner = n.expr
+            if n.op == "&" and isinstance(inner, c_ast.ID) and inner.name in passed:
+                return True
+            if n.op != "&" and _names(inner) & passed:
+                return True
+    return False
+
+
+def _unbound_ids(v: Var, scope: dict[str, Var]) -> bool:
+    """Whether the declared type of ``v`` names a variable outside file scope (a VLA)."""
+    return any(isinstance(n, c_ast.ID) and (scope.get(n.name) is None or
+                                            scope[n.name].storage != "global")
+               for n in walk(v.decl.type))
+
+
+def _decl(v: Var) -> str:
+    """The function's own uninitialised copy of private ``v``."""
+    t = clone(v.decl.type)
+    for sub in walk(t):
+        if isinstance(sub, c_ast.TypeDecl):
+            sub.declname = v.name
+    quals = [q for q in (v.decl.quals or []) if q != "const"]
+    text = _GEN.visit(c_ast.Decl(v.name, quals, [], [], [], t, None, None))
+    return f"{text}; (void){v.name};"
