@@ -70,6 +70,23 @@ static void kept(int n, double local[][N])
 #undef TWICE
 }
 
+/* kept: firstprivate of a variable of the function (a parameter would be private) */
+static void kept_firstprivate(int n, double c)
+{
+  int i;
+#pragma omp parallel
+  {
+#pragma omp for firstprivate(c)
+    for (i = 0; i < n; i++) {
+      h[i] += c * i;   /* KEPT-FIRSTPRIVATE */
+    }
+#pragma omp for
+    for (i = 0; i < n; i++) {
+      h[i] *= 0.5;   /* MOVED-3 */
+    }
+  }
+}
+
 int main(void)
 {
   static double a[N][N], out[N];
@@ -85,6 +102,7 @@ int main(void)
   for (rep = 0; rep < 3; rep++) {
     total += moved(N, 0.5 + rep, a, out);
     kept(N, a);
+    kept_firstprivate(N, 0.125 * rep);
   }
   printf("total %.6e out %.6e h %.6e g %.6e\n", total, out[N / 2], h[N - 1], g[3][4]);
   return 0;
@@ -100,15 +118,16 @@ def _host(tmp_path) -> str:
 
 def test_team_loops_that_mean_the_same_outside_are_compiled_once(tmp_path):
     host = _host(tmp_path)
-    assert len(re.findall(r"static __attribute__\(\(noinline\)\) void ompcl_host_\d+\(", host)) == 2
-    for mark in ("MOVED-1", "MOVED-2"):
+    assert len(re.findall(r"static __attribute__\(\(noinline\)\) void ompcl_host_\d+\(", host)) == 3
+    for mark in ("MOVED-1", "MOVED-2", "MOVED-3"):
         assert host.count(mark) == 1, mark
-    for mark in ("KEPT-REDUCTION", "KEPT-MACRO", "KEPT-SIZEOF"):
+    for mark in ("KEPT-REDUCTION", "KEPT-MACRO", "KEPT-SIZEOF", "KEPT-FIRSTPRIVATE"):
         assert host.count(mark) == 2, mark   # the original region and the team of one
     # the function takes the caller's values and arrays under their names; the loop's
     # private variables are its own
     sigs = re.findall(r"void ompcl_host_\d+\(([^)]*\)[^)]*|[^)]*)\)\n", host)
-    assert sigs == ["int n, double scale, double (*local)[96]", "int n, double scale, double *out"]
+    assert sigs == ["int n, double scale, double (*local)[96]", "int n, double scale, double *out",
+                    "int n"]
     first = host[host.index("void ompcl_host_0"):host.index("void ompcl_host_1")]
     assert "double row[96]; (void)row;" in first and "double t; (void)t;" in first
     # the original region calls them where the loops stood, naming the region's own variable

@@ -75,6 +75,9 @@ def host_loop(prog: Program, hr, scan: Scanner, args: str, team: c_ast.Node
         return None
     if any(r.bound.directive.clause(c) for c in _WRITTEN_BACK):
         return None   # the loop's clause assigns a variable of its function
+    if any(r.scope.get(x) is None or r.scope[x].storage != "global"
+           for x in r.bound.directive.names_in("firstprivate")):
+        return None   # a parameter is private to its thread: no firstprivate of it
     passed = {p.var.name for p in params}
     text = prog.source[rg.start:rg.end]
     named = _names(r.bound.stmt) | set(_IDENT.findall(r.bound.directive.text)) | set(

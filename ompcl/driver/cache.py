@@ -31,11 +31,11 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str 
     root = cache_root()
     if root is None:
         return translate(path, cpp, sources)
-    from ..frontend.library import SourceLibrary
     from ..frontend.preprocess import preprocess
+    from ..frontend.siblings import candidate_sources
     try:
         from ..predict.model import model_file
-        others = list(SourceLibrary(path, cpp, sources).candidates())
+        others = candidate_sources(path, tuple(cpp.include_dirs), sources)
         chosen = model_file(model)
         key = _key(path, cpp, preprocess(path, cpp), others + ([chosen] if chosen else []),
                    model)

@@ -19,6 +19,7 @@ from pycparser import c_ast
 from ..diagnostics import OmpclError
 from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess
+from .siblings import candidate_sources
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,25 @@ class ExternalFunction:
     path: str
 
 
+#: sibling files parsed in this process (``ompcl cc`` translates a command's sources in one
+#: process, and NPB-style files call the same helpers): (path, options, size, mtime) -> AST
+_FILES: dict[tuple, c_ast.FileAST | None] = {}
+
+
+def _parsed_file(path: str, cpp: CppOptions) -> c_ast.FileAST | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (path, repr(cpp), st.st_size, st.st_mtime_ns)
+    if key not in _FILES:
+        try:
+            _FILES[key] = parse_pruned(preprocess(path, cpp), path)
+        except OmpclError:
+            _FILES[key] = None  # a file ompcl cannot read defines nothing for it
+    return _FILES[key]
+
+
 @dataclass
 class SourceLibrary:
     """Lazily parsed sibling sources of one translation unit."""
@@ -41,31 +61,13 @@ class SourceLibrary:
     _parsed: dict[str, c_ast.FileAST | None] = field(default_factory=dict)
 
     def candidates(self) -> list[Path]:
-        """The other source files of the program, in a stable order: ``OMPCL_SOURCES`` if set,
-        else the command's other sources, the main file's directory and the include
-        directories (NPB-style trees keep shared code in an include directory)."""
-        listed = os.environ.get("OMPCL_SOURCES", "")
-        if listed:
-            files = [Path(p) for p in listed.split(os.pathsep) if p]
-        else:
-            files = [Path(p) for p in self.sources]
-            for d in (Path(self.main).resolve().parent, *map(Path, self.cpp.include_dirs)):
-                files += sorted(d.glob("*.c")) if d.is_dir() else []
-        me, seen, out = Path(self.main).resolve(), set(), []
-        for f in files:
-            r = f.resolve()
-            if r != me and r not in seen and f.is_file():
-                seen.add(r)
-                out.append(f)
-        return out
+        """The other source files of the program, in a stable order (``siblings``)."""
+        return candidate_sources(self.main, tuple(self.cpp.include_dirs), self.sources)
 
     def _ast(self, path: Path) -> c_ast.FileAST | None:
         key = str(path)
         if key not in self._parsed:
-            try:
-                self._parsed[key] = parse_pruned(preprocess(key, self.cpp), key)
-            except OmpclError:
-                self._parsed[key] = None  # a file ompcl cannot read defines nothing for it
+            self._parsed[key] = _parsed_file(key, self.cpp)
         return self._parsed[key]
 
     def find(self, name: str) -> ExternalFunction | None:
