@@ -5,10 +5,12 @@ flow and addresses only) before the device runs it. Built and run against the Op
 original; the statistics show the check ran, was reused, and declined when it had to."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from pycparser import c_generator
 
-from ompcl.pipeline import Options, PASSES, Unit
+from ompcl.pipeline import Options, PASSES, Unit, translate
 
 from conftest import gcc_build, load_stats, ompcl_build, run
 
@@ -325,3 +327,27 @@ def test_scratch_the_region_function_cannot_name_is_checked(tmp_path, opencl_ava
     exe, expected = _built(tmp_path, text, threads)
     for r in _device_runs(tmp_path, exe, expected, threads, opencl_available):
         assert (r["device_runs"], r["check_runs"], r["check_declines"]) == (1, 1, 0)
+
+
+def test_loops_with_the_same_slices_share_their_functions(tmp_path, opencl_available):
+    """FT's three FFT loops call the one callee alike: its slice is compiled once (the
+    translated FT held three copies), and every loop's check still runs it."""
+    twice = PINGPONG.replace("static double checksum", RENAMED := PINGPONG[
+        PINGPONG.index("static void rows"):PINGPONG.index("static double checksum")].replace(
+        "rows(", "rows_again(") + "static double checksum").replace(
+        "    rows(pass % 2);", "    rows(pass % 2);\n    rows_again(pass % 2);")
+    assert "rows_again" in RENAMED
+    src = tmp_path / "p.c"
+    src.write_text(twice)
+    host = translate(str(src), Options()).host_source
+    assert len(re.findall(r"^static int ompcl_sc\d+_sweep_\d+\(int d\)$", host, re.M)) == 1
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
+    assert out.returncode == 0 and out.stdout == run(ref).stdout, out.stderr
+    if opencl_available:
+        regions = load_stats(stats)["regions"]
+        assert [r["check_runs"] > 0 for r in regions] == [True, True], regions

@@ -445,6 +445,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         shared)) for ht in teams]
     inserts: dict[int, list[str]] = {}
     sliced: list[str] = []  # functions of the scratch checks, after every declaration
+    slices: dict[str, str] = {}  # their text (names made alike) -> the prefix defining it
     func_lines: dict[int, int] = {}
     for hr in regions:
         rg = hr.splice
@@ -453,6 +454,13 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
             replace.append((rg.start, rg.end, _call(prog, hr, text, scan)))
         fn = region_function(hr, residency.keep[hr.region.id])
         protos, defs = check_functions(hr.region)
+        if defs:   # loops calling the same callees have the same slices: compiled once
+            own = f"ompcl_sc{hr.region.id}_"
+            canon = "\n".join(defs).replace(own, "ompcl_sc@_")
+            first = slices.setdefault(canon, own)
+            if first != own:
+                fn, protos, defs = (fn.replace(own, first),
+                                    [p.replace(own, first) for p in protos], [])
         loop = shared.get(hr.region.id)
         inserts.setdefault(rg.func_start, []).extend(
             protos + [fn] + ([loop.definition] if loop else []))
