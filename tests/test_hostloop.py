@@ -147,11 +147,12 @@ def test_shared_host_loops_give_the_original_answers(tmp_path, threads, opencl_a
     assert res.returncode == 0, res.stderr
     expected = run(ref, OMP_NUM_THREADS=threads).stdout
     stats = tmp_path / "s.json"
-    for mode, fault in (("openmp", ""), ("auto", ""), ("opencl", ""), ("opencl", "launch")):
+    for mode, fault, zero_copy in (("openmp", "", "1"), ("auto", "", "1"), ("opencl", "", "1"),
+                                   ("opencl", "", "0"), ("opencl", "launch", "1")):
         out = run(exe, OMPCL_DEVICE=mode, OMPCL_FAULT=fault, OMP_NUM_THREADS=threads,
-                  OMPCL_STATS=str(stats))
+                  OMPCL_STATS=str(stats), OMPCL_ZERO_COPY=zero_copy)
         assert out.returncode == 0, out.stderr
-        assert out.stdout == expected, (mode, fault)
+        assert out.stdout == expected, (mode, fault, zero_copy)
         if mode == "opencl" and opencl_available:
             regions = load_stats(stats)["regions"]
             runs = sum(r.get("device_runs", 0) for r in regions)
