@@ -5,7 +5,9 @@ own); other loops stay duplicated. Built and run against the OpenMP original in 
 including the team of one's host path (launches failing on purpose)."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -168,6 +170,26 @@ def test_cc_build_of_a_team_is_no_louder_than_gcc(tmp_path):
                          text=True)
     res = subprocess.run([sys.executable, "-m", "ompcl", "cc", *flags, "-o",
                           str(tmp_path / "b.o")], capture_output=True, text=True, cwd=ROOT,
-                         env={**__import__("os").environ, "OMPCL_STRICT": "1"})
+                         env={**os.environ, "OMPCL_STRICT": "1"})
     assert ref.returncode == 0 and res.returncode == 0, res.stderr
     assert res.stderr.count("warning:") == ref.stderr.count("warning:"), res.stderr
+
+
+@pytest.mark.skipif(shutil.which("clang-15") is None, reason="clang-15 not installed")
+def test_shared_host_loops_build_and_run_with_clang(tmp_path, opencl_available):
+    src = tmp_path / "p.c"
+    src.write_text(PROGRAM)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = subprocess.run([sys.executable, "-m", "ompcl", "cc", "-O2", "-fopenmp", "-Wall",
+                          str(src), "-o", str(exe), "-lm"], capture_output=True, text=True,
+                         cwd=ROOT, env={**os.environ, "OMPCL_STRICT": "1",
+                                        "OMPCL_CC": "clang-15"})
+    assert res.returncode == 0 and "warning" not in res.stderr, res.stderr
+    expected = run(ref).stdout
+    stats = tmp_path / "s.json"
+    for mode in ("openmp", "opencl"):
+        out = run(exe, OMPCL_DEVICE=mode, OMPCL_STATS=str(stats))
+        assert out.returncode == 0 and out.stdout == expected, (mode, out.stderr)
+    if opencl_available:
+        assert sum(r.get("device_runs", 0) for r in load_stats(stats)["regions"]) > 0
