@@ -25,7 +25,7 @@ from ..transform.reductions import combine
 from . import names as N
 from ..predict.export import c_source
 from .features import KernelFeatures
-from .hostloop import HostLoop, host_loop
+from .hostloop import HostLoop, declaration as _decl, host_loop
 from .scratchcheck import (check_functions, check_lines, iteration_point, range_bytes,
                            range_start)
 from .kernel import combine_text
@@ -249,16 +249,6 @@ def _dropped_pragmas(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[i
         out.append((start, end, f"/* omp {d.kind}: a team of one runs it as plain code */"
                     + "\n" * text.count("\n")))
     return out
-
-
-def _decl(v, name: str, init: str = "") -> str:
-    decl = v.decl
-    t = clone(decl.type)
-    for sub in walk(t):
-        if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = name
-    text = _GEN.visit(c_ast.Decl(name, list(decl.quals or []), [], [], [], t, None, None))
-    return text + (f" = {init}" if init else "") + ";"
 
 
 _IDEMPOTENT = {"max", "min", "&", "|", "&&", "||"}

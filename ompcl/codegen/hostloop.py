@@ -95,7 +95,7 @@ def host_loop(prog: Program, hr, scan: Scanner, args: str, team: c_ast.Node
         if name not in private or v.storage not in ("local", "param") or v.decl is None \
                 or _unbound_ids(v, r.scope):
             return None
-        own.append(_decl(v))
+        own.append(f"{declaration(v, name)} (void){name};")  # its own copy
         (touched if id(v.decl) in inside else outer).append(name)
     signature = ", ".join(_GEN.visit(p.decl) for p in params) or "void"
     uses = " ".join(f"(void){p.var.name};" for p in params)
@@ -178,12 +178,11 @@ def _unbound_ids(v: Var, scope: dict[str, Var]) -> bool:
                for n in walk(v.decl.type))
 
 
-def _decl(v: Var) -> str:
-    """The function's own uninitialised copy of private ``v``."""
+def declaration(v: Var, name: str, init: str = "") -> str:
+    """A declaration of ``name`` with the type of ``v`` (uninitialised unless ``init``)."""
     t = clone(v.decl.type)
     for sub in walk(t):
         if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = v.name
-    quals = [q for q in (v.decl.quals or []) if q != "const"]
-    text = _GEN.visit(c_ast.Decl(v.name, quals, [], [], [], t, None, None))
-    return f"{text}; (void){v.name};"
+            sub.declname = name
+    text = _GEN.visit(c_ast.Decl(name, list(v.decl.quals or []), [], [], [], t, None, None))
+    return text + (f" = {init}" if init else "") + ";"
