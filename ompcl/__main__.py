@@ -7,8 +7,9 @@ import sys
 
 def main() -> None:
     if sys.argv[1:2] == ["cc"]:
-        from .driver import main as cc_main
-        sys.exit(cc_main(sys.argv[2:]))
+        from .driver import entry
+        sys.argv = [sys.argv[0], *sys.argv[2:]]
+        entry()
     from .cli import main as cli_main
     cli_main()
 

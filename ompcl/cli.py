@@ -215,6 +215,26 @@ def train_cmd(data, out, learner, trees, max_depth, min_leaf, host_weight, weigh
     _run(debug, work)
 
 
+@main.command("server")
+@click.argument("action", type=click.Choice(["status", "stop"]))
+def server_cmd(action):
+    """The compile server behind 'ompcl cc' (this ompcl's): show it, or stop it.
+
+    'ompcl cc' starts it on first use; it exits by itself after OMPCL_SERVER_IDLE seconds
+    without a command (600). OMPCL_SERVER=0 runs every command without it.
+    """
+    from .driver import client
+    path = client.socket_path()
+    reply = client.request(path, "ping" if action == "status" else "stop") if path else None
+    if not client.enabled():
+        click.echo("compile server: off (OMPCL_SERVER=0)")
+    elif reply is None:
+        click.echo(f"compile server: not running ({path or 'no private socket directory'})")
+    else:
+        verb = "running" if action == "status" else "stopping"
+        click.echo(f"compile server: {verb}, pid {reply['pid']}, socket {path}")
+
+
 @main.command("cc", add_help_option=False, context_settings={
     "ignore_unknown_options": True, "allow_extra_args": True, "allow_interspersed_args": False})
 @click.pass_context

@@ -16,6 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # every translation in the tests (in process and through the command line) checks the
 # pipeline's unit between passes
 os.environ["OMPCL_CHECK_IR"] = "1"
+# no compile server outlives the tests: `ompcl cc` runs in process unless a test (test_server)
+# starts one of its own
+os.environ["OMPCL_SERVER"] = "0"
 CORPUS = ROOT / "tests" / "corpus"
 
 

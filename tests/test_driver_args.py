@@ -244,15 +244,15 @@ def test_include_path_with_h_is_not_help(tmp_path, entry):
 
 
 def test_ompcl_cc_executable_entry(tmp_path):
-    """The `ompcl-cc` console script (setup.cfg) is ompcl.driver:main with sys.argv."""
+    """The `ompcl-cc` console script (setup.cfg) is ompcl.driver:entry with sys.argv."""
     import subprocess
     import sys
 
     from test_cc import cc_env
     write_project(tmp_path)
     fake, log = fake_compiler(tmp_path)
-    code = ("import sys; from ompcl.driver import main; "
-            "sys.argv = ['ompcl-cc', '-I/h', '-c', 'plain.c']; sys.exit(main())")
+    code = ("import sys; from ompcl.driver import entry; "
+            "sys.argv = ['ompcl-cc', '-I/h', '-c', 'plain.c']; entry()")
     res = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, env=cc_env(tmp_path, OMPCL_CC=str(fake),
                                                FAKECC_LOG=str(log)))

@@ -3,7 +3,9 @@
 Builds the project's NAS tree (``make -C nas_benchmarks CLASS=W`` into fresh BINDIRs) and
 the PolyBench/ACC programs that gcc builds (their authors' command lines), both ways,
 interleaved, and prints the median wall and CPU seconds of each and their ratio per tree: a
-fresh build (empty translation cache) and a rebuild (translations cached).
+fresh build (empty translation cache, no compile server running at its start) and a rebuild
+(translations cached, the fresh build's compile server still up, as when a user rebuilds
+soon after). CPU seconds include the compile server's (its own and its workers').
 Usage: ``python -m ompcl.bench.build_speed [--repeats 5] [--trees nas,polybench]``.
 """
 from __future__ import annotations
@@ -45,8 +47,10 @@ def build_env(pycache: str | None = None) -> dict[str, str]:
 
 
 def _timed(cmds: list[tuple[list[str], Path | None]], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU (children's user + system) seconds of running ``cmds`` in turn."""
+    """Wall and CPU (children's user + system, and the compile server's) seconds of running
+    ``cmds`` in turn."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = _server_cpu(env)
     t0 = time.perf_counter()
     for cmd, cwd in cmds:
         subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
@@ -54,7 +58,39 @@ def _timed(cmds: list[tuple[list[str], Path | None]], env: dict[str, str]) -> tu
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return wall, cpu + _server_cpu(env) - server_before
+
+
+def _server_pids(env: dict[str, str]) -> list[int]:
+    """The compile servers answering in ``env``'s server directory."""
+    from ..driver import client
+    d = env.get("OMPCL_SERVER_DIR")
+    if not d or not os.path.isdir(d):
+        return []
+    replies = [client.request(os.path.join(d, f), "ping") for f in os.listdir(d)
+               if f.endswith(".sock")]
+    return [r["pid"] for r in replies if r]
+
+
+def _server_cpu(env: dict[str, str]) -> float:
+    """CPU seconds of the servers (user + system, their reaped workers included)."""
+    total = 0.0
+    for pid in _server_pids(env):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def _stop_servers(env: dict[str, str]) -> None:
+    from ..driver import client
+    d = env.get("OMPCL_SERVER_DIR")
+    for f in os.listdir(d) if d and os.path.isdir(d) else ():
+        if f.endswith(".sock"):
+            client.request(os.path.join(d, f), "stop")
 
 
 def nas_build(cc: list[str], out: Path, cls: str, only: str = ""
@@ -91,13 +127,15 @@ def measure(tree: str, repeats: int, cls: str, only: str = "") -> dict:
                     if (warm / kept).is_dir():
                         shutil.copytree(warm / kept, cache / kept)
                 runs = [("gcc", ["gcc"]), ("ompcl", ompcl_cc()), ("rebuild", ompcl_cc())]
+                server = dict(OMPCL_SERVER_DIR=str(out / "server"))
                 for name, cc in runs:
                     (out / name).mkdir()
-                    t = _timed(TREES[tree](cc, out / name, cls, only),
-                               dict(env, OMPCL_CACHE_DIR=str(cache if k else warm),
-                                    TMPDIR=rnd))   # fallback reports stay in the round
+                    run_env = dict(env, OMPCL_CACHE_DIR=str(cache if k else warm),
+                                   TMPDIR=rnd, **server)   # fallback reports stay in the round
+                    t = _timed(TREES[tree](cc, out / name, cls, only), run_env)
                     if k:
                         times[name].append(t)
+                _stop_servers(dict(env, **server))
     med = {n: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
            for n, v in times.items()}
     return {"tree": tree, **med,

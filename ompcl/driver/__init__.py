@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import sys
 
+#: set in a compile server's worker (``server.py``): the compiler runs as a child, not by exec
+IN_SERVER = False
+
 HELP = """\
 usage: ompcl cc [--ompcl-OPTION ...] [-Rompcl | -Rompcl-missed] COMPILER-ARGUMENTS...
 
@@ -29,6 +32,15 @@ straight through.
   -Rompcl               remarks for every OpenMP loop, offloaded or not ($OMPCL_REMARKS=all)
   -Rompcl-missed        remarks for loops not offloaded ($OMPCL_REMARKS=missed)
 """
+
+
+def entry() -> None:
+    """The ``ompcl-cc`` command (and ``ompcl cc``): through the compile server when one
+    answers (``client.py``), else in this process."""
+    argv = sys.argv[1:]
+    from .client import forward
+    status = forward(argv)
+    sys.exit(main(argv) if status is None else status)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,11 +92,19 @@ def _straight_through(opts, cmd) -> list[str] | None:
 
 
 def _exec(compiler: tuple[str, ...], args: list[str]) -> int:
-    """Replace this process by the compiler."""
+    """Replace this process by the compiler (in a server's worker: run it and return its
+    status, minus the signal that killed it)."""
     import os
     argv = [*compiler, *args]
     sys.stdout.flush()
     sys.stderr.flush()
+    if IN_SERVER:
+        import subprocess
+        try:
+            return subprocess.call(argv)
+        except OSError as e:
+            from .cc import no_compiler
+            return no_compiler(compiler, e)
     try:
         os.execvp(argv[0], argv)
     except OSError as e:

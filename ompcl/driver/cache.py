@@ -14,11 +14,10 @@ import json
 import os
 import tempfile
 
+from .client import package_fingerprint
 from .runtime import cache_root
 
 _VERSION = "1"
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_fingerprint: str | None = None
 #: environment variables the translator reads (besides those in the options' repr)
 _TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER")
 
@@ -66,22 +65,6 @@ def _key(path: str, cpp, preprocessed: str, others=(), model: str = "") -> str:
     h.update(source + b"\0")
     h.update(preprocessed.encode("utf-8", "surrogateescape"))
     return h.hexdigest()
-
-
-def package_fingerprint() -> str:
-    """Names, sizes and modification times of ompcl's own files (code, templates, headers,
-    models): cheap to take, and changed by any edit or reinstall."""
-    global _fingerprint
-    if _fingerprint is None:
-        h = hashlib.sha256()
-        for d, dirs, files in os.walk(_PACKAGE):
-            dirs[:] = sorted(x for x in dirs if x != "__pycache__")
-            for f in sorted(files):
-                st = os.stat(os.path.join(d, f))
-                h.update(f"{os.path.relpath(os.path.join(d, f), _PACKAGE)}:{st.st_size}:"
-                         f"{st.st_mtime_ns}\0".encode())
-        _fingerprint = h.hexdigest()
-    return _fingerprint
 
 
 def _store(entry: str, data: dict) -> None:

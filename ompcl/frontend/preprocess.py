@@ -66,8 +66,9 @@ def reuse_preprocessed():
         _memo = outer
 
 
-def preprocess(path: str, opts: CppOptions = CppOptions()) -> str:
+def preprocess(path: str, opts: CppOptions | None = None) -> str:
     """Run the C preprocessor on ``path``; raise PreprocessError pointing into the user file."""
+    opts = CppOptions() if opts is None else opts  # OMPCL_CPP as of this call
     if _memo is not None and (path, opts) in _memo:
         return _memo[path, opts]
     text = _preprocess(path, opts)
@@ -87,9 +88,10 @@ def _preprocess(path: str, opts: CppOptions) -> str:
     return proc.stdout
 
 
-def preprocess_text(text: str, path: str, opts: CppOptions = CppOptions()) -> str:
+def preprocess_text(text: str, path: str, opts: CppOptions | None = None) -> str:
     """Preprocess ``text`` as if it were the file ``path`` (its line markers and quoted
     includes as for that file); for checking a rewritten version of a user's file."""
+    opts = CppOptions() if opts is None else opts
     if shutil.which(opts.cpp) is None:
         raise InputError(f"C preprocessor '{opts.cpp}' not found (set OMPCL_CPP)")
     here = os.path.dirname(os.path.abspath(path))
@@ -112,8 +114,9 @@ def _cpp_error(stderr: str, path: str) -> PreprocessError:
     return PreprocessError(m["msg"], loc)
 
 
-def host_compiler_accepts(path: str, opts: CppOptions = CppOptions()) -> bool:
+def host_compiler_accepts(path: str, opts: CppOptions | None = None) -> bool:
     """True when the host C compiler accepts the file (so a parse failure is ompcl's limit,
     not a user error)."""
+    opts = CppOptions() if opts is None else opts
     cmd = [opts.cpp, "-fsyntax-only", "-fopenmp", "-w", *opts.flags(), path]
     return subprocess.run(cmd, capture_output=True).returncode == 0

@@ -61,8 +61,9 @@ def rebuilt(prog: Program, source: str, ast: c_ast.FileAST, preprocessed: str) -
     return Program(prog.path, source, ast, constructs, standalone, preprocessed)
 
 
-def load_program(path: str, opts: CppOptions = CppOptions()) -> Program:
+def load_program(path: str, opts: CppOptions | None = None) -> Program:
     """Preprocess, parse and bind the OpenMP directives of one C file."""
+    opts = CppOptions() if opts is None else opts
     source = read_source(path)
     text = preprocess(path, opts)
     ast = parse_pruned(text, path)
