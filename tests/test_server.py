@@ -56,10 +56,9 @@ def server_env(tmp_path):
     env.update(OMPCL_CC=str(probe), PROBE_LOG=str(tmp_path / "probe.log"))
     yield env
     from ompcl.driver import client
-    for f in os.listdir(d):
-        if f.endswith(".sock"):
-            client.request(os.path.join(d, f), "stop")
-    _wait(lambda: not any(f.endswith(".sock") for f in os.listdir(d)))
+    for s in client.sockets(d):
+        client.request(s, "stop")
+    _wait(lambda: not client.sockets(d))
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -73,8 +72,8 @@ def _wait(cond, timeout: float = 20.0) -> bool:
 
 
 def _sockets(env) -> list[str]:
-    d = env["OMPCL_SERVER_DIR"]
-    return [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".sock")]
+    from ompcl.driver import client
+    return client.sockets(env["OMPCL_SERVER_DIR"])
 
 
 def _server_pid(env) -> int | None:

@@ -64,11 +64,7 @@ def _timed(cmds: list[tuple[list[str], Path | None]], env: dict[str, str]) -> tu
 def _server_pids(env: dict[str, str]) -> list[int]:
     """The compile servers answering in ``env``'s server directory."""
     from ..driver import client
-    d = env.get("OMPCL_SERVER_DIR")
-    if not d or not os.path.isdir(d):
-        return []
-    replies = [client.request(os.path.join(d, f), "ping") for f in os.listdir(d)
-               if f.endswith(".sock")]
+    replies = [client.request(s, "ping") for s in client.sockets(env["OMPCL_SERVER_DIR"])]
     return [r["pid"] for r in replies if r]
 
 
@@ -87,10 +83,8 @@ def _server_cpu(env: dict[str, str]) -> float:
 
 def _stop_servers(env: dict[str, str]) -> None:
     from ..driver import client
-    d = env.get("OMPCL_SERVER_DIR")
-    for f in os.listdir(d) if d and os.path.isdir(d) else ():
-        if f.endswith(".sock"):
-            client.request(os.path.join(d, f), "stop")
+    for s in client.sockets(env["OMPCL_SERVER_DIR"]):
+        client.request(s, "stop")
 
 
 def nas_build(cc: list[str], out: Path, cls: str, only: str = ""

@@ -79,6 +79,15 @@ def socket_path(env=os.environ) -> str | None:
     return path if len(path.encode()) < 104 else None  # sun_path's limit
 
 
+def sockets(directory: str) -> list[str]:
+    """The server sockets in ``directory`` (``socket_path``'s names), [] when there is none."""
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return [os.path.join(directory, f) for f in names if f.startswith("cc-") and f.endswith(".sock")]
+
+
 def connect(path: str) -> socket.socket | None:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:

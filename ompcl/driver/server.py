@@ -36,6 +36,7 @@ def preload() -> None:
     from ..frontend import parse
     from . import cache, cc, deps  # noqa: F401
     parse._Parser()  # pycparser's tables
+    client.package_fingerprint()  # of the code loaded now; workers (cache keys) inherit it
     gc.collect()
     gc.freeze()  # workers touching these objects' counts must not copy every page
 
