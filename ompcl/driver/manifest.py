@@ -1,0 +1,214 @@
+"""Direct mode of the translation cache: find a cached translation without preprocessing.
+
+Consumes a source's cache inputs (its text, options, working directory, ompcl's files) and,
+after a translation, the preprocessed text it read; produces the key of the translation's
+cache entry when every file the preprocessor read then is unchanged and every ``#include``
+and ``__has_include`` would find the same file now (as ccache's direct mode does, plus the
+check that no new header shadows an old one). Each source has a manifest (a JSON file in the
+cache) that records up to ``_KEEP`` such sets of files; a set is recorded only when the
+preprocessor's search can be followed exactly (no computed ``#include``, no ``__DATE__`` or
+``__TIME__``). Anything unusual is a miss, never a wrong hit: then ``gcc -E`` runs as before.
+``OMPCL_CACHE_DIRECT=0`` turns direct mode off.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+
+_VERSION = "1"
+_KEEP = 4   # file sets per manifest (a file built with several configurations)
+#: environment variables that change what the preprocessor reads
+_CPP_ENV = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH", "SOURCE_DATE_EPOCH")
+_MARKER = re.compile(r'^# \d+ "((?:[^"\\]|\\.)*)"((?: \d)*)$', re.M)
+_DIRECTIVE = re.compile(r'^[ \t]*#[ \t]*(include_next|include|import)[ \t]*([<"])([^>"\n]*)[>"]',
+                        re.M)
+_HAS_INCLUDE = re.compile(r'__has_include(_next)?[ \t]*\([ \t]*([<"])([^>"\n]*)[>"][ \t]*\)')
+_COMPUTED = re.compile(r'^[ \t]*#[ \t]*(?:include_next|include|import)[ \t]*[^<"\s]', re.M)
+_UNSTABLE = re.compile(rb"__DATE__|__TIME__|__TIMESTAMP__|__has_include[ \t]*\([ \t]*[^<\"\s]")
+
+
+def enabled() -> bool:
+    return os.environ.get("OMPCL_CACHE_DIRECT", "1").strip().lower() not in (
+        "0", "off", "no", "false")
+
+
+def direct_key(parts: list[str], source: bytes, cpp) -> str:
+    """The manifest's key: everything but the headers (``parts``: the translation key's
+    own inputs), the working directory, the preprocessor itself and its environment."""
+    h = hashlib.sha256()
+    exe = shutil.which(cpp.cpp) or cpp.cpp
+    try:
+        st = os.stat(exe)
+        compiler = f"{exe}:{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        compiler = exe
+    env = [os.environ.get(v, "") for v in _CPP_ENV]
+    for part in (_VERSION, *parts, os.getcwd(), compiler, repr(env)):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    h.update(source)
+    return h.hexdigest()
+
+
+def lookup(manifest: str) -> str | None:
+    """The translation key of the first recorded file set that still holds, or None."""
+    try:
+        with open(manifest, encoding="utf-8") as fh:
+            records = json.load(fh)
+        for rec in records:
+            if _holds(rec):
+                return rec["key"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def record(manifest: str, key: str, path: str, preprocessed: str, cpp, store) -> None:
+    """Add the file set behind ``preprocessed`` (translation key ``key``) to the manifest,
+    when the preprocessor's search can be followed; ``store(file, data)`` writes it."""
+    rec = _file_set(path, preprocessed, cpp)
+    if rec is None:
+        return
+    rec["key"] = key
+    try:
+        with open(manifest, encoding="utf-8") as fh:
+            old = [r for r in json.load(fh) if r.get("key") != key]
+    except (OSError, ValueError, AttributeError):
+        old = []
+    store(manifest, [rec, *old][:_KEEP])
+
+
+def _holds(rec: dict) -> bool:
+    for f, digest in rec["files"].items():
+        if _digest(f) != digest:
+            return False
+    quote, angle, isfile = rec["quote"], rec["angle"], _memo(os.path.isfile)
+    return all(_resolve(kind, base, name, quote, angle, isfile) == found
+               for kind, base, name, found in rec["checks"])
+
+
+def _memo(f):
+    seen = {}
+
+    def call(x):
+        if x not in seen:
+            seen[x] = f(x)
+        return seen[x]
+    return call
+
+
+def _digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _file_set(path: str, preprocessed: str, cpp) -> dict | None:
+    """Files read (with their digests), the search lists and every lookup's result; None
+    when some lookup cannot be followed."""
+    included, forced = _included(preprocessed)
+    quote, angle = _search_dirs(cpp)
+    if angle is None:
+        return None
+    files, checks, found = {}, [], set()
+    for f in included:
+        try:
+            with open(f, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        if _UNSTABLE.search(data):
+            return None
+        files[f] = hashlib.sha256(data).hexdigest()
+        text = data.decode("utf-8", "surrogateescape")
+        if _COMPUTED.search(text):
+            return None
+        for m in _DIRECTIVE.finditer(text):
+            checks.append(_lookup("next" if m[1] == "include_next" else
+                                  "quote" if m[2] == '"' else "angle", f, m[3]))
+        for m in _HAS_INCLUDE.finditer(text):
+            checks.append(_lookup("next" if m[1] else "quote" if m[2] == '"' else "angle",
+                                  f, m[3]))
+    checks = [list(c) for c in dict.fromkeys(checks)]
+    isfile = _memo(os.path.isfile)
+    for c in checks:
+        c.append(_resolve(*c, quote, angle, isfile))
+        found.add(c[3])
+    main = os.path.abspath(path)
+    if any(f not in found and f != main and f not in forced for f in included):
+        return None   # a file reached some way this module does not follow
+    return {"files": files, "quote": quote, "angle": angle, "checks": checks}
+
+
+def _included(preprocessed: str) -> tuple[list[str], set[str]]:
+    """The files in the line markers (absolute), and those the command line forced in
+    (``-include``, the compiler's predefined-macro header)."""
+    files: dict[str, None] = {}
+    forced: set[str] = set()
+    current = None
+    for m in _MARKER.finditer(preprocessed):
+        name = re.sub(r"\\(.)", r"\1", m[1])
+        if name.startswith("<"):
+            current = name
+            continue
+        f = os.path.abspath(name)
+        if " 1" in m[2] and current == "<command-line>":
+            forced.add(f)
+        files.setdefault(f)
+        current = f
+    return list(files), forced
+
+
+def _lookup(kind: str, includer: str, name: str) -> tuple[str, str, str]:
+    """A lookup as (kind, what of the includer it depends on, name)."""
+    return kind, os.path.dirname(includer) if kind == "quote" else \
+        includer if kind == "next" else "", name
+
+
+def _resolve(kind: str, base: str, name: str, quote: list[str], angle: list[str],
+             isfile=os.path.isfile) -> str | None:
+    """Where the preprocessor finds ``name`` (``base``: the includer's directory for a
+    quoted include, the includer for ``#include_next``)."""
+    if os.path.isabs(name):
+        return os.path.normpath(name) if isfile(name) else None
+    if kind == "quote":
+        dirs = [base, *quote, *angle]
+    elif kind == "angle":
+        dirs = angle
+    else:   # include_next: the directories after the one the includer was found in
+        chain = [*quote, *angle]
+        at = next((k for k, d in enumerate(chain) if base.startswith(d + os.sep)), None)
+        dirs = angle if at is None else chain[at + 1:]
+    for d in dirs:
+        f = os.path.join(d, name)
+        if isfile(f):
+            return os.path.normpath(f)
+    return None
+
+
+def _search_dirs(cpp) -> tuple[list[str], list[str] | None]:
+    """The preprocessor's ``#include "..."`` and ``#include <...>`` search lists (absolute)
+    for these options, as ``cpp -v`` prints them."""
+    from ..frontend.preprocess import PRELUDE
+    cmd = [cpp.cpp, "-E", "-v", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE),
+           *cpp.flags(), "-x", "c", os.devnull]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    except OSError:
+        return [], None
+    quote, angle, into = [], [], None
+    for line in proc.stderr.splitlines():
+        if line.startswith('#include "..." search starts here'):
+            into = quote
+        elif line.startswith("#include <...> search starts here"):
+            into = angle
+        elif line.startswith("End of search list"):
+            return quote, angle
+        elif into is not None and line.startswith(" "):
+            into.append(os.path.abspath(line.strip().removesuffix(" (framework directory)")))
+    return [], None
