@@ -342,6 +342,10 @@ class Region:
     #: C conditions on values known at entry that the analysis assumed (a scratch array's
     #: bounds); when one is false the original loop runs on the host
     preconditions: tuple[str, ...] = ()
+    #: pairs of array arguments (names) the kernel's transformations assume are different
+    #: memory (pointers the analysis cannot tell apart); when the ranges a launch maps for a
+    #: pair overlap, the original loop runs on the host
+    distinct: tuple[tuple[str, str], ...] = ()
     #: threadprivate variables the loop or its callees use (a team of one's host path gives
     #: its loop's threads the one thread's copies)
     threadprivates: tuple[str, ...] = ()

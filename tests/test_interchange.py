@@ -50,6 +50,19 @@ CASES = [
      "a[k][ii][jj] = 1.0; c[k][1] = i;", "interchange", "jj"),
     ("three_deep", "for (j = 0; j < M; j++) for (m = 0; m < 4; m++) for (i = 0; i < M; i++) "
      "a[k][i][j] += b[k][m][j];", "interchange", "j"),
+    # loop distribution: the statement before the inner loop gets a loop of its own
+    ("distributed", "for (j = 0; j < M; j++) { c[k][j] = 0; for (i = 0; i < M; i++) "
+     "c[k][j] += a[k][i][j]; }", "distribute interchange", "j"),
+    ("distribution_reversed", "for (j = 1; j < M; j++) { c[k][j] = b[k][2][j - 1]; "
+     "for (i = 0; i < M; i++) b[k][i][j] = a[k][i][j] + c[k][j]; }", "distribute-missed", "i"),
+    ("distribution_loop_variables", "for (j = 0; j < M; j++) { for (i = 0; i < M; i++) "
+     "a[k][i][j] = c[k][i]; for (i = 1; i < M; i++) b[k][i][j] = a[k][i - 1][j]; }",
+     "distribute interchange", "i"),   # the first part: a tie, left
+    ("distribution_carried", "for (j = 1; j < M; j++) { for (i = 0; i < M; i++) "
+     "a[k][i][j] = b[k][i][j - 1]; for (i = 0; i < M; i++) b[k][i][j] = a[k][i][j]; }",
+     "distribute-missed", "i"),
+    ("distribution_scalar", "for (j = 0; j < M; j++) { t = c[k][j]; for (i = 0; i < M; i++) "
+     "a[k][i][j] = t; }", "distribute-missed", "i"),
 ]
 
 
@@ -79,20 +92,88 @@ def _innermost(region) -> str:
 def test_interchange_verdicts(tmp_path, name, body, rid, inner):
     u = _translate(tmp_path, _program(body))
     assert [r.offload for r in u.regions] == [True]
-    ids = [m.id for m in u.remarks if m.id.startswith("interchange")]
-    assert ids == ([rid] if rid else [])
+    ids = [m.id for m in u.remarks if m.id.startswith(("interchange", "distribute"))]
+    rids = rid.split() if rid else []
+    assert ids == rids
     assert _innermost(u.regions[0]) == inner
-    if rid:
+    for rid in rids:
         (m,) = [m for m in u.remarks if m.id == rid]
         assert (m.loc.file, m.loc.line) == (str(tmp_path / "p.c"), 8)
 
 
-def test_different_pointers_may_alias(tmp_path):
-    """p and q may be one array: a write through p and a read through q keep their order."""
+def test_different_pointers_are_assumed_distinct_and_checked(tmp_path):
+    """p and q may be one array: the nest is interchanged assuming they are not, and the
+    launch checks it (the original runs on the host when their ranges overlap)."""
     u = _translate(tmp_path, _program("for (j = 0; j < M; j++) for (i = 0; i < M; i++) "
                                       "p[k][i][j] = q[k][i][j] + 1.0;", pointer=True))
     (m,) = [m for m in u.remarks if m.id.startswith("interchange")]
-    assert m.id == "interchange-missed" and "may be the same memory" in m.message
+    assert m.id == "interchange" and "assuming 'p' and 'q' are different memory" in m.message
+    assert u.regions[0].distinct == (("p", "q"),)
+    assert "ompcl_rt_distinct(&ompcl_L, 0, 1);" in u.host_source
+
+
+def test_a_pointer_and_a_local_array_are_not_assumed_distinct(tmp_path):
+    """Only two of the kernel's buffers can be checked at launch."""
+    body = ("double w[M][M]; for (j = 0; j < M; j++) for (i = 0; i < M; i++) "
+            "{ w[i][j] = 1.0; p[k][i][j] = w[i][j]; }")
+    u = _translate(tmp_path, _program(body, pointer=True))
+    assert not u.regions[0].distinct
+
+
+ALIASED = r"""#include <stdio.h>
+#define N 10
+#define M 20
+double a[N][M][M], b[N][M][M], c[N][M];
+void f(double (*p)[M][M], double (*q)[M][M], double (*s)[M]) {
+  int k, i, j;
+#pragma omp parallel for private(i, j)
+  for (k = 0; k < N; k++)
+    for (j = 1; j < M; j++) {
+      s[k][j] = s[k][j] * 0.5;
+      for (i = 0; i < M - 1; i++)
+        p[k][i][j] = q[k][i + 1][j - 1] * 0.5 + s[k][j] + 1.0;
+    }
+}
+int main(void) {
+  int k, i, j;
+  for (k = 0; k < N; k++) for (i = 0; i < M; i++) {
+    c[k][i] = k - i;
+    for (j = 0; j < M; j++) { a[k][i][j] = k + i * 0.5 + j * 0.25; b[k][i][j] = i - j; }
+  }
+  f(a, b, c);   /* distinct: the device, interchanged */
+  f(a, a, c);   /* p == q: the interchanged kernel would be wrong; the host runs it */
+  double t = 0;
+  for (k = 0; k < N; k++) for (i = 0; i < M; i++) {
+    t += c[k][i];
+    for (j = 0; j < M; j++) t += a[k][i][j] * (1 + (i + 2 * j) % 7);
+  }
+  printf("%.12e\n", t);
+  return 0;
+}
+"""
+
+
+def test_aliased_arguments_run_the_original(tmp_path, opencl_available):
+    """A distributed and interchanged kernel over pointer parameters: with distinct arrays it
+    runs on the device, with p == q the launch check sends it to the host; gcc's answer."""
+    src = tmp_path / "al.c"
+    src.write_text(ALIASED)
+    u = translate(str(src), Options(model="none"))
+    assert [m.id for m in u.remarks if m.id.startswith(("interchange", "distribute"))] == [
+        "distribute", "interchange"]
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    expected = run(ref).stdout
+    stats = tmp_path / "s.json"
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
+        assert out.returncode == 0, out.stderr
+        compare_outputs(expected, out.stdout, 1e-13)
+        if opencl_available:
+            (r,) = load_stats(stats)["regions"]
+            assert (r["device_runs"], r["host_runs"], r["alias_declines"]) == (1, 1, 1)
 
 
 def test_switched_off(tmp_path):
@@ -147,6 +228,13 @@ int main(void) {
           s1[k][j] += b[k][m][j] * a[k][i][j];
     for (i = 0; i < M; i++) c[k][i] = s1[k][i] + i;
   }
+#pragma omp parallel for private(i, j)
+  for (k = 0; k < N; k++)
+    for (j = 0; j < M; j++) {
+      c[k][j] = c[k][j] * 0.5;
+      for (i = 0; i < M; i++) a[k][i][j] = a[k][i][j] * 0.25 + c[k][j] * i;
+      for (i = 1; i < M; i++) b[k][i][j] = a[k][i - 1][j] + c[k][j];
+    }
   double s = 0;
   for (k = 0; k < N; k++) for (i = 0; i < M; i++) {
     s += c[k][i];
@@ -162,8 +250,9 @@ def test_interchanged_program_gives_the_original_output(tmp_path, opencl_availab
     src = tmp_path / "x.c"
     src.write_text(EXECUTED)
     u = translate(str(src), Options(model="none"))
-    assert [m.id for m in u.remarks if m.id.startswith("interchange")] == [
-        "interchange", "interchange", "interchange-missed", "interchange"]
+    assert [m.id for m in u.remarks if m.id.startswith(("interchange", "distribute"))] == [
+        "interchange", "interchange", "interchange-missed", "interchange", "distribute",
+        "interchange", "interchange"]
     ref, exe = tmp_path / "ref", tmp_path / "exe"
     gcc_build(src, ref)
     res = ompcl_build([src], exe, "--model", "none")

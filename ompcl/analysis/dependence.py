@@ -5,7 +5,9 @@ The test is the classic separable one (ZIV / strong SIV per subscript): a subscr
 most one of the nest's loop variables, with the same integer coefficient in both accesses,
 and the two accesses' invariant parts differ by a constant. Anything else is "unknown", which
 forbids every reordering. Two different names are distinct objects only when both are
-declared arrays; pointers and parameters may alias anything.
+declared arrays; pointers and parameters may alias anything, unless the caller lets the test
+assume two of a kernel's buffers distinct (``Assumptions``: the runtime checks them at launch).
+``distribution_legal`` tests splitting one loop into a loop per part of its body.
 """
 from __future__ import annotations
 
@@ -182,8 +184,36 @@ def may_alias(a: str, b: str, is_array) -> bool:
     return a == b or not (is_array(a) and is_array(b))
 
 
+def _distinct(a: str, b: str, is_array, assume) -> bool:
+    """Whether ``a`` and ``b`` can be taken as different memory: declared arrays, or a pair
+    ``assume`` (a set, when given) accepts and records as assumed."""
+    if a == b:
+        return False
+    if not may_alias(a, b, is_array):
+        return True
+    if assume is not None and assume.accepts(a, b):
+        assume.pairs.add(tuple(sorted((a, b))))
+        return True
+    return False
+
+
+@dataclass
+class Assumptions:
+    """Array pairs a transformation may assume distinct (``names``: the kernel's buffers,
+    each its own argument, which the runtime checks at launch); ``pairs``: those it did."""
+
+    names: frozenset[str]
+    pairs: set = None
+
+    def __post_init__(self):
+        self.pairs = set() if self.pairs is None else self.pairs
+
+    def accepts(self, a: str, b: str) -> bool:
+        return a in self.names and b in self.names
+
+
 def permutation_legal(facts: NestFacts, perm: tuple[int, ...], steps: tuple[int, ...],
-                      is_array) -> str:
+                      is_array, assume: Assumptions | None = None) -> str:
     """'' when running the loops (constant ``steps``) in order ``perm`` (new position -> old
     loop) keeps every dependence of the nest; else why not."""
     if facts.why:
@@ -194,6 +224,8 @@ def permutation_legal(facts: NestFacts, perm: tuple[int, ...], steps: tuple[int,
             if not (a.write or b.write) or not may_alias(a.name, b.name, is_array):
                 continue
             if a.name != b.name:
+                if _distinct(a.name, b.name, is_array, assume):
+                    continue
                 return f"'{a.name}' and '{b.name}' may be the same memory"
             for x, y in ((a, b), (b, a)):
                 dist = _distances(x, y, steps)
@@ -202,4 +234,112 @@ def permutation_legal(facts: NestFacts, perm: tuple[int, ...], steps: tuple[int,
                 for v in _directions(dist) if dist else ():
                     if _lex_ok(v) and not _lex_ok(tuple(v[p] for p in perm)):
                         return (f"a dependence on '{a.name}' would run backwards")
+    return ""
+
+
+# -- loop distribution --------------------------------------------------------------------------
+
+def _group_unsupported(stmts: list[c_ast.Node]) -> str:
+    for st in stmts:
+        for n in walk(st):
+            if isinstance(n, (c_ast.Goto, c_ast.Label, c_ast.Break, c_ast.Continue,
+                              c_ast.Return, c_ast.Switch, c_ast.Pragma, c_ast.While,
+                              c_ast.DoWhile)):
+                return f"its body holds a '{type(n).__name__.lower()}' statement"
+            if isinstance(n, c_ast.FuncCall) and getattr(n.name, "name", None) not in MATH:
+                return f"its body calls '{getattr(n.name, 'name', None)}'"
+            if isinstance(n, c_ast.StructRef) or (isinstance(n, c_ast.UnaryOp)
+                                                  and n.op in ("&", "*")):
+                return "its body uses pointers or struct members"
+        for lv in _written(st):
+            if not isinstance(lv, (c_ast.ID, c_ast.ArrayRef)):
+                return "its body writes through an expression that is not an array element"
+    return ""
+
+
+def _loop_defined(stmts: list[c_ast.Node], v: str) -> bool:
+    """Every use of ``v`` in ``stmts`` is inside a loop whose init sets ``v`` without reading
+    it (an inner loop's variable): its value on entry to the part does not matter, and the
+    last part to set it leaves the value the whole loop leaves."""
+    def ok(n: c_ast.Node) -> bool:
+        if isinstance(n, c_ast.For) and _sets(n.init, v):
+            return True
+        if isinstance(n, c_ast.ID) and n.name == v:
+            return False
+        return all(ok(c) for _, c in n.children())
+    return all(ok(st) for st in stmts)
+
+
+def _sets(init: c_ast.Node | None, v: str) -> bool:
+    return (isinstance(init, c_ast.Assignment) and init.op == "="
+            and isinstance(init.lvalue, c_ast.ID) and init.lvalue.name == v
+            and v not in _ids(init.rvalue))
+
+
+def _ids(node: c_ast.Node) -> set[str]:
+    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
+
+
+def distribution_legal(groups: list[list[c_ast.Node]], var: str, step: int, is_array,
+                       assume: Assumptions | None = None) -> str:
+    """'' when the loop over ``var`` (constant ``step``) whose body is ``groups`` (statement
+    lists, in order) can run as one loop per group, in order: no scalar written in one
+    group is seen by another, no declaration in the body outside an inner loop, and no
+    array dependence goes from a later group to an earlier one in a later iteration."""
+    stmts = [st for g in groups for st in g]
+    why = _group_unsupported(stmts)
+    if why:
+        return why
+    if any(isinstance(st, c_ast.Decl) for st in stmts):
+        return "its body declares a variable"
+    written = {lv.name for lv in _written(c_ast.Compound(stmts)) if isinstance(lv, c_ast.ID)}
+    if var in written:
+        return f"its body writes '{var}'"
+    seen = [set().union(*(_ids(st) for st in g)) for g in groups]
+    free = []   # inner loops' variables: any value, independently in each access
+    for v in sorted(written):
+        parts = [g for g, names in zip(groups, seen) if v in names]
+        if all(_loop_defined(g, v) for g in parts):
+            free.append(v)
+        elif len(parts) > 1:
+            return f"'{v}' is written in one part of its body and used in another"
+    variant = written | {var} | body_locals(c_ast.Compound(stmts))
+    syms = {v: Affine.of(loop_sym(v, k)) for k, v in enumerate([var, *free])}
+    steps = (step,) + (1,) * len(free)   # step 1: every value (a superset of the loop's)
+
+    def resolve(name: str) -> Affine | None:
+        if name in syms:
+            return syms[name]
+        return None if name in variant else Affine.of(Sym("var", name, name))
+
+    def invariant(e: c_ast.Node) -> Sym | None:
+        return expr_symbol(e, lambda n: n not in variant)
+
+    accesses = []
+    for g in groups:
+        body = c_ast.Compound(g)
+        writes = {id(lv) for lv in _written(body)}
+        mine = []
+        for n in _outer_refs(body):
+            base, subs = subscripts(n)
+            if not isinstance(base, c_ast.ID):
+                return "an array is reached through an expression"
+            mine.append(Access(base.name, tuple(form(x, resolve, invariant) for x in subs),
+                               id(n) in writes, n))
+        accesses.append(mine)
+    for p, early in enumerate(accesses):
+        for late in accesses[p + 1:]:
+            for a in early:
+                for b in late:
+                    if not (a.write or b.write) or not may_alias(a.name, b.name, is_array):
+                        continue
+                    if a.name != b.name:
+                        if _distinct(a.name, b.name, is_array, assume):
+                            continue
+                        return f"'{a.name}' and '{b.name}' may be the same memory"
+                    dist = _distances(b, a, steps)   # from the later group's access
+                    if dist is None:
+                        return f"the subscripts of '{a.name}' are beyond the dependence test"
+                    if dist and (dist[0] == _ANY or dist[0] > 0):
+                        return f"a dependence on '{a.name}' would run backwards"
     return ""

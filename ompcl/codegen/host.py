@@ -91,6 +91,12 @@ def _array_args(region: Region) -> list[dict]:
     return out
 
 
+def _distinct_pairs(region: Region) -> list[tuple[int, int]]:
+    """The array arguments (indexes) the kernel assumes are different memory."""
+    index = {a.name: k for k, a in enumerate(region.arrays)}
+    return [(index[a], index[b]) for a, b in region.distinct]
+
+
 _LONG_MAX, _LONG_MIN = "0x7fffffffffffffffL", "(-0x7fffffffffffffffL - 1)"
 
 
@@ -143,6 +149,7 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
         preconditions=list(region.preconditions), inspections=_inspections(region),
+        distinct=_distinct_pairs(region),
         check=check_lines(region, _array_args(region)))
 
 

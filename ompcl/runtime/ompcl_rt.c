@@ -1917,6 +1917,25 @@ void ompcl_rt_decline(ompcl_launch *L, const char *why) {
   pthread_mutex_unlock(&rt.lock);
 }
 
+void ompcl_rt_distinct(ompcl_launch *L, int a, int b) {
+  const ompcl_array_arg *x = &L->arrays[a], *y = &L->arrays[b];
+  uintptr_t x0 = (uintptr_t)x->ptr + (uintptr_t)(x->lo * (long)x->esize);
+  uintptr_t x1 = (uintptr_t)x->ptr + (uintptr_t)((x->hi + 1) * (long)x->esize);
+  uintptr_t y0 = (uintptr_t)y->ptr + (uintptr_t)(y->lo * (long)y->esize);
+  uintptr_t y1 = (uintptr_t)y->ptr + (uintptr_t)((y->hi + 1) * (long)y->esize);
+  if (!L->ok || a >= L->narrays || b >= L->narrays || x->lo > x->hi || y->lo > y->hi ||
+      x1 <= y0 || y1 <= x0)
+    return;
+  pthread_mutex_lock(&rt.lock);
+  L->ok = 0;
+  L->declined = 1;
+  L->r->last_decision = 0;
+  L->r->alias_declines++;
+  log_line("%s:%d: host: array arguments %d and %d overlap (the kernel assumes distinct "
+           "memory)", L->r->file, L->r->line, a, b);
+  pthread_mutex_unlock(&rt.lock);
+}
+
 /* ---- run-time scratch checks (see ompcl_rt.h) ---- */
 ompcl_sc *ompcl_sc_cur;
 
@@ -2324,11 +2343,13 @@ static void json_region(FILE *f, const ompcl_region *r) {
              "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"kernel_seconds\": %.6f, "
              "\"transfer_seconds\": %.6f, \"decisions_device\": %ld, \"decisions_host\": %ld, "
              "\"check_runs\": %ld, \"check_hits\": %ld, \"check_declines\": %ld, "
+             "\"alias_declines\": %ld, "
              "\"fallback\": ",
           r->entries, r->device_runs, r->host_runs, r->kernels_launched, r->bytes_to_device,
           r->bytes_to_host, r->transfers_to_device, r->transfers_to_host, r->seconds_device,
           r->seconds_host, r->kernel_seconds, r->transfer_seconds, r->decisions_device,
-          r->decisions_host, r->check_runs, r->check_hits, r->check_declines);
+          r->decisions_host, r->check_runs, r->check_hits, r->check_declines,
+          r->alias_declines);
   if (r->fallback)
     json_string(f, r->fallback);
   else

@@ -115,6 +115,7 @@ typedef struct ompcl_region {
   long transfers_to_device, transfers_to_host;
   long decisions_device, decisions_host;  /* of the dispatch model (auto mode) */
   long check_runs, check_hits, check_declines; /* run-time scratch checks (ompcl_sc) */
+  long alias_declines;      /* entries on the host: two arrays the kernel assumes distinct overlap */
   int check_warned;
   int wanting;             /* this entry: the model chose the device before OpenCL started */
   double seconds_device, seconds_host, t_start;
@@ -213,6 +214,11 @@ int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]);
  * chosen and ready.  ompcl_rt_decline: the host after all (a run-time check failed). */
 int ompcl_rt_decide(ompcl_launch *L, int ndim, const long n[]);
 void ompcl_rt_decline(ompcl_launch *L, const char *why);
+
+/* The kernel was transformed assuming array arguments a and b (indexes among the launch's
+ * array arguments) are different memory: when the ranges they touch overlap, the host runs
+ * the original loop (no failure). */
+void ompcl_rt_distinct(ompcl_launch *L, int a, int b);
 
 /* Run-time check that an iteration writes the elements of a thread's scratch arrays before
  * it reads them (codegen.scratchcheck): a slice of the loop marks each access; an element

@@ -16,7 +16,8 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import walk
-from ..analysis.dependence import NestFacts, nest_facts, permutation_legal
+from ..analysis.dependence import (Assumptions, NestFacts, distribution_legal, nest_facts,
+                                   permutation_legal)
 from ..analysis.index import int_constant
 from ..diagnostics import Remark, SourceLoc
 from ..frontend.clone import clone
@@ -195,19 +196,24 @@ def reordered(nest: Nest, order: tuple[int, ...]) -> c_ast.For:
 
 
 class _Interchange(NodeTransformer):
-    def __init__(self, root: c_ast.Node, keep: set[str], is_array):
+    def __init__(self, root: c_ast.Node, keep: set[str], is_array, buffers: frozenset[str]):
         self.root, self.keep, self.is_array = root, keep, is_array
+        self.buffers = buffers          # the kernel's array arguments (checked at launch)
+        self.assumed: set[tuple[str, str]] = set()
         self.remarks: list[Remark] = []
 
     def visit_For(self, node: c_ast.For):
         nest = nest_at(node)
-        if nest is None or len(nest.loops) < 2:
+        if nest is None:
             return self.generic_visit(node)
+        if len(nest.loops) < 2:
+            return self._distributed(node, nest) or self.generic_visit(node)
         facts = nest_facts(nest.body, nest.vars)
         order = better_order(facts, len(nest.vars))
         if order is None:
             return self.generic_visit(node)
-        why = self._why_not(nest, facts, order)
+        assume = Assumptions(self.buffers)
+        why = self._why_not(nest, facts, order, assume)
         s = scores(facts, len(nest.vars))
         names = ", ".join(nest.vars[k] for k in order)
         head = (f"'{nest.vars[order[-1]]}' innermost moves {s[order[-1]]} of "
@@ -217,18 +223,93 @@ class _Interchange(NodeTransformer):
             self.remarks.append(Remark(loc, f"loop nest not interchanged: {head}, but {why}",
                                        "remark", "interchange-missed"))
             return self.generic_visit(node)
-        self.remarks.append(Remark(loc, f"loop nest interchanged to ({names}): {head}",
-                                   "remark", "interchange"))
+        self.assumed |= assume.pairs
+        self.remarks.append(Remark(loc, f"loop nest interchanged to ({names}): {head}"
+                                   + _assuming(assume.pairs), "remark", "interchange"))
         return reordered(nest, order)
 
-    def _why_not(self, nest: Nest, facts: NestFacts, order: tuple[int, ...]) -> str:
-        why = permutation_legal(facts, order, nest.steps, self.is_array) or _bounds_ok(nest, facts)
+    def _why_not(self, nest: Nest, facts: NestFacts, order: tuple[int, ...],
+                 assume: Assumptions) -> str:
+        why = (permutation_legal(facts, order, nest.steps, self.is_array, assume)
+               or _bounds_ok(nest, facts))
         if why:
             return why
         for v, owner in zip(nest.vars, nest.loops):
             if v in self.keep or not _dead_after(self.root, nest.loops[0], owner, v):
                 return f"the value of '{v}' after the nest is used"
         return ""
+
+    def _distributed(self, node: c_ast.For, nest: Nest) -> c_ast.Compound | None:
+        """The loop split into one loop per part of its body (each inner loop a part), when
+        that lets a part's nest be interchanged and the split is legal; else None."""
+        groups = _parts(node.stmt)
+        if groups is None:
+            return None
+        mark, assumed = len(self.remarks), set(self.assumed)
+        loops = [self.visit(c_ast.For(clone(node.init), clone(node.cond), clone(node.next),
+                                      c_ast.Compound([clone(x) for x in g], node.coord),
+                                      node.coord)) for g in groups]
+        if not any(m.id == "interchange" for m in self.remarks[mark:]):
+            del self.remarks[mark:]
+            self.assumed = assumed
+            return None
+        assume = Assumptions(self.buffers)
+        why = (distribution_legal(groups, nest.vars[0], nest.steps[0], self.is_array, assume)
+               or _header_written(node))
+        loc = SourceLoc.of(node)
+        if why:
+            del self.remarks[mark:]
+            self.assumed = assumed
+            self.remarks.append(Remark(
+                loc, f"loop over '{nest.vars[0]}' not distributed (which would let an inner "
+                f"nest be interchanged): {why}", "remark", "distribute-missed"))
+            return None
+        self.assumed |= assume.pairs
+        self.remarks.insert(mark, Remark(
+            loc, f"loop over '{nest.vars[0]}' distributed into {len(loops)} loops, so that an "
+            f"inner nest can be interchanged" + _assuming(assume.pairs), "remark",
+            "distribute"))
+        return c_ast.Compound(loops, node.coord)
+
+
+def _assuming(pairs) -> str:
+    if not pairs:
+        return ""
+    return (" (assuming " + ", ".join(f"'{a}' and '{b}'" for a, b in sorted(pairs))
+            + " are different memory, checked at launch)")
+
+
+def _parts(body: c_ast.Node) -> list[list[c_ast.Node]] | None:
+    """A loop body's parts for distribution: each inner loop on its own, the statements
+    between loops together; None when there is nothing to split."""
+    items = body.block_items if isinstance(body, c_ast.Compound) else None
+    if not items or len(items) < 2 or not any(isinstance(x, c_ast.For) for x in items):
+        return None
+    groups: list[list[c_ast.Node]] = []
+    for x in items:
+        if isinstance(x, c_ast.For) or not groups or isinstance(groups[-1][-1], c_ast.For):
+            groups.append([x])
+        else:
+            groups[-1].append(x)
+    return groups if len(groups) > 1 else None
+
+
+def _header_written(f: c_ast.For) -> str:
+    """'' unless the loop's bounds or step read a name its body writes."""
+    written = set()
+    for n in walk(f.stmt):
+        lv = n.lvalue if isinstance(n, c_ast.Assignment) else \
+            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") \
+            else None
+        while isinstance(lv, c_ast.ArrayRef):
+            lv = lv.name
+        if isinstance(lv, c_ast.ID):
+            written.add(lv.name)
+    for part in (f.cond, f.next):
+        for n in walk(part):
+            if isinstance(n, c_ast.ID) and n.name in written:
+                return f"a loop bound reads '{n.name}', which the loop writes"
+    return ""
 
 
 def _array_names(region: Region, body: c_ast.Node):
@@ -348,9 +429,12 @@ def _interchange_body(region: Region) -> tuple[Region, tuple[Remark, ...]]:
     last = region.loops[-1]
     body = clone(last.loop.stmt)
     keep = {v.name for v in region.lastprivates} | {d.var for d in region.loops}
-    t = _Interchange(body, keep, _array_names(region, body))
+    buffers = frozenset(a.name for a in region.arrays if not a.var.ctype.is_scalar)
+    t = _Interchange(body, keep, _array_names(region, body), buffers)
     new = t.visit(body)
     if not any(m.id == "interchange" for m in t.remarks):
         return region, tuple(t.remarks)
     loop = c_ast.For(last.loop.init, last.loop.cond, last.loop.next, new, last.loop.coord)
-    return replace(region, loops=region.loops[:-1] + (replace(last, loop=loop),)), tuple(t.remarks)
+    distinct = tuple(sorted(set(region.distinct) | t.assumed))
+    return replace(region, loops=region.loops[:-1] + (replace(last, loop=loop),),
+                   distinct=distinct), tuple(t.remarks)
