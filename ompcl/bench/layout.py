@@ -6,17 +6,20 @@ Builds each program with ``ompcl cc -Rompcl`` once per variant (``off``: both pa
 variant with every offloaded loop on the device (``OMPCL_DEVICE=opencl``), repeats interleaved
 across variants after a warm-up run. A variant in which no pass fired is the ``off`` program
 and is not run again. Programs: NAS BT, SP, MG of ``nas_benchmarks/`` (their verification must
-pass) and ``probe``, a small program with one nest the interchange fixes and one array the
+pass), ``probe``, a small program with one nest the interchange fixes and one array the
 reordering fixes, one collapsed nest the interchange reorders (its output must equal the
-``off`` variant's). Prints whole-program seconds,
+``off`` variant's), and any PolyBench/ACC program by name (``gemm``, ``2mm``, ... from
+``../shared/thirdparty``, built as its authors do at ``--dataset``; its array dump must equal
+the ``off`` variant's). Prints whole-program seconds,
 kernel seconds (profiling events, summed over regions) and the ratios off / variant.
 
-Usage: python -m ompcl.bench.layout [--class W] [--programs bt,sp,mg,probe] [--repeats 3]
-       [--json FILE]
+Usage: python -m ompcl.bench.layout [--class W] [--programs bt,sp,mg,probe,gemm]
+       [--dataset STANDARD] [--repeats 3] [--json FILE]
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -26,14 +29,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from . import polybench
 from .npb_native import NPB_DIR, parse_report
 
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
        "OMPCL_DEVICE": "opencl"}
 VARIANTS = {"off": ("0", "0"), "interchange": ("1", "0"), "reorder": ("0", "1"),
             "both": ("1", "1")}
-REMARKS = ("interchange", "interchange-missed", "reorder", "reorder-missed")
-_REMARK = re.compile(r"\[(interchange|interchange-missed|reorder|reorder-missed)\]$", re.MULTILINE)
+REMARKS = ("interchange", "interchange-missed", "distribute", "distribute-missed", "reorder",
+           "reorder-missed")
+_REMARK = re.compile(r"\[(" + "|".join(REMARKS) + r")\]$", re.MULTILINE)
+NAS = ("bt", "sp", "mg", "lu", "cg", "ft", "ep", "is")
 
 PROBE = r"""#include <stdio.h>
 #include <omp.h>
@@ -99,20 +105,33 @@ def _counts(log: str) -> dict[str, int]:
     return {r: found.count(r) for r in REMARKS}
 
 
-def build(program: str, cls: str, variant: str, bindir: Path) -> tuple[Path | None, dict]:
+def build(program: str, cls: str, variant: str, bindir: Path, dataset: str = "STANDARD"
+          ) -> tuple[Path | None, dict]:
     """The program built for one variant, and the layout remarks its translation gave."""
     cc, env = _cc(variant)
     bindir.mkdir(parents=True, exist_ok=True)
+    cwd = None
     if program == "probe":
         src = bindir / "probe.c"
         src.write_text(PROBE)
         exe = bindir / "probe"
         cmd = [*cc.split(), "-O3", "-fopenmp", str(src), "-o", str(exe)]
-    else:
+    elif program in NAS:
         exe = bindir / f"{program}.{cls}.omp"
         cmd = ["make", "-s", "-C", str(NPB_DIR), f"CLASS={cls}", f"BENCHMARKS={program}",
                f"BINDIR={bindir}", f"CC={cc}", f"{bindir}/{program}.{cls}.omp"]
-    res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
+    else:
+        root = polybench.find_root()
+        found = {p.name: p for p in polybench.programs(root)} if root else {}
+        if program not in found:
+            print(f"{program}: not a NAS benchmark, 'probe' or a PolyBench/ACC program "
+                  "(../shared/thirdparty/polybench-acc)", file=sys.stderr)
+            return None, {}
+        exe, cwd = bindir / program, found[program].folder
+        cmd = [f"-D{dataset}_DATASET" if a == "-DSMALL_DATASET" else a
+               for a in polybench.command(found[program], root, cc.split(), exe)]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd,
+                         env={**os.environ, **env})
     log = res.stdout + res.stderr
     if res.returncode != 0 or not exe.exists():
         print(f"{program} ({variant}): build failed\n{log[-3000:]}", file=sys.stderr)
@@ -130,6 +149,10 @@ def run_once(exe: Path, stats: Path) -> dict:
     if exe.name == "probe":
         m = re.search(r"checksum (\S+)", text)
         verified, result = out.returncode == 0 and m is not None, m and m[1]
+        seconds = sum(r["seconds_device"] + r["seconds_host"] for r in regions)
+    elif "." not in exe.name:   # PolyBench: the array dump (stderr) is the result
+        verified = out.returncode == 0 and bool(out.stderr.strip())
+        result = hashlib.sha256(out.stderr.encode()).hexdigest()
         seconds = sum(r["seconds_device"] + r["seconds_host"] for r in regions)
     else:
         report = parse_report(text)
@@ -162,19 +185,20 @@ def measure(exes: dict[str, Path], repeats: int, scratch: Path) -> dict[str, dic
     return out
 
 
-def bench_program(program: str, cls: str, repeats: int, work: Path) -> dict:
+def bench_program(program: str, cls: str, repeats: int, work: Path,
+                  dataset: str = "STANDARD") -> dict:
     exes, remarks = {}, {}
     for v in VARIANTS:
-        exe, counts = build(program, cls, v, work / program / v)
+        exe, counts = build(program, cls, v, work / program / v, dataset)
         if exe is None:
             return {}
         remarks[v] = counts
-        fired = counts.get("interchange", 0) + counts.get("reorder", 0)
+        fired = sum(counts.get(r, 0) for r in ("interchange", "distribute", "reorder"))
         if v == "off" or fired:
             exes[v] = exe
     print(f"running {program} ({', '.join(exes)}) ...", file=sys.stderr, flush=True)
     results = measure(exes, repeats, work / program)
-    if program == "probe":
+    if program not in NAS:   # the same answer from every variant
         same = {r["result"] for r in results.values()}
         for r in results.values():
             r["verified"] = r["verified"] and len(same) == 1
@@ -194,9 +218,9 @@ def table(all_results: dict[str, dict]) -> str:
         off = res["off"]
         for v in VARIANTS:
             c = rem[v]
-            fired = c.get("interchange", 0) * (v in ("interchange", "both")) + c.get(
-                "reorder", 0) * (v in ("reorder", "both"))
-            missed = c.get("interchange-missed", 0) + c.get("reorder-missed", 0)
+            fired = (c.get("interchange", 0) + c.get("distribute", 0)) * (
+                v in ("interchange", "both")) + c.get("reorder", 0) * (v in ("reorder", "both"))
+            missed = sum(c.get(r, 0) for r in REMARKS if r.endswith("-missed"))
             r = res.get(v)
             if r is None:
                 lines.append(f"{prog:<8} {v:<12} {fired:>5} {missed:>6}   (nothing fired: "
@@ -228,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
         "\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--class", dest="cls", default="W", help="NAS problem class (default W)")
     ap.add_argument("--programs", default="bt,sp,mg,probe", help="comma-separated")
+    ap.add_argument("--dataset", default="STANDARD",
+                    help="PolyBench dataset (MINI, SMALL, STANDARD, LARGE; default STANDARD)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--work", help="build directory (default: a temporary one)")
     ap.add_argument("--json", help="also write the results here")
@@ -236,10 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ompcl-layout-") as tmp:
         work = Path(args.work or tmp)
         for prog in [p for p in args.programs.split(",") if p]:
-            data = bench_program(prog, args.cls, args.repeats, work)
+            data = bench_program(prog, args.cls, args.repeats, work, args.dataset)
             if data:
                 results[prog] = data
-    print(f"layout passes off and on; NAS class {args.cls}; every offloaded loop on the device "
+    print(f"layout passes off and on; NAS class {args.cls}, PolyBench {args.dataset}; every offloaded loop on the device "
           f"(OMPCL_DEVICE=opencl); {ENV['OMP_NUM_THREADS']} threads, OMP_WAIT_POLICY="
           f"{ENV['OMP_WAIT_POLICY']}, OMP_PROC_BIND={ENV['OMP_PROC_BIND']}; median of "
           f"{args.repeats}; ratio = off / variant (above 1: faster)")
