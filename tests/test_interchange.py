@@ -61,6 +61,8 @@ CASES = [
     ("distribution_carried", "for (j = 1; j < M; j++) { for (i = 0; i < M; i++) "
      "a[k][i][j] = b[k][i][j - 1]; for (i = 0; i < M; i++) b[k][i][j] = a[k][i][j]; }",
      "distribute-missed", "i"),
+    ("distribution_bound_written", "for (j = 0; j < M - (int)t; j++) { t = 0; "
+     "for (i = 0; i < M; i++) a[k][i][j] = 1.0; }", "distribute-missed", "i"),
     ("distribution_scalar", "for (j = 0; j < M; j++) { t = c[k][j]; for (i = 0; i < M; i++) "
      "a[k][i][j] = t; }", "distribute-missed", "i"),
 ]

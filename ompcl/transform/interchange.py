@@ -295,7 +295,8 @@ def _parts(body: c_ast.Node) -> list[list[c_ast.Node]] | None:
 
 
 def _header_written(f: c_ast.For) -> str:
-    """'' unless the loop's bounds or step read a name its body writes."""
+    """'' unless the loop's start, bound or step read a name its body writes (or the start
+    reads the loop's own variable): each loop of the split evaluates them anew."""
     written = set()
     for n in walk(f.stmt):
         lv = n.lvalue if isinstance(n, c_ast.Assignment) else \
@@ -305,8 +306,13 @@ def _header_written(f: c_ast.For) -> str:
             lv = lv.name
         if isinstance(lv, c_ast.ID):
             written.add(lv.name)
-    for part in (f.cond, f.next):
-        for n in walk(part):
+    var = _init_var(f)
+    start = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else \
+        f.init.decls[0].init if isinstance(f.init, c_ast.DeclList) else None
+    if start is not None and any(isinstance(n, c_ast.ID) and n.name == var for n in walk(start)):
+        return f"the loop's start reads '{var}' itself"
+    for part in (start, f.cond, f.next):
+        for n in walk(part) if part is not None else ():
             if isinstance(n, c_ast.ID) and n.name in written:
                 return f"a loop bound reads '{n.name}', which the loop writes"
     return ""
