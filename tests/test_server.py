@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run
+from conftest import load_stats, run
 from test_cc import OMPCL_CC, cc_env, write_project
 
 #: a compiler that logs what it was given, and who its grandparent is (the server)
@@ -164,11 +164,15 @@ def test_translated_build_gives_the_same_answers(tmp_path, server_env, opencl_av
     gcc = subprocess.run(["gcc", "-O2", "-fopenmp", "off.c", "-o", "plain"], cwd=tmp_path)
     assert gcc.returncode == 0
     expected = run(tmp_path / "plain").stdout
-    modes = ["openmp", "auto"] + (["opencl"] if opencl_available else [])
+    runs = [("openmp", "1"), ("auto", "1"), ("opencl", "1"), ("opencl", "0")]
+    stats = tmp_path / "stats.json"
     for exe in ("first", "served"):
-        for mode in modes:
-            out = run(tmp_path / exe, OMPCL_DEVICE=mode)
+        for mode, zero_copy in runs:
+            out = run(tmp_path / exe, OMPCL_DEVICE=mode, OMPCL_ZERO_COPY=zero_copy,
+                      OMPCL_STATS=str(stats))
             assert out.returncode == 0 and out.stdout == expected, (exe, mode, out.stderr)
+            if mode == "opencl" and opencl_available:   # the served build's kernel ran
+                assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1]
 
 
 def test_idle_and_stopped_servers_remove_their_sockets(tmp_path, server_env):
