@@ -53,6 +53,26 @@ def run(exe: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProc
                           env=run_env(**env))
 
 
+def same_output_on_device(src: Path, tmp_path: Path, rtol: float, ran=None, **env: str) -> None:
+    """Build ``src`` with gcc and with ``ompcl build --model none``; run the translation on
+    the device (with ``env``) with copying and zero-copy buffers and compare with gcc's
+    output; where a device exists, ``ran(regions)`` (the statistics' regions) must hold."""
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    expected = run(ref).stdout
+    stats = tmp_path / "s.json"
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats),
+                  **env)
+        assert out.returncode == 0, out.stderr
+        compare_outputs(expected, out.stdout, rtol)
+        st = load_stats(stats)
+        if ran is not None and st["device"]["available"]:
+            assert ran(st["regions"]), st["regions"]
+
+
 def compare_outputs(expected: str, actual: str, rtol: float) -> float:
     """Token-wise comparison with the fuzzer's comparator (ompcl.fuzz.compare): integers exact,
     floating-point numbers within rtol. Returns the largest relative error seen; raises

@@ -9,7 +9,7 @@ from pycparser import c_ast
 from ompcl.analysis.ctypes_ import walk
 from ompcl.pipeline import Options, describe, translate
 
-from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
+from conftest import same_output_on_device
 
 PRELUDE = """#define N 16
 #define M 24
@@ -163,19 +163,8 @@ def test_aliased_arguments_run_the_original(tmp_path, opencl_available):
     u = translate(str(src), Options(model="none"))
     assert [m.id for m in u.remarks if m.id.startswith(("interchange", "distribute"))] == [
         "distribute", "interchange"]
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    expected = run(ref).stdout
-    stats = tmp_path / "s.json"
-    for zero_copy in ("0", "1"):
-        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
-        assert out.returncode == 0, out.stderr
-        compare_outputs(expected, out.stdout, 1e-13)
-        if opencl_available:
-            (r,) = load_stats(stats)["regions"]
-            assert (r["device_runs"], r["host_runs"], r["alias_declines"]) == (1, 1, 1)
+    same_output_on_device(src, tmp_path, 1e-13, lambda regions: [  # distinct, then aliased
+        (r["device_runs"], r["host_runs"], r["alias_declines"]) for r in regions] == [(1, 1, 1)])
 
 
 def test_switched_off(tmp_path):
@@ -255,18 +244,8 @@ def test_interchanged_program_gives_the_original_output(tmp_path, opencl_availab
     assert [m.id for m in u.remarks if m.id.startswith(("interchange", "distribute"))] == [
         "interchange", "interchange", "interchange-missed", "interchange", "distribute",
         "interchange", "interchange"]
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    expected = run(ref).stdout
-    stats = tmp_path / "s.json"
-    for zero_copy in ("0", "1"):
-        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
-        assert out.returncode == 0, out.stderr
-        compare_outputs(expected, out.stdout, 1e-12)
-        if opencl_available:
-            assert all(r["device_runs"] == 1 for r in load_stats(stats)["regions"])
+    same_output_on_device(src, tmp_path, 1e-12,
+                          lambda regions: all(r["device_runs"] == 1 for r in regions))
 
 
 def random_nests(seed: int, count: int = 16) -> str:
@@ -310,15 +289,7 @@ def test_random_nests_give_the_original_output(tmp_path, seed, opencl_available)
     src.write_text(random_nests(seed))
     u = translate(str(src), Options(model="none"))
     assert all(r.offload for r in u.regions)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    expected = run(ref).stdout
-    for zero_copy in ("0", "1"):
-        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy)
-        assert out.returncode == 0, out.stderr
-        compare_outputs(expected, out.stdout, 1e-13)
+    same_output_on_device(src, tmp_path, 1e-13)
 
 
 COLLAPSED = r"""#include <stdio.h>
@@ -363,16 +334,5 @@ def test_collapsed_loops_reordered(tmp_path, opencl_available):
     assert [d.var for d in u.regions[0].loops] == ["i", "j"]
     assert "ompcl_lb[0]" in describe(u.regions[0]) and "ompcl_lb[1]" not in describe(
         u.regions[0]).split("array c")[1]
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    expected = run(ref).stdout
-    stats = tmp_path / "s.json"
-    for zero_copy in ("0", "1"):
-        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_BOUNDS_CHECK="1",
-                  OMPCL_STATS=str(stats))
-        assert out.returncode == 0, out.stderr
-        compare_outputs(expected, out.stdout, 1e-10)
-        if opencl_available:
-            assert load_stats(stats)["regions"][0]["device_runs"] == 3
+    same_output_on_device(src, tmp_path, 1e-10, lambda regions: regions[0]["device_runs"] == 3,
+                          OMPCL_BOUNDS_CHECK="1")

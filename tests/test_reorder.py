@@ -8,7 +8,7 @@ import pytest
 
 from ompcl.pipeline import Options, translate
 
-from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
+from conftest import same_output_on_device
 
 PROGRAM = """#define N 40
 #define M 56
@@ -203,18 +203,8 @@ def test_reordered_program_gives_the_original_output(tmp_path, opencl_available)
     u = translate(str(src), Options(model="none"))
     assert _verdicts(u) == {"u": "reorder", "v": "reorder", "w": "reorder", "cnt": "reorder"}
     assert "static double u[M][K][N], v[M][K][N], w[M][N];" in u.program.source
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    expected = run(ref).stdout
-    stats = tmp_path / "s.json"
-    for zero_copy in ("0", "1"):
-        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
-        assert out.returncode == 0, out.stderr
-        compare_outputs(expected, out.stdout, 1e-12)
-        if opencl_available:
-            assert all(r["device_runs"] == 3 for r in load_stats(stats)["regions"])
+    same_output_on_device(src, tmp_path, 1e-12,
+                          lambda regions: all(r["device_runs"] == 3 for r in regions))
 
 
 @pytest.mark.parametrize("ldflags,whole", [("", True), ("-lm -fopenmp", True),
@@ -279,12 +269,4 @@ def test_random_layouts_give_the_original_output(tmp_path, seed, opencl_availabl
     (the whole program, host loops included, sees the new layout)."""
     src = tmp_path / "r.c"
     src.write_text(random_layouts(seed))
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    expected = run(ref).stdout
-    for zero_copy in ("0", "1"):
-        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_BOUNDS_CHECK="1")
-        assert out.returncode == 0, out.stderr
-        compare_outputs(expected, out.stdout, 1e-13)
+    same_output_on_device(src, tmp_path, 1e-13, OMPCL_BOUNDS_CHECK="1")

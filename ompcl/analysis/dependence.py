@@ -12,7 +12,7 @@ assume two of a kernel's buffers distinct (``Assumptions``: the runtime checks t
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
@@ -93,16 +93,7 @@ def nest_facts(body: c_ast.Node, loop_vars: tuple[str, ...]) -> NestFacts:
     why = _unsupported(body, local)
     written_names = {lv.name for lv in _written(body) if isinstance(lv, c_ast.ID)}
     variant = set(loop_vars) | written_names | local
-    syms = {v: Affine.of(loop_sym(v, k)) for k, v in enumerate(loop_vars)}
-
-    def resolve(name: str) -> Affine | None:
-        if name in syms:
-            return syms[name]
-        return None if name in variant else Affine.of(Sym("var", name, name))
-
-    def invariant(e: c_ast.Node) -> Sym | None:
-        return expr_symbol(e, lambda n: n not in variant)
-
+    resolve, invariant = _resolvers(loop_vars, variant)
     writes = {id(lv) for lv in _written(body)}
     compound = {id(n.lvalue) for n in walk(body) if isinstance(n, c_ast.Assignment)
                 and n.op != "="} | {id(n.expr) for n in walk(body) if isinstance(n, c_ast.UnaryOp)}
@@ -117,6 +108,21 @@ def nest_facts(body: c_ast.Node, loop_vars: tuple[str, ...]) -> NestFacts:
         if id(n) in compound:  # 'a[i] += x' reads the element too
             out.append(Access(base.name, forms, False, n))
     return NestFacts(tuple(out), why)
+
+
+def _resolvers(loop_vars, variant: set[str]):
+    """How subscripts see names: ``loop_vars`` as loop symbols (in order), the other
+    ``variant`` names as unknown, everything else as an invariant variable."""
+    syms = {v: Affine.of(loop_sym(v, k)) for k, v in enumerate(loop_vars)}
+
+    def resolve(name: str) -> Affine | None:
+        if name in syms:
+            return syms[name]
+        return None if name in variant else Affine.of(Sym("var", name, name))
+
+    def invariant(e: c_ast.Node) -> Sym | None:
+        return expr_symbol(e, lambda n: n not in variant)
+    return resolve, invariant
 
 
 def _outer_refs(body: c_ast.Node) -> list[c_ast.ArrayRef]:
@@ -197,16 +203,25 @@ def _distinct(a: str, b: str, is_array, assume) -> bool:
     return False
 
 
+def _pair(a: Access, b: Access, is_array, assume) -> str | None:
+    """None when two accesses need their distances tested (one array, one of them writes);
+    '' when they cannot conflict; else why they may (two names of perhaps one memory)."""
+    if not (a.write or b.write) or not may_alias(a.name, b.name, is_array):
+        return ""
+    if a.name == b.name:
+        return None
+    if _distinct(a.name, b.name, is_array, assume):
+        return ""
+    return f"'{a.name}' and '{b.name}' may be the same memory"
+
+
 @dataclass
 class Assumptions:
     """Array pairs a transformation may assume distinct (``names``: the kernel's buffers,
     each its own argument, which the runtime checks at launch); ``pairs``: those it did."""
 
     names: frozenset[str]
-    pairs: set = None
-
-    def __post_init__(self):
-        self.pairs = set() if self.pairs is None else self.pairs
+    pairs: set[tuple[str, str]] = field(default_factory=set)
 
     def accepts(self, a: str, b: str) -> bool:
         return a in self.names and b in self.names
@@ -221,12 +236,11 @@ def permutation_legal(facts: NestFacts, perm: tuple[int, ...], steps: tuple[int,
     acc = facts.accesses
     for i, a in enumerate(acc):
         for b in acc[i:]:
-            if not (a.write or b.write) or not may_alias(a.name, b.name, is_array):
+            why = _pair(a, b, is_array, assume)
+            if why is not None:
+                if why:
+                    return why
                 continue
-            if a.name != b.name:
-                if _distinct(a.name, b.name, is_array, assume):
-                    continue
-                return f"'{a.name}' and '{b.name}' may be the same memory"
             for x, y in ((a, b), (b, a)):
                 dist = _distances(x, y, steps)
                 if dist is None:
@@ -304,16 +318,8 @@ def distribution_legal(groups: list[list[c_ast.Node]], var: str, step: int, is_a
         elif len(parts) > 1:
             return f"'{v}' is written in one part of its body and used in another"
     variant = written | {var} | body_locals(c_ast.Compound(stmts))
-    syms = {v: Affine.of(loop_sym(v, k)) for k, v in enumerate([var, *free])}
+    resolve, invariant = _resolvers((var, *free), variant)
     steps = (step,) + (1,) * len(free)   # step 1: every value (a superset of the loop's)
-
-    def resolve(name: str) -> Affine | None:
-        if name in syms:
-            return syms[name]
-        return None if name in variant else Affine.of(Sym("var", name, name))
-
-    def invariant(e: c_ast.Node) -> Sym | None:
-        return expr_symbol(e, lambda n: n not in variant)
 
     accesses = []
     for g in groups:
@@ -331,12 +337,11 @@ def distribution_legal(groups: list[list[c_ast.Node]], var: str, step: int, is_a
         for late in accesses[p + 1:]:
             for a in early:
                 for b in late:
-                    if not (a.write or b.write) or not may_alias(a.name, b.name, is_array):
+                    why = _pair(a, b, is_array, assume)
+                    if why is not None:
+                        if why:
+                            return why
                         continue
-                    if a.name != b.name:
-                        if _distinct(a.name, b.name, is_array, assume):
-                            continue
-                        return f"'{a.name}' and '{b.name}' may be the same memory"
                     dist = _distances(b, a, steps)   # from the later group's access
                     if dist is None:
                         return f"the subscripts of '{a.name}' are beyond the dependence test"
