@@ -54,10 +54,12 @@ fuzz: install
 # at hand on the OpenCL device and on the host, then train; COLLECT/TRAIN add options
 MODEL_DATA ?= models/default-rows.csv
 COLLECT ?=
-TRAIN ?= --learner tree --max-depth 3 --min-leaf 2 --host-weight 2 --threshold 0.7
+TRAIN ?= --learner tree --max-depth 3 --min-leaf 2 --host-weight 10 --threshold 0.9 \
+  --weighting cost
 model: install
 	$(PYTHON) -m ompcl.bench.collect -o $(MODEL_DATA) --work build/collect --nas-classes S,W \
-	  --corpus-scales 1,16,256 --polybench-sizes SMALL --fuzz 40 --repeats 3 $(COLLECT)
+	  --corpus-scales 1,16,256 --polybench-sizes SMALL,STANDARD --fuzz 40 --repeats 3 \
+	  --timeout 120 $(COLLECT)
 	$(PYTHON) -m ompcl.cli train $(MODEL_DATA) -o models/default.json $(TRAIN)
 
 clean:
