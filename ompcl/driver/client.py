@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import array
 import hashlib
-import json
+import marshal
 import os
 import signal
 import socket
@@ -99,17 +99,22 @@ def connect(path: str) -> socket.socket | None:
 
 
 def send_message(s: socket.socket, message: dict, fds: list[int] = ()) -> None:
-    """One length-prefixed JSON message; ``fds`` travel with its first bytes."""
-    data = json.dumps(message).encode("utf-8", "surrogateescape")
-    data = _HEADER.pack(len(data)) + data
+    """One length-prefixed message (``marshal``: built in, nothing to import); ``fds``
+    travel with its first bytes."""
+    data = encode(message)
     anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
     sent = s.sendmsg([data], anc)
     if sent < len(data):  # never an empty send: a peer that already answered and closed
         s.sendall(data[sent:])  # would make it fail with EPIPE
 
 
-def read_lines(s: socket.socket):
-    """The server's replies: one JSON object per line, until it closes the connection."""
+def encode(message: dict) -> bytes:
+    data = marshal.dumps(message)
+    return _HEADER.pack(len(data)) + data
+
+
+def read_messages(s: socket.socket):
+    """The server's replies, one message each, until it closes the connection."""
     buf = b""
     while True:
         try:
@@ -119,9 +124,15 @@ def read_lines(s: socket.socket):
         if not chunk:
             return
         buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            yield json.loads(line)
+        while len(buf) >= _HEADER.size:
+            (size,) = _HEADER.unpack(buf[:_HEADER.size])
+            if len(buf) < _HEADER.size + size:
+                break
+            body, buf = buf[_HEADER.size:_HEADER.size + size], buf[_HEADER.size + size:]
+            message = marshal.loads(body)
+            if not isinstance(message, dict):
+                raise ValueError("not a message")
+            yield message
 
 
 def _streams() -> list[int]:
@@ -175,7 +186,7 @@ def _run_remote(s: socket.socket, argv: list[str]) -> int | None:
             pending.append(sig)
     old = {sig: signal.signal(sig, relay) for sig in _FORWARDED}
     try:
-        for reply in read_lines(s):
+        for reply in read_messages(s):
             if "pid" in reply:
                 worker[0] = reply["pid"]
                 for sig in pending:
@@ -237,7 +248,7 @@ def request(path: str, op: str) -> dict | None:
     with s:
         try:
             send_message(s, {"op": op})
-            for reply in read_lines(s):
+            for reply in read_messages(s):
                 return reply
         except (OSError, ValueError):
             return None

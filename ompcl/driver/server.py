@@ -18,7 +18,7 @@ from __future__ import annotations
 import fcntl
 import gc
 import io
-import json
+import marshal
 import os
 import signal
 import socket
@@ -168,11 +168,14 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
         if not more:
             raise EOFError
         body += more
-    return json.loads(body.decode("utf-8", "surrogateescape")), fds
+    message = marshal.loads(body[:size])
+    if not isinstance(message, dict):
+        raise ValueError("not a message")
+    return message, fds
 
 
 def _reply(conn: socket.socket, message: dict) -> None:
-    conn.sendall(json.dumps(message).encode() + b"\n")
+    conn.sendall(client.encode(message))
 
 
 def _handle(conn: socket.socket) -> None:
