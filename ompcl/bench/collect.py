@@ -471,7 +471,9 @@ def platform(outcomes: Sequence[Outcome]) -> dict:
 
 
 def metadata(outcomes: Sequence[Outcome], plan: Plan, started: str, loads: dict,
-             argv: Sequence[str]) -> dict:
+             argv: Sequence[str], commit: str | None = None) -> dict:
+    """The collection's metadata; ``commit``: ompcl's commit when its programs were built
+    (taken now when not given)."""
     measured = [o for o in outcomes if not o.skipped]
     seen = [x for o in measured for x in o.load]
     rows = [r for o in measured for r in o.rows]
@@ -479,7 +481,7 @@ def metadata(outcomes: Sequence[Outcome], plan: Plan, started: str, loads: dict,
         "collected": {"start": started, "end": _now()}, "command": " ".join(argv),
         "env": dict(MEASURE_ENV), "host_mode": plan.host_mode, "repeats": plan.repeats,
         "long_run_repeats_once": plan.long_run, "min_seconds": plan.min_seconds,
-        "platform": platform(outcomes), "ompcl_commit": _git_commit(),
+        "platform": platform(outcomes), "ompcl_commit": commit or _git_commit(),
         "load_average": {**loads, "end": list(os.getloadavg()),
                          "during": {"min": min(seen, default=0), "max": max(seen, default=0),
                                     "mean": statistics.mean(seen) if seen else 0}},
@@ -548,6 +550,7 @@ def variants(args: argparse.Namespace, work: Path) -> list[Variant]:
 
 def collect(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> dict:
     started, loads = _now(), {"start": list(os.getloadavg())}
+    commit = _git_commit()   # what the programs are built with (edits may follow)
     vs = variants(args, work)
     if args.list:
         print("\n".join(v.name for v in vs))
@@ -559,7 +562,7 @@ def collect(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> dict:
                             args.quiet)
     rows = [r for o in outcomes for r in o.rows]
     write_csv(args.output, rows, ROW_COLUMNS + EXTRA_COLUMNS)
-    meta = metadata(outcomes, plan, started, loads, argv)
+    meta = metadata(outcomes, plan, started, loads, argv, commit)
     meta_path(args.output).write_text(json.dumps(meta, indent=1) + "\n")
     return meta
 
