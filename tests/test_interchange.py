@@ -292,6 +292,61 @@ def test_random_nests_give_the_original_output(tmp_path, seed, opencl_available)
     same_output_on_device(src, tmp_path, 1e-13)
 
 
+def random_imperfect(seed: int, count: int = 12) -> str:
+    """A program of ``count`` random imperfect nests inside work-sharing loops: statements
+    before, between and after inner loops, subscripts with random offsets in both loops, so
+    that distributing the outer loop is legal in some and wrong in others; half of them in a
+    function over pointer parameters, called with distinct and with the same arrays."""
+    import random
+    rnd = random.Random(seed)
+
+    def ref(name: str) -> str:
+        j = rnd.choice(["j"] * 6 + ["j + 1", "j - 1"])
+        i = rnd.choice(["i"] * 4 + ["i + 1", "i - 1", "2"])
+        return f"{name}[k][{i}][{j}]" if rnd.random() < 0.5 else f"{name}[k][{j}][{i}]"
+
+    def stmt(names: str, inner: bool) -> str:
+        w, r1, r2 = rnd.choice(names), rnd.choice(names), rnd.choice(names)
+        lhs = ref(w) if inner else f"{w}[k][2][{rnd.choice(['j', 'j + 1', 'j - 1'])}]"
+        rhs = ref(r1) if inner else f"{r1}[k][{rnd.choice(['1', '3'])}][j]"
+        return f"{lhs} = {rhs} * 0.5 + {ref(r2) if inner else '1.0'};"
+
+    def nest(names: str) -> str:
+        parts = []
+        for _ in range(rnd.choice([2, 3])):
+            if rnd.random() < 0.6:
+                parts.append(f"for (i = 1; i < M - 1; i++) {stmt(names, True)}")
+            else:
+                parts.append(stmt(names, False))
+        if not any(p.startswith("for") for p in parts):
+            parts.append(f"for (i = 1; i < M - 1; i++) {stmt(names, True)}")
+        return ("#pragma omp parallel for private(i, j)\n  for (k = 0; k < N; k++)\n"
+                "    for (j = 1; j < M - 1; j++) {\n      " + "\n      ".join(parts) + "\n    }")
+    on_arrays = "\n  ".join(nest("AB") for _ in range(count // 2))
+    on_pointers = "\n  ".join(nest("PQ") for _ in range(count - count // 2))
+    return ("#include <stdio.h>\n#define N 4\n#define M 10\n"
+            "double A[N][M][M], B[N][M][M];\n"
+            "void g(double (*P)[M][M], double (*Q)[M][M]) {\n  int k, i, j;\n  "
+            + on_pointers + "\n}\nint main(void) {\n  int k, i, j;\n"
+            "  for (k = 0; k < N; k++) for (i = 0; i < M; i++) for (j = 0; j < M; j++) {\n"
+            "    A[k][i][j] = (k + 3 * i + 7 * j) % 11; B[k][i][j] = (5 * i + j + k) % 13; }\n  "
+            + on_arrays + "\n  g(A, B);\n  g(B, A);\n  g(A, A);\n  double s = 0;\n"
+            "  for (k = 0; k < N; k++) for (i = 0; i < M; i++) for (j = 0; j < M; j++)\n"
+            "    s += A[k][i][j] * (1 + (i + 2 * j) % 5) + B[k][i][j] * (2 + (i * j) % 3);\n"
+            '  printf("%.15e\\n", s);\n  return 0;\n}\n')
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_imperfect_nests_give_the_original_output(tmp_path, seed, opencl_available):
+    """Distribution (and the interchange it allows) on random imperfect nests, over arrays
+    and over pointers that are sometimes the same array: the device prints gcc's answer."""
+    src = tmp_path / "d.c"
+    src.write_text(random_imperfect(seed))
+    u = translate(str(src), Options(model="none"))
+    assert all(r.offload for r in u.regions)
+    same_output_on_device(src, tmp_path, 1e-13)
+
+
 COLLAPSED = r"""#include <stdio.h>
 #include <stdlib.h>
 #define M 70

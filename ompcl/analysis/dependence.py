@@ -12,7 +12,7 @@ assume two of a kernel's buffers distinct (``Assumptions``: the runtime checks t
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
@@ -271,6 +271,19 @@ def _group_unsupported(stmts: list[c_ast.Node]) -> str:
     return ""
 
 
+def _outer_distance(a: Access, b: Access, step: int) -> list | None:
+    """``_distances`` in the distributed loop (symbol 0) alone: a subscript holding an inner
+    loop's variable (any value, independently in each access) says nothing about it."""
+    def outer_only(f: Affine | None) -> bool:
+        return f is None or all(s.key == 0 for s in f.loop_syms())
+    keep = [k for k, (fa, fb) in enumerate(zip(a.subs, b.subs))
+            if outer_only(fa) and outer_only(fb)]
+    if len(a.subs) != len(b.subs):
+        return None
+    return _distances(replace(a, subs=tuple(a.subs[k] for k in keep)),
+                      replace(b, subs=tuple(b.subs[k] for k in keep)), (step,))
+
+
 def _loop_defined(stmts: list[c_ast.Node], v: str) -> bool:
     """Every use of ``v`` in ``stmts`` is inside a loop whose init sets ``v`` without reading
     it (an inner loop's variable): its value on entry to the part does not matter, and the
@@ -319,7 +332,6 @@ def distribution_legal(groups: list[list[c_ast.Node]], var: str, step: int, is_a
             return f"'{v}' is written in one part of its body and used in another"
     variant = written | {var} | body_locals(c_ast.Compound(stmts))
     resolve, invariant = _resolvers((var, *free), variant)
-    steps = (step,) + (1,) * len(free)   # step 1: every value (a superset of the loop's)
 
     accesses = []
     for g in groups:
@@ -342,7 +354,7 @@ def distribution_legal(groups: list[list[c_ast.Node]], var: str, step: int, is_a
                         if why:
                             return why
                         continue
-                    dist = _distances(b, a, steps)   # from the later group's access
+                    dist = _outer_distance(b, a, step)   # from the later group's access
                     if dist is None:
                         return f"the subscripts of '{a.name}' are beyond the dependence test"
                     if dist and (dist[0] == _ANY or dist[0] > 0):
