@@ -190,27 +190,16 @@ def may_alias(a: str, b: str, is_array) -> bool:
     return a == b or not (is_array(a) and is_array(b))
 
 
-def _distinct(a: str, b: str, is_array, assume) -> bool:
-    """Whether ``a`` and ``b`` can be taken as different memory: declared arrays, or a pair
-    ``assume`` (a set, when given) accepts and records as assumed."""
-    if a == b:
-        return False
-    if not may_alias(a, b, is_array):
-        return True
-    if assume is not None and assume.accepts(a, b):
-        assume.pairs.add(tuple(sorted((a, b))))
-        return True
-    return False
-
-
 def _pair(a: Access, b: Access, is_array, assume) -> str | None:
     """None when two accesses need their distances tested (one array, one of them writes);
-    '' when they cannot conflict; else why they may (two names of perhaps one memory)."""
+    '' when they cannot conflict (declared arrays, or a pair ``assume`` accepts, recorded as
+    assumed); else why they may (two names of perhaps one memory)."""
     if not (a.write or b.write) or not may_alias(a.name, b.name, is_array):
         return ""
     if a.name == b.name:
         return None
-    if _distinct(a.name, b.name, is_array, assume):
+    if assume is not None and assume.accepts(a.name, b.name):
+        assume.pairs.add(tuple(sorted((a.name, b.name))))
         return ""
     return f"'{a.name}' and '{b.name}' may be the same memory"
 
@@ -274,12 +263,13 @@ def _group_unsupported(stmts: list[c_ast.Node]) -> str:
 def _outer_distance(a: Access, b: Access, step: int) -> list | None:
     """``_distances`` in the distributed loop (symbol 0) alone: a subscript holding an inner
     loop's variable (any value, independently in each access) says nothing about it."""
+    if len(a.subs) != len(b.subs):
+        return None
+
     def outer_only(f: Affine | None) -> bool:
         return f is None or all(s.key == 0 for s in f.loop_syms())
     keep = [k for k, (fa, fb) in enumerate(zip(a.subs, b.subs))
             if outer_only(fa) and outer_only(fb)]
-    if len(a.subs) != len(b.subs):
-        return None
     return _distances(replace(a, subs=tuple(a.subs[k] for k in keep)),
                       replace(b, subs=tuple(b.subs[k] for k in keep)), (step,))
 
@@ -289,7 +279,7 @@ def _loop_defined(stmts: list[c_ast.Node], v: str) -> bool:
     it (an inner loop's variable): its value on entry to the part does not matter, and the
     last part to set it leaves the value the whole loop leaves."""
     def ok(n: c_ast.Node) -> bool:
-        if isinstance(n, c_ast.For) and _sets(n.init, v):
+        if isinstance(n, c_ast.For) and assigns_anew(n.init, v):
             return True
         if isinstance(n, c_ast.ID) and n.name == v:
             return False
@@ -297,14 +287,27 @@ def _loop_defined(stmts: list[c_ast.Node], v: str) -> bool:
     return all(ok(st) for st in stmts)
 
 
-def _sets(init: c_ast.Node | None, v: str) -> bool:
+def assigns_anew(init: c_ast.Node | None, v: str) -> bool:
+    """A loop init ``v = e`` where ``e`` does not read ``v``."""
     return (isinstance(init, c_ast.Assignment) and init.op == "="
             and isinstance(init.lvalue, c_ast.ID) and init.lvalue.name == v
-            and v not in _ids(init.rvalue))
+            and v not in names_in(init.rvalue))
 
 
-def _ids(node: c_ast.Node) -> set[str]:
-    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
+def names_in(node: c_ast.Node | None) -> set[str]:
+    """The identifiers ``node`` mentions."""
+    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)} if node is not None else set()
+
+
+def written_names(node: c_ast.Node) -> set[str]:
+    """The variables and arrays ``node`` assigns or increments."""
+    out = set()
+    for lv in _written(node):
+        while isinstance(lv, c_ast.ArrayRef):
+            lv = lv.name
+        if isinstance(lv, c_ast.ID):
+            out.add(lv.name)
+    return out
 
 
 def distribution_legal(groups: list[list[c_ast.Node]], var: str, step: int, is_array,
@@ -322,7 +325,7 @@ def distribution_legal(groups: list[list[c_ast.Node]], var: str, step: int, is_a
     written = {lv.name for lv in _written(c_ast.Compound(stmts)) if isinstance(lv, c_ast.ID)}
     if var in written:
         return f"its body writes '{var}'"
-    seen = [set().union(*(_ids(st) for st in g)) for g in groups]
+    seen = [set().union(*(names_in(st) for st in g)) for g in groups]
     free = []   # inner loops' variables: any value, independently in each access
     for v in sorted(written):
         parts = [g for g, names in zip(groups, seen) if v in names]

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import walk
-from ..analysis.dependence import (Assumptions, NestFacts, distribution_legal, nest_facts,
-                                   permutation_legal)
+from ..analysis.dependence import (Assumptions, NestFacts, assigns_anew, distribution_legal,
+                                   names_in, nest_facts, permutation_legal, written_names)
 from ..analysis.index import int_constant
 from ..diagnostics import Remark, SourceLoc
 from ..frontend.clone import clone
@@ -155,11 +155,9 @@ def _path(root: c_ast.Node, target: c_ast.Node) -> list[c_ast.Node]:
 def _defines(f: c_ast.For, var: str) -> bool:
     """The loop's init gives ``var`` a value that does not read it (``i = 0``, not
     ``i = i``), or declares a new one."""
-    if _init_var(f) != var:
-        return False
-    value = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else None
-    return value is None or not any(isinstance(n, c_ast.ID) and n.name == var
-                                    for n in walk(value))
+    if isinstance(f.init, c_ast.DeclList):
+        return _init_var(f) == var
+    return assigns_anew(f.init, var)
 
 
 def _dead_after(root: c_ast.Node, nest: c_ast.For, owner: c_ast.For, var: str) -> bool:
@@ -250,16 +248,14 @@ class _Interchange(NodeTransformer):
                                       c_ast.Compound([clone(x) for x in g], node.coord),
                                       node.coord)) for g in groups]
         if not any(m.id == "interchange" for m in self.remarks[mark:]):
-            del self.remarks[mark:]
-            self.assumed = assumed
+            self._undo(mark, assumed)
             return None
         assume = Assumptions(self.buffers)
         why = (distribution_legal(groups, nest.vars[0], nest.steps[0], self.is_array, assume)
                or _header_written(node))
         loc = SourceLoc.of(node)
         if why:
-            del self.remarks[mark:]
-            self.assumed = assumed
+            self._undo(mark, assumed)
             self.remarks.append(Remark(
                 loc, f"loop over '{nest.vars[0]}' not distributed (which would let an inner "
                 f"nest be interchanged): {why}", "remark", "distribute-missed"))
@@ -270,6 +266,11 @@ class _Interchange(NodeTransformer):
             f"inner nest can be interchanged" + _assuming(assume.pairs), "remark",
             "distribute"))
         return c_ast.Compound(loops, node.coord)
+
+    def _undo(self, mark: int, assumed: set[tuple[str, str]]) -> None:
+        """Forget what the trial split's nests gave: their remarks and assumptions."""
+        del self.remarks[mark:]
+        self.assumed = assumed
 
 
 def _assuming(pairs) -> str:
@@ -297,19 +298,11 @@ def _parts(body: c_ast.Node) -> list[list[c_ast.Node]] | None:
 def _header_written(f: c_ast.For) -> str:
     """'' unless the loop's start, bound or step read a name its body writes (or the start
     reads the loop's own variable): each loop of the split evaluates them anew."""
-    written = set()
-    for n in walk(f.stmt):
-        lv = n.lvalue if isinstance(n, c_ast.Assignment) else \
-            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") \
-            else None
-        while isinstance(lv, c_ast.ArrayRef):
-            lv = lv.name
-        if isinstance(lv, c_ast.ID):
-            written.add(lv.name)
+    written = written_names(f.stmt)
     var = _init_var(f)
     start = f.init.rvalue if isinstance(f.init, c_ast.Assignment) else \
         f.init.decls[0].init if isinstance(f.init, c_ast.DeclList) else None
-    if start is not None and any(isinstance(n, c_ast.ID) and n.name == var for n in walk(start)):
+    if var in names_in(start):
         return f"the loop's start reads '{var}' itself"
     for part in (start, f.cond, f.next):
         for n in walk(part) if part is not None else ():
