@@ -113,6 +113,14 @@ def encode(message: dict) -> bytes:
     return _HEADER.pack(len(data)) + data
 
 
+def decode(body: bytes) -> dict:
+    """A message's body (after its length); ValueError when it is not one."""
+    message = marshal.loads(body)
+    if not isinstance(message, dict):
+        raise ValueError("not a message")
+    return message
+
+
 def read_messages(s: socket.socket):
     """The server's replies, one message each, until it closes the connection."""
     buf = b""
@@ -129,10 +137,7 @@ def read_messages(s: socket.socket):
             if len(buf) < _HEADER.size + size:
                 break
             body, buf = buf[_HEADER.size:_HEADER.size + size], buf[_HEADER.size + size:]
-            message = marshal.loads(body)
-            if not isinstance(message, dict):
-                raise ValueError("not a message")
-            yield message
+            yield decode(body)
 
 
 def _streams() -> list[int]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import fcntl
 import gc
 import io
-import marshal
 import os
 import signal
 import socket
@@ -168,10 +167,7 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
         if not more:
             raise EOFError
         body += more
-    message = marshal.loads(body[:size])
-    if not isinstance(message, dict):
-        raise ValueError("not a message")
-    return message, fds
+    return client.decode(body[:size]), fds
 
 
 def _reply(conn: socket.socket, message: dict) -> None:
