@@ -391,3 +391,13 @@ def test_collapsed_loops_reordered(tmp_path, opencl_available):
         u.regions[0]).split("array c")[1]
     same_output_on_device(src, tmp_path, 1e-10, lambda regions: regions[0]["device_runs"] == 3,
                           OMPCL_BOUNDS_CHECK="1")
+
+
+def test_layout_benchmark_rejects_an_unknown_program():
+    """`ompcl bench layout --programs NAME` with no such program: an error and exit 1."""
+    import subprocess
+    import sys
+    res = subprocess.run([sys.executable, "-m", "ompcl.bench.layout", "--programs", "nosuch",
+                          "--repeats", "1"], capture_output=True, text=True)
+    assert res.returncode == 1
+    assert "ompcl bench layout: error: 'nosuch' is not a NAS benchmark" in res.stderr

@@ -124,8 +124,8 @@ def build(program: str, cls: str, variant: str, bindir: Path, dataset: str = "ST
         root = polybench.find_root()
         found = {p.name: p for p in polybench.programs(root)} if root else {}
         if program not in found:
-            print(f"{program}: not a NAS benchmark, 'probe' or a PolyBench/ACC program "
-                  "(../shared/thirdparty/polybench-acc)", file=sys.stderr)
+            print(f"ompcl bench layout: error: '{program}' is not a NAS benchmark, 'probe' or "
+                  "a PolyBench/ACC program (../shared/thirdparty/polybench-acc)", file=sys.stderr)
             return None, {}
         exe, cwd = bindir / program, found[program].folder
         cmd = [f"-D{dataset}_DATASET" if a == "-DSMALL_DATASET" else a
@@ -258,15 +258,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", help="build directory (default: a temporary one)")
     ap.add_argument("--json", help="also write the results here")
     args = ap.parse_args(argv)
-    results = {}
+    results, missing = {}, []   # missing: programs that did not build
     with tempfile.TemporaryDirectory(prefix="ompcl-layout-") as tmp:
         work = Path(args.work or tmp)
         for prog in [p for p in args.programs.split(",") if p]:
             data = bench_program(prog, args.cls, args.repeats, work, args.dataset)
             if data:
                 results[prog] = data
-    print(f"layout passes off and on; NAS class {args.cls}, PolyBench {args.dataset}; every offloaded loop on the device "
-          f"(OMPCL_DEVICE=opencl); {ENV['OMP_NUM_THREADS']} threads, OMP_WAIT_POLICY="
+            else:
+                missing.append(prog)
+    print(f"layout passes off and on; NAS class {args.cls}, PolyBench {args.dataset}; every "
+          f"offloaded loop on the device (OMPCL_DEVICE=opencl); {ENV['OMP_NUM_THREADS']} threads, OMP_WAIT_POLICY="
           f"{ENV['OMP_WAIT_POLICY']}, OMP_PROC_BIND={ENV['OMP_PROC_BIND']}; median of "
           f"{args.repeats}; ratio = off / variant (above 1: faster)")
     print(table(results))
@@ -276,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(moved))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
-    return 0 if all(r["verified"] for d in results.values() for r in d["results"].values()) \
-        else 1
+    verified = all(r["verified"] for d in results.values() for r in d["results"].values())
+    return 0 if verified and not missing else 1
 
 
 if __name__ == "__main__":
