@@ -399,6 +399,76 @@ def test_translation_cache_hits_and_sees_header_changes(tmp_path):
     assert build() == (True, first[1], "18.0\n")
 
 
+SHARED = """double scale(int i);
+double total(int n) {
+  double y[1000], s = 0; int i;
+#pragma omp parallel for
+  for (i = 0; i < n; i++) y[i] = SHARED_BODY;
+  for (i = 0; i < n; i++) s += y[i];
+  return s;
+}
+"""
+
+
+def _two_programs(tmp_path: Path, body: str, scales: tuple[str, str]) -> None:
+    """Programs a/ and b/ that both compile ../shared/shared.c (PolyBench's layout), each
+    with its own scale.c."""
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "shared.c").write_text(SHARED.replace("SHARED_BODY", body))
+    for prog, factor in zip("ab", scales):
+        (tmp_path / prog).mkdir()
+        (tmp_path / prog / "main.c").write_text(
+            '#include <stdio.h>\ndouble total(int);\n'
+            'int main(void) { printf("%.1f\\n", total(1000)); return 0; }\n')
+        (tmp_path / prog / "scale.c").write_text(f"double scale(int i) {{ return {factor} * i; }}\n")
+
+
+def _build_in(tmp_path: Path, prog: str) -> tuple[bool, str]:
+    """Build program ``prog``: (whether the translator ran, its output on the device)."""
+    res = subprocess.run([sys.executable, "-X", "importtime", *OMPCL_CC[1:], "-fopenmp",
+                          "main.c", "scale.c", "../shared/shared.c", "-o", "app"],
+                         cwd=tmp_path / prog, capture_output=True, text=True,
+                         env=cc_env(tmp_path))
+    assert res.returncode == 0, res.stderr
+    out = run(tmp_path / prog / "app", OMPCL_DEVICE="opencl").stdout
+    return "ompcl.pipeline" in res.stderr, out
+
+
+def test_a_file_shared_by_programs_is_translated_once(tmp_path):
+    """A shared file whose translation only asked about the other sources (is ``scale``
+    defined there?) is reused by another program whose sources give the same answers."""
+    _two_programs(tmp_path, "0.5 * i", ("2.0", "3.0"))
+    assert _build_in(tmp_path, "a") == (True, "249750.0\n")
+    assert _build_in(tmp_path, "b") == (False, "249750.0\n")   # cache hit: no translator
+
+
+def test_a_shared_file_that_inlines_a_sibling_is_not_reused_by_another_program(
+        tmp_path, opencl_available):
+    """shared.c's loop calls scale(), defined in each program's own scale.c: its kernel
+    holds that program's scale, so the other program must not reuse it (gcc's answer for
+    each program on the device)."""
+    _two_programs(tmp_path, "scale(i)", ("2.0", "3.0"))
+    assert _build_in(tmp_path, "a") == (True, "999000.0\n")
+    assert _build_in(tmp_path, "b") == (True, "1498500.0\n")
+    assert _build_in(tmp_path, "a") == (True, "999000.0\n")
+    (tmp_path / "a" / "scale.c").write_text("double scale(int i) { return 4.0 * i; }\n")
+    assert _build_in(tmp_path, "a") == (True, "1998000.0\n")
+
+
+def test_recorded_questions_about_other_sources_are_asked_again(tmp_path):
+    from ompcl.frontend.siblings import ask, same_answers, watched
+    f = tmp_path / "x.c"
+    f.write_text("int g(int);\n")
+    with watched() as w:
+        assert ask("defines-with-omp", [f], "helper") is False
+        assert ask("mentions-call", [f], "g") is True
+    answers = [[q, n, a] for (q, n), a in w.answers.items()]
+    assert not w.read and same_answers(answers, [f])
+    f.write_text("#pragma omp parallel\nint helper(int x) { return x; }\nint g(int);\n")
+    assert not same_answers(answers, [f])
+    assert not same_answers(answers, [])          # g( no longer mentioned anywhere
+
+
 def test_safety_net_names_only_the_file_that_failed(tmp_path):
     """Two translated files in one command, one made invalid: one warning, for that file."""
     write_project(tmp_path)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator
 
 from ..frontend.program import Program
+from ..frontend.siblings import ask
 from ..frontend.textscan import Scanner, ScanError
 from ..ir import Region, Team
 from .builtins import is_math
@@ -781,9 +782,6 @@ def _visible(f: c_ast.FuncDef) -> bool:
     return "static" not in (f.decl.storage or [])
 
 
-_DEF = r"\b{}\s*\([^;{{]*\)\s*\{{"
-
-
 class _Externs:
     """Which functions of other files may be instrumented there: defined in one of the
     program's sources that holds an OpenMP directive (a text search; the linked markers
@@ -791,24 +789,13 @@ class _Externs:
 
     def __init__(self, library):
         self.library = library
-        self.texts: list[str] | None = None
         self.cache: dict[str, bool] = {}
 
     def possible(self, name: str) -> bool:
         if self.library is None:
             return False
         if name not in self.cache:
-            if self.texts is None:
-                self.texts = []
-                for path in self.library.candidates():
-                    try:
-                        text = path.read_text(errors="replace")
-                    except OSError:
-                        continue
-                    if re.search(r"#\s*pragma\s+omp\b", text):
-                        self.texts.append(text)
-            pat = re.compile(_DEF.format(re.escape(name)))
-            self.cache[name] = any(pat.search(t) for t in self.texts)
+            self.cache[name] = ask("defines-with-omp", self.library.candidates(), name)
         return self.cache[name]
 
 

@@ -20,6 +20,7 @@ from pycparser import c_ast
 
 from ..diagnostics import OmpclError, Remark, SourceLoc
 from ..frontend.preprocess import preprocess
+from ..frontend.siblings import note_read
 from .ctypes_ import subscripts, walk
 
 
@@ -159,6 +160,7 @@ def _visible(name: str, decl: c_ast.Decl, others: tuple[str, ...], whole_program
     if not whole_program:
         return "it is not 'static' and ompcl does not see the whole program"
     word = re.compile(rf"\b{re.escape(name)}\b")
+    note_read()
     for o in others:
         try:
             text = preprocess(o, cpp) if cpp is not None else Path(o).read_text()

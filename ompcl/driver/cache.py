@@ -4,7 +4,12 @@ Consumes a source path, its preprocessor options and a translate function; produ
 translation (host text and remarks), from the cache when an earlier translation had the same
 inputs. The key is everything translation reads: the file's own text, its preprocessed text
 (so every header's content and every macro), the path as spelled, the options, and ompcl's
-own files (a change to ompcl is a new cache). Entries live in the cache directory
+own files (a change to ompcl is a new cache). What the translation learnt from the program's
+other sources (where a called function may be defined) is recorded in the entry
+(``siblings.watched``): the answers to its questions about their text, which must come out the
+same for the files there are now, or, when it read them otherwise, their names, sizes and
+times, which must be unchanged. A file whose translation only asked questions is shared by
+every program that compiles it (PolyBench's ``polybench.c``). Entries live in the cache directory
 (``OMPCL_CACHE_DIR``; ``off`` disables) and can be deleted at any time; so can the
 manifests of direct mode.
 """
@@ -19,7 +24,7 @@ from . import manifest
 from .client import package_fingerprint
 from .runtime import cache_root
 
-_VERSION = "1"
+_VERSION = "2"
 #: environment variables the translator reads (besides those in the options' repr)
 _TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER")
 
@@ -34,31 +39,33 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str 
     if root is None:
         return translate(path, cpp, sources)
     from ..frontend.preprocess import preprocess
-    from ..frontend.siblings import candidate_sources
+    from ..frontend.siblings import candidate_sources, watched
     try:
         from ..predict.model import model_file
         others = candidate_sources(path, tuple(cpp.include_dirs), sources)
-        chosen = model_file(model)
-        others += [chosen] if chosen else []
         with open(path, "rb") as fh:
             source = fh.read()
-        parts = _parts(path, cpp, others, model)
+        parts = _parts(path, cpp, model_file(model), model)
         book = None
         if manifest.enabled():
             direct = manifest.direct_key(parts, source, cpp)
             book = os.path.join(root, "cc-manifests", direct[:2], direct + ".json")
-            hit = _load(root, manifest.lookup(book))
+            hit = _load(root, manifest.lookup(book), others)
             if hit is not None:
                 return hit
         preprocessed = preprocess(path, cpp)
         key = _key(parts, source, preprocessed)
     except Exception:
         return translate(path, cpp, sources)  # translation will report the problem
-    result = _load(root, key)
+    result = _load(root, key, others)
     if result is None:
-        result = translate(path, cpp, sources)
+        with watched() as seen:
+            result = translate(path, cpp, sources)
         host, remarks = result
-        _store(_entry(root, key), {"host": host, "remarks": remarks})
+        _store(_entry(root, key), {
+            "host": host, "remarks": remarks,
+            "siblings": _stats(others) if seen.read else None,
+            "answers": [[q, n, a] for (q, n), a in sorted(seen.answers.items())]})
     if book is not None:
         try:
             manifest.record(book, key, path, preprocessed, cpp, _store)
@@ -71,25 +78,40 @@ def _entry(root: str, key: str) -> str:
     return os.path.join(root, "cc-translations", key[:2], key + ".json")
 
 
-def _load(root: str, key: str | None) -> tuple[str, list[tuple[str, str]]] | None:
+def _load(root: str, key: str | None, others
+          ) -> tuple[str, list[tuple[str, str]]] | None:
+    """The entry at ``key``, unless what its translation learnt from the other sources
+    (``others`` now) has changed."""
     if key is None:
         return None
+    from ..frontend.siblings import same_answers
     try:
         with open(_entry(root, key), encoding="utf-8") as fh:
             data = json.load(fh)
+        if data["siblings"] is not None and data["siblings"] != _stats(others):
+            return None
+        if not same_answers(data["answers"], others):
+            return None
         return data["host"], [tuple(r) for r in data["remarks"]]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _parts(path: str, cpp, others, model: str) -> list[str]:
-    """The key's inputs besides the source and its preprocessed text."""
-    parts = []
-    for f in others:  # a callee defined there may change
+def _stats(files) -> list[str]:
+    """What the key knows of files: name, size and modification time."""
+    out = []
+    for f in files:
         st = os.stat(f)
-        parts.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
+        out.append(f"{f}:{st.st_size}:{st.st_mtime_ns}")
+    return out
+
+
+def _parts(path: str, cpp, chosen: str | None, model: str) -> list[str]:
+    """The key's inputs besides the source and its preprocessed text (the model compiled
+    in is read by every translation that offloads a loop)."""
     env = [os.environ.get(v, "") for v in _TRANSLATION_ENV]
-    return [*parts, _VERSION, package_fingerprint(), path, repr(cpp), repr(env), model]
+    return [*_stats([chosen] if chosen else []), _VERSION, package_fingerprint(), path,
+            repr(cpp), repr(env), model]
 
 
 def _key(parts: list[str], source: bytes, preprocessed: str) -> str:

@@ -19,7 +19,7 @@ from pycparser import c_ast
 from ..diagnostics import OmpclError
 from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess
-from .siblings import candidate_sources
+from .siblings import ask, candidate_sources, note_read
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,12 @@ class SourceLibrary:
 
     def find(self, name: str) -> ExternalFunction | None:
         """The definition of ``name`` in another source of the program, or None."""
+        files = self.candidates()
+        if not ask("mentions-call", files, name):
+            return None
+        note_read()   # a definition may be there: what it is depends on all the files
         pattern = re.compile(rf"\b{re.escape(name)}\s*\(")
-        for path in self.candidates():
+        for path in files:
             try:
                 if not pattern.search(path.read_text(errors="replace")):
                     continue
