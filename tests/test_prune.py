@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,48 @@ def test_translation_is_the_same_without_pruning(which, monkeypatch):
     pruned = _translations(files, opts_for)
     monkeypatch.setattr(parse_mod, "prune", lambda text: text)
     assert _translations(files, opts_for) == pruned
+
+
+def _rows(decls):
+    return [(d.start, d.end, d.system, d.declares, d.mentions) for d in decls]
+
+
+def test_system_headers_are_split_once_for_every_file_that_includes_them(tmp_path, monkeypatch):
+    """The split of an included system header comes from the cache for the next file (and
+    the next process) that includes the same text; it is the split a full scan gives."""
+    from ompcl.frontend import prune as pr
+    monkeypatch.setenv("OMPCL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(pr, "_blocks", {})
+    heads = "#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n"
+    texts = [preprocess(_src(tmp_path, heads + f"int f{i}(double x) {{ return (int) sqrt(x)"
+                                       f" + {i}; }}\n"), CppOptions()) for i in range(2)]
+    scanned = []
+    real_scan = pr._scan
+    monkeypatch.setattr(pr, "_scan", lambda t, a, b: scanned.append((a, b)) or real_scan(t, a, b))
+    blocks = pr._system_blocks(texts[0])
+    assert len(blocks) == 3 and sum(b - a for a, b in blocks) > 0.9 * len(texts[0])
+    assert _rows(pr._split(texts[0])) == _rows(real_scan(texts[0], 0, len(texts[0]))[0])
+    assert set(blocks) <= set(scanned)          # first file: every header scanned
+    assert len(list((tmp_path / "cache" / "cc-prune").rglob("*"))) > 3
+    for memo in (True, False):                  # same process; a new one (from the disk)
+        if not memo:
+            monkeypatch.setattr(pr, "_blocks", {})
+        scanned.clear()
+        assert _rows(pr._split(texts[1])) == _rows(real_scan(texts[1], 0, len(texts[1]))[0])
+        assert not set(pr._system_blocks(texts[1])) & set(scanned)
+
+
+def test_a_declaration_open_across_a_system_include_is_scanned_whole(tmp_path, monkeypatch):
+    from ompcl.frontend import prune as pr
+    monkeypatch.setenv("OMPCL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(pr, "_blocks", {})
+    (tmp_path / "sys").mkdir()
+    (tmp_path / "sys" / "vals.h").write_text(", ".join(map(str, range(3000))) + "\n")
+    src = _src(tmp_path, "int vals[] = {\n#include <vals.h>\n};\nint main(void) "
+                         "{ return vals[2]; }\n")
+    text = subprocess.run(["gcc", "-E", "-isystem", str(tmp_path / "sys"), src],
+                          capture_output=True, text=True, check=True).stdout
+    assert pr._system_blocks(text)
+    assert _rows(pr._split(text)) == _rows(pr._scan(text, 0, len(text))[0])
+    assert not (tmp_path / "cache" / "cc-prune").exists()
+    assert "vals" in prune(text)

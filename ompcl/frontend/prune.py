@@ -12,10 +12,18 @@ leave their newlines and line markers, so every coordinate stays where it was.
 The result is a program the analyses see the same way: every name the user's code uses
 still resolves to the same declaration. The caller parses the full text if the pruned one
 does not parse (a declaration this scan misjudged), so pruning can only cost time.
+
+The split of each system header a user's file includes (the bulk of the text, and the same
+in every file of a project that includes the same headers in the same order) is kept in the
+cache directory (``cc-prune``, keyed by that header text's digest) and reused by the next file.
 """
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 
 _TOKEN = re.compile(r"""
@@ -81,14 +89,32 @@ def _blank(text: str, dropped: list[_Decl]) -> str:
 
 
 def _split(text: str) -> list[_Decl]:
-    """Top-level declarations (``;``-terminated, or function definitions ending in ``}``)."""
+    """Top-level declarations (``;``-terminated, or function definitions ending in ``}``);
+    those of each system header a user's file includes from the cache when another file
+    included the same text."""
+    decls: list[_Decl] = []
+    pos = 0
+    for a, b in _system_blocks(text):
+        part, open_ = _scan(text, pos, a)
+        block = None if open_ else _block(text, a, b)
+        if block is None:   # a declaration open across the #include: no shortcut
+            return _scan(text, 0, len(text))[0]
+        decls += part
+        decls += block
+        pos = b
+    return decls + _scan(text, pos, len(text))[0]
+
+
+def _scan(text: str, pos: int, endpos: int) -> tuple[list[_Decl], bool]:
+    """The declarations in ``text[pos:endpos]``, and whether the last one was still open at
+    ``endpos`` (it is then included, ending there)."""
     decls: list[_Decl] = []
     system = False
     toks: list[tuple[str, str]] = []   # (kind, value) of the current declaration
     start = None
     braces = parens = 0
     chunk_system = False
-    for m in _TOKEN.finditer(text):
+    for m in _TOKEN.finditer(text, pos, endpos):
         kind = m.lastgroup
         if kind == "marker":
             mk = _MARKER.match(m.group())
@@ -116,8 +142,84 @@ def _split(text: str) -> list[_Decl]:
             decls.append(_decl(start, m.end(), chunk_system, toks))
             start = None
     if start is not None:
-        decls.append(_decl(start, len(text), False, toks))
-    return decls
+        decls.append(_decl(start, endpos, False, toks))
+    return decls, start is not None
+
+
+# -- system headers, split once --------------------------------------------------------------
+#: a system header's text shorter than this is scanned (a lookup costs about as much)
+_BLOCK_MIN = 8_000
+_MARKER_LINE = re.compile(r'^#\s*(?:line\s+)?\d+\s+"(?:\\.|[^"\\])*"(?P<flags>[\d ]*)[^\n]*$',
+                          re.M)
+_blocks: dict[str, list[tuple]] = {}
+
+
+def _system_blocks(text: str) -> list[tuple[int, int]]:
+    """The spans of system-header text a user's file includes: from the line marker that
+    enters a system header from a user's file to the next marker that leaves system headers."""
+    spans, start = [], None
+    for m in _MARKER_LINE.finditer(text):
+        flags = m["flags"].split()
+        if start is None and "1" in flags and "3" in flags:
+            start = m.start()
+        elif start is not None and "3" not in flags:
+            if m.start() - start >= _BLOCK_MIN:
+                spans.append((start, m.start()))
+            start = None
+    return spans
+
+
+def _block(text: str, a: int, b: int) -> list[_Decl] | None:
+    """The declarations of ``text[a:b]``: from memory or the cache directory when a file
+    that included the same text was split before; None when the text ends inside one."""
+    key = hashlib.sha256(text[a:b].encode("utf-8", "surrogateescape")).hexdigest()
+    rows = _blocks.get(key)
+    path = None
+    if rows is None:
+        path = _block_file(key)
+        rows = _load_block(path) if path else None
+    if rows is None:
+        decls, open_ = _scan(text, a, b)
+        if open_:
+            return None
+        rows = [(d.start - a, d.end - a, d.system, tuple(d.declares), tuple(d.mentions))
+                for d in decls]
+        if path:
+            _store_block(path, rows)
+    _blocks[key] = rows
+    return [_Decl(s + a, e + a, sy, set(d), set(m)) for s, e, sy, d, m in rows]
+
+
+def _block_file(key: str) -> str | None:
+    from ..runtime import cache_root
+    root = cache_root()
+    return None if root is None else os.path.join(root, "cc-prune", _BLOCK_VERSION, key[:2], key)
+
+
+_BLOCK_VERSION = "1"
+
+
+def _load_block(path: str) -> list[tuple] | None:
+    try:
+        with open(path, "rb") as fh:
+            rows = marshal.loads(fh.read())   # (marshal.load reads a file in small pieces)
+        return rows if isinstance(rows, list) else None
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _store_block(path: str, rows: list[tuple]) -> None:
+    """Written atomically (parallel builds); a cache that cannot be written is no error."""
+    tmp = None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump(rows, fh)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _is_function_body(toks: list[tuple[str, str]]) -> bool:
