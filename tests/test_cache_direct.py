@@ -116,3 +116,37 @@ def test_include_next_searches_after_the_includers_directory(tmp_path):
     assert manifest._resolve("next", angle[2] + "/x.h", "x.h", [], angle) is None
     assert manifest._resolve("quote", str(tmp_path / "two"), "x.h", [], angle) == \
         angle[1] + "/x.h"
+
+
+def test_programs_in_sibling_directories_share_a_shared_files_manifest(tmp_path,
+                                                                       opencl_available):
+    """PolyBench's layout: a/ and b/ both compile ../shared/s.c with -I../inc; the second
+    program finds s.c's translation without preprocessing it. A program elsewhere whose
+    same spelled -I../inc leads to another header preprocesses and gets its own answer."""
+    cpp, log = logging_cpp(tmp_path)
+    for d in ("shared", "inc", "a", "b", "deep/inc", "deep/c", "deep/shared"):
+        (tmp_path / d).mkdir(parents=True)
+    shared = ('#include "defs.h"\ndouble x[1000];\ndouble total(void) {\n  int i;\n'
+              '#pragma omp parallel for\n  for (i = 0; i < 1000; i++) x[i] = SCALE * i;\n'
+              '  return x[999];\n}\n')
+    main = '#include <stdio.h>\ndouble total(void);\nint main(void) { printf("%.1f\\n", total()); }\n'
+    for d in ("shared", "deep/shared"):
+        (tmp_path / d / "s.c").write_text(shared)
+    (tmp_path / "inc" / "defs.h").write_text("#define SCALE 2\n")
+    (tmp_path / "deep" / "inc" / "defs.h").write_text("#define SCALE 5\n")
+
+    def build_in(prog: str) -> tuple[str, list[str]]:
+        (tmp_path / prog / "main.c").write_text(main)
+        before = len(log.read_text().splitlines()) if log.exists() else 0
+        res = ompcl_cc(tmp_path, "-fopenmp", "-I../inc", "main.c", "../shared/s.c", "-o", "app",
+                       cwd=tmp_path / prog, OMPCL_CPP=str(cpp))
+        assert res.returncode == 0, res.stderr
+        ran = log.read_text().splitlines()[before:]
+        out = run(tmp_path / prog / "app", OMPCL_DEVICE="opencl")
+        return out.stdout, [c for c in ran if "s.c" in c and "-v" not in c.split()]
+
+    out, ran = build_in("a")
+    assert out == "1998.0\n" and ran
+    assert build_in("b") == ("1998.0\n", [])          # a's manifest of ../shared/s.c holds
+    out, ran = build_in("deep/c")                     # ../inc and ../shared lead elsewhere
+    assert out == "4995.0\n" and ran

@@ -48,7 +48,7 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str 
         parts = _parts(path, cpp, model_file(model), model)
         book = None
         if manifest.enabled():
-            direct = manifest.direct_key(parts, source, cpp)
+            direct = manifest.direct_key(parts, source, cpp, path)
             book = os.path.join(root, "cc-manifests", direct[:2], direct + ".json")
             hit = _load(root, manifest.lookup(book), others)
             if hit is not None:

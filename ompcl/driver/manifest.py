@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 
-_VERSION = "1"
+_VERSION = "2"
 _KEEP = 4   # file sets per manifest (a file built with several configurations)
 #: environment variables that change what the preprocessor reads
 _CPP_ENV = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH", "SOURCE_DATE_EPOCH")
@@ -36,10 +36,18 @@ def enabled() -> bool:
         "0", "off", "no", "false")
 
 
-def direct_key(parts: list[str], source: bytes, cpp) -> str:
+def direct_key(parts: list[str], source: bytes, cpp, path: str) -> str:
     """The manifest's key: everything but the headers (``parts``: the translation key's
-    own inputs), the working directory, the preprocessor itself and its environment."""
+    own inputs, with the source's path and the include directories as spelled), where those
+    paths lead (the real directories, not the working directory: programs in sibling
+    directories that compile one shared file with the same relative options share its
+    manifest; with a symbolic link on the way the working directory as well, since the
+    manifest names files by their absolute paths as spelled), the preprocessor itself and
+    its environment."""
     h = hashlib.sha256()
+    places = [os.path.realpath(p) for p in (path, *cpp.include_dirs)]
+    if places != [os.path.abspath(p) for p in (path, *cpp.include_dirs)]:
+        places.append(os.getcwd())
     exe = shutil.which(cpp.cpp) or cpp.cpp
     try:
         st = os.stat(exe)
@@ -47,7 +55,7 @@ def direct_key(parts: list[str], source: bytes, cpp) -> str:
     except OSError:
         compiler = exe
     env = [os.environ.get(v, "") for v in _CPP_ENV]
-    for part in (_VERSION, *parts, os.getcwd(), compiler, repr(env)):
+    for part in (_VERSION, *parts, *places, compiler, repr(env)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     h.update(source)
     return h.hexdigest()
