@@ -116,6 +116,34 @@ def _digest(path: str) -> str | None:
         return None
 
 
+#: what this process learnt of a header (a command's sources include the same ones), by
+#: path and file identity: its digest and its lookups, or None when it cannot be followed
+_headers: dict[tuple, tuple[str, list] | None] = {}
+
+
+def _header(f: str) -> tuple[str, list] | None:
+    """A header's digest and the lookups of its ``#include``s and ``__has_include``s."""
+    try:
+        st = os.stat(f)
+        ident = (f, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+        if ident in _headers:
+            return _headers[ident]
+        with open(f, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    if _UNSTABLE.search(data) or _COMPUTED.search(text):
+        _headers[ident] = None
+        return None
+    lookups = [_lookup("next" if m[1] == "include_next" else "quote" if m[2] == '"' else
+                       "angle", f, m[3]) for m in _DIRECTIVE.finditer(text)]
+    lookups += [_lookup("next" if m[1] else "quote" if m[2] == '"' else "angle", f, m[3])
+                for m in _HAS_INCLUDE.finditer(text)]
+    _headers[ident] = hashlib.sha256(data).hexdigest(), lookups
+    return _headers[ident]
+
+
 def _file_set(path: str, preprocessed: str, cpp) -> dict | None:
     """Files read (with their digests), the search lists and every lookup's result; None
     when some lookup cannot be followed."""
@@ -125,23 +153,11 @@ def _file_set(path: str, preprocessed: str, cpp) -> dict | None:
         return None
     files, checks, found = {}, [], set()
     for f in included:
-        try:
-            with open(f, "rb") as fh:
-                data = fh.read()
-        except OSError:
+        header = _header(f)
+        if header is None:
             return None
-        if _UNSTABLE.search(data):
-            return None
-        files[f] = hashlib.sha256(data).hexdigest()
-        text = data.decode("utf-8", "surrogateescape")
-        if _COMPUTED.search(text):
-            return None
-        for m in _DIRECTIVE.finditer(text):
-            checks.append(_lookup("next" if m[1] == "include_next" else
-                                  "quote" if m[2] == '"' else "angle", f, m[3]))
-        for m in _HAS_INCLUDE.finditer(text):
-            checks.append(_lookup("next" if m[1] else "quote" if m[2] == '"' else "angle",
-                                  f, m[3]))
+        files[f], lookups = header
+        checks += lookups
     checks = [list(c) for c in dict.fromkeys(checks)]
     isfile = _memo(os.path.isfile)
     for c in checks:
@@ -199,9 +215,20 @@ def _resolve(kind: str, base: str, name: str, quote: list[str], angle: list[str]
     return None
 
 
+_searches: dict[tuple, tuple[list[str], list[str] | None]] = {}
+
+
 def _search_dirs(cpp) -> tuple[list[str], list[str] | None]:
     """The preprocessor's ``#include "..."`` and ``#include <...>`` search lists (absolute)
-    for these options, as ``cpp -v`` prints them."""
+    for these options, as ``cpp -v`` prints them (once per process and working directory:
+    a command's sources share them)."""
+    key = (repr(cpp), os.getcwd(), *(os.environ.get(v, "") for v in _CPP_ENV))
+    if key not in _searches:
+        _searches[key] = _ask_search_dirs(cpp)
+    return _searches[key]
+
+
+def _ask_search_dirs(cpp) -> tuple[list[str], list[str] | None]:
     from ..frontend.preprocess import PRELUDE
     cmd = [cpp.cpp, "-E", "-v", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE),
            *cpp.flags(), "-x", "c", os.devnull]
