@@ -450,3 +450,50 @@ def test_team_without_kernels_of_its_own_runs_the_original(tmp_path, opencl_avai
         assert (teams[0]["device_runs"], teams[0]["host_runs"]) == runs
         if mode == "auto":
             assert teams[0]["fallback"] == "no loop of its own is a kernel"
+
+
+@pytest.mark.parametrize("model_device,slow", [(False, "slow-host"), (True, "slow-device"),
+                                               (False, "slow-device"), (True, "slow-host")])
+def test_measurement_checks_the_model(tmp_path, model_device, slow):
+    """Auto mode measures the side the model did not choose once a size class has spent
+    OMPCL_PROBE seconds and 10 entries on its side: two entries there (the first not
+    counted), then the side with fewer seconds per work-item runs the rest. The fault hook
+    makes one side look 50 ms an entry slower, so the outcome is known; the answer is gcc's."""
+    src = tmp_path / "p.c"
+    src.write_text(SLOW_LOOP)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(_constant_model(model_device)))
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_MODEL=str(model), OMPCL_PROBE="0.001", OMPCL_FAULT=slow,
+              OMPCL_STARTUP="0", OMPCL_STATS=str(stats), OMPCL_LOG="1")
+    assert out.returncode == 0, out.stderr
+    compare_outputs(run(ref).stdout, out.stdout, 1e-9)
+    st = load_stats(stats)
+    if not st["device"]["available"]:
+        pytest.skip("no OpenCL device")
+    (r,) = st["regions"]
+    (z,) = r["sizes"]
+    assert z["measured"] is True
+    wins_device = slow == "slow-host"
+    assert z["decision"] == (["device", "device"] if wins_device else ["host", "host"])
+    chosen, other = (r["device_runs"], r["host_runs"]) if model_device else \
+        (r["host_runs"], r["device_runs"])
+    if wins_device == model_device:   # the model was right: 2 probe entries, then its side
+        assert (chosen, other) == (38, 2)
+    else:                             # wrong: 10 entries, the probe, then the other side
+        assert (chosen, other) == (10, 30)
+    measured = [l for l in out.stderr.splitlines() if "(measured: " in l]
+    assert len(measured) == 1 and ("device for" in measured[0]) == wins_device
+
+
+def test_probe_off_keeps_the_models_choice(program, opencl_available, tmp_path):
+    host_model = tmp_path / "host.json"
+    host_model.write_text(json.dumps(_constant_model(False)))
+    st, _ = _run(program, "no-probe", OMPCL_MODEL=str(host_model), OMPCL_PROBE="0",
+                 OMPCL_FAULT="slow-host")
+    assert all(r["device_runs"] == 0 for r in st["regions"])
+    assert all(z["measured"] is False for r in st["regions"] for z in r["sizes"])

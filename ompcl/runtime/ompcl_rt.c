@@ -95,6 +95,7 @@ static struct {
   int no_residency;     /* OMPCL_RESIDENCY=0: every region copies in and out (for measuring) */
   long launches;        /* kernels launched so far */
   double setup_seconds; /* making the device ready: OpenCL set-up, program and kernel builds */
+  double probe_budget;   /* auto mode: OMPCL_PROBE (probe_due) */
   double startup_budget; /* auto mode: host seconds in loops the model sends to the device
                             before OpenCL is started for them (OMPCL_STARTUP) */
   double wanted_seconds; /* ... spent so far */
@@ -278,6 +279,7 @@ static void start(void) {
   rt.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
   rt.startup_budget = getenv("OMPCL_STARTUP") ? atof(getenv("OMPCL_STARTUP"))
                                               : OMPCL_STARTUP_SECONDS;
+  rt.probe_budget = getenv("OMPCL_PROBE") ? atof(getenv("OMPCL_PROBE")) : OMPCL_PROBE_SECONDS;
   set_cache_dir();
   load_model();
   atexit(finish);
@@ -1358,9 +1360,41 @@ static void log_decision(const ompcl_region *r, const double *f, int dev, int ca
            f[7], cached ? "cached decision" : "model", buf);
 }
 
+/* Auto mode checks the model by measurement: once a size class has spent OMPCL_PROBE seconds
+ * (and OMPCL_PROBE_ENTRIES entries) on the side the model chose, its next OMPCL_PROBE_RUNS
+ * entries run on the other side, and from then on the side with fewer seconds per work-item
+ * runs the class (the probe's first entry, which pays first-run costs such as the device's
+ * kernel specialisation, is not counted). A model that is right loses one short probe of a
+ * long-running loop; one that is wrong is corrected. */
+static int probe_due(const ompcl_size_stats *z, int dev) {
+  if (rt.probe_budget <= 0 || z->probe) return 0;
+  return dev ? z->device_runs >= OMPCL_PROBE_ENTRIES && z->seconds_device >= rt.probe_budget
+             : z->host_runs >= OMPCL_PROBE_ENTRIES && z->seconds_host >= rt.probe_budget;
+}
+
+/* A probing class's side for the next entry (-1: the probe is over, decide by measurement). */
+static int probe_side(const ompcl_size_stats *z) {
+  return z->probe == 1 && z->probe_runs < OMPCL_PROBE_RUNS ? z->probe_device : -1;
+}
+
+/* The end of a probe: the measured side per work-item, cached for the class. */
+static int measured(ompcl_region *r, ompcl_size_stats *z) {
+  double probe = z->probe_items > 0 ? z->probe_seconds / z->probe_items : 0;
+  double dev_rate = z->probe_device ? probe : z->seconds_device / z->items_device;
+  double host_rate = z->probe_device ? z->seconds_host / z->items_host : probe;
+  int dev = dev_rate < host_rate;
+  z->probe = 2;
+  z->decision[0] = z->decision[1] = dev ? 1 : 2;
+  log_line("%s:%d: %s for %ld work-items (measured: %.3g s per million work-items on the "
+           "device, %.3g on the host)", r->file, r->line, dev ? "device" : "host",
+           z->work_items, dev_rate * 1e6, host_rate * 1e6);
+  return dev;
+}
+
 /* The device/host choice for a launch, once the device is ready and the launch sized: 1 for
  * the device.  Forced modes and programs without a model take the device; in auto mode the
- * model decides once per problem-size class (and whether data has to move). */
+ * model decides once per problem-size class (and whether data has to move), and measurement
+ * checks it (probe_due). */
 static int decide(ompcl_launch *L) {
   ompcl_region *r = L->r;
   ompcl_size_stats *z = size_class(r, L->iters);
@@ -1373,13 +1407,25 @@ static int decide(ompcl_launch *L) {
   z->transfer = transfer;
   z->wgsize = wg;
   if (rt.mode != MODE_AUTO || (!rt.model && !r->predict)) return 1;
+  if (z->probe == 1) {
+    dev = probe_side(z);
+    if (dev < 0) dev = measured(r, z);
+    return dev ? (r->decisions_device++, 1) : (r->decisions_host++, 0);
+  }
   cached = z->decision[moves] != 0;
   if (cached)
     dev = z->decision[moves] == 1;
   else
     dev = rt.model ? model_predict(rt.model, r->last_features)
                    : r->predict(r->last_features, OMPCL_NFEATURES);
-  z->decision[moves] = dev ? 1 : 2;
+  if (cached && probe_due(z, dev)) {
+    z->probe = 1;
+    z->probe_device = (signed char)!dev;
+    log_line("%s:%d: %s for %ld work-items (probe: measuring the side the model did not "
+             "choose)", r->file, r->line, dev ? "host" : "device", L->iters);
+    return dev ? (r->decisions_host++, 0) : (r->decisions_device++, 1);
+  }
+  if (z->probe != 2) z->decision[moves] = dev ? 1 : 2;
   if (dev)
     r->decisions_device++;
   else
@@ -1436,6 +1482,7 @@ static int cached_host(ompcl_region *r, long iters) {
   const ompcl_size_stats *z;
   if (rt.mode != MODE_AUTO || (!rt.model && !r->predict)) return 0;
   z = size_class(r, iters);
+  if (z->probe == 1 || probe_due(z, 0)) return 0; /* decide() probes or measures */
   return z->decision[0] == 2 && (rt.zero_copy || z->decision[1] == 2);
 }
 
@@ -1630,8 +1677,10 @@ static double host_guess(const ompcl_launch *L) {
  * the device made ready and the kept arguments set. */
 static int undefer(ompcl_launch *L, int ndim, const long n[]) {
   ompcl_region *r = L->r;
+  ompcl_size_stats *zp = size_class(r, L->iters);
+  int probing = zp->probe == 1 || probe_due(zp, 0); /* the device is measured: start it */
   L->deferred = 0;
-  if (host_whatever_device(L, ndim, n)) {
+  if (!probing && host_whatever_device(L, ndim, n)) {
     ompcl_size_stats *z = size_class(r, L->iters);
     z->decision[0] = z->decision[1] = 2;
     r->decisions_host++;
@@ -1640,7 +1689,7 @@ static int undefer(ompcl_launch *L, int ndim, const long n[]) {
     L->declined = 1;
     return 0;
   }
-  if (rt.cl_state == 0 && rt.wanted_seconds < rt.startup_budget &&
+  if (!probing && rt.cl_state == 0 && rt.wanted_seconds < rt.startup_budget &&
       host_guess(L) < rt.startup_budget) {
     /* OpenCL is not started: that costs about the budget, so it pays only once the host
      * has spent as long in loops the model sends to the device (a short program never
@@ -2102,10 +2151,20 @@ static void end(ompcl_region *r, int keep_resident) {
   if (r->t_start <= 0) return;
   dt = now() - r->t_start;
   r->t_start = 0;
+  /* test hooks: one side looks slower to the measurement of the model (probe_due) */
+  if ((fault("slow-device") && r->last_decision) || (fault("slow-host") && !r->last_decision))
+    dt += 0.05;
   z = size_class(r, r->last_iters);
   z->work_items = r->last_iters;
   z->entries++;
+  if (z->probe == 1 && (r->last_decision != 0) != z->probe_device)
+    z->probe = 2; /* the probed side declined the entry (a check, a failure): the model's */
+  else if (z->probe == 1 && ++z->probe_runs > 1) {
+    z->probe_seconds += dt;
+    z->probe_items += (double)r->last_iters;
+  }
   if (r->last_decision) {
+    z->items_device += (double)r->last_iters;
     r->seconds_device += dt;
     z->device_runs++;
     z->seconds_device += dt;
@@ -2114,6 +2173,7 @@ static void end(ompcl_region *r, int keep_resident) {
     z->bytes_to_device += r->b_to_device;
     z->bytes_to_host += r->b_to_host;
   } else {
+    z->items_host += (double)r->last_iters;
     r->seconds_host += dt;
     z->host_runs++;
     z->seconds_host += dt;
@@ -2316,11 +2376,12 @@ static void json_sizes(FILE *f, const ompcl_region *r) {
                "\"host_runs\": %ld, \"seconds_device\": %.6f, \"seconds_host\": %.6f, "
                "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"bytes_to_device\": %ld, "
                "\"bytes_to_host\": %ld, \"transfer\": %.0f, \"wgsize\": %ld, "
-               "\"decision\": [%s, %s]",
+               "\"decision\": [%s, %s], \"measured\": %s",
             first ? "" : ", ", z->work_items, z->entries, z->device_runs, z->host_runs,
             z->seconds_device, z->seconds_host, z->kernel_seconds, z->transfer_seconds,
             z->bytes_to_device, z->bytes_to_host, z->transfer, z->wgsize,
-            decisions[z->decision[0]], decisions[z->decision[1]]);
+            decisions[z->decision[0]], decisions[z->decision[1]],
+            z->probe == 2 ? "true" : z->probe == 1 ? "\"probing\"" : "false");
     fputs(", \"static\": [", f);
     for (int s = 0; s < OMPCL_NSTATIC; s++) fprintf(f, "%s%.17g", s ? ", " : "", z->statics[s]);
     fputs("]}", f);

@@ -65,6 +65,11 @@ typedef struct ompcl_site {
  * sends to the device: about what starting it costs on a CPU device with cached kernel
  * binaries (OMPCL_STARTUP overrides; 0 starts it at the first such loop). */
 #define OMPCL_STARTUP_SECONDS 0.03
+/* auto mode: seconds a size class spends on the side the model chose (OMPCL_PROBE) before
+   the other side is measured on it */
+#define OMPCL_PROBE_SECONDS 0.25
+#define OMPCL_PROBE_ENTRIES 10   /* ... and entries it has run there at least */
+#define OMPCL_PROBE_RUNS 2       /* entries on the other side that the measurement takes */
 /* Host seconds per counted operation (comp + mem) of a work-item, for guessing an entry's
  * length before it first runs: 2 OpenMP threads here, a sin/cos map (0.24 ns measured). */
 #define OMPCL_HOST_OP_SECONDS 0.25e-9
@@ -83,6 +88,12 @@ typedef struct ompcl_size_stats {
   long wgsize;
   signed char decision[2]; /* cached model decisions (0 none, 1 device, 2 host), without and
                               with data to move */
+  /* auto mode's check of the model by measurement (probe_due in ompcl_rt.c) */
+  double items_device, items_host;  /* work-items run on each side */
+  signed char probe;       /* 0 not checked, 1 probing the other side, 2 measured */
+  signed char probe_device; /* the side being probed: 1 the device */
+  int probe_runs;          /* entries of the probe so far */
+  double probe_seconds, probe_items; /* of those after the first (which pays first-run costs) */
 } ompcl_size_stats;
 
 /* One offloadable region (an OpenMP loop) of a translated file. */
