@@ -346,7 +346,8 @@ def test_opencl_starts_once_the_host_spent_the_start_up_budget(tmp_path):
     stats = tmp_path / "s.json"
     runs = {}
     for budget in ("1000", "0.01", "0.001", "0"):
-        out = run(exe, OMPCL_MODEL=str(dev), OMPCL_STARTUP=budget, OMPCL_STATS=str(stats))
+        out = run(exe, OMPCL_MODEL=str(dev), OMPCL_STARTUP=budget, OMPCL_STATS=str(stats),
+                  OMPCL_PROBE="0")   # the model's choices alone (measurement has its tests)
         assert out.returncode == 0, out.stderr
         compare_outputs(expected, out.stdout, 1e-9)
         st = load_stats(stats)
@@ -458,7 +459,8 @@ def test_measurement_checks_the_model(tmp_path, model_device, slow):
     """Auto mode measures the side the model did not choose once a size class has spent
     OMPCL_PROBE seconds and 10 entries on its side: two entries there (the first not
     counted), then the side with fewer seconds per work-item runs the rest. The fault hook
-    makes one side look 50 ms an entry slower, so the outcome is known; the answer is gcc's."""
+    makes one side look 50 ms an entry slower, so the outcome is known; the answer is gcc's.
+    (OMPCL_PROBE_START=0: a host class may start OpenCL for its probe however short.)"""
     src = tmp_path / "p.c"
     src.write_text(SLOW_LOOP)
     ref, exe = tmp_path / "ref", tmp_path / "exe"
@@ -468,8 +470,8 @@ def test_measurement_checks_the_model(tmp_path, model_device, slow):
     model = tmp_path / "m.json"
     model.write_text(json.dumps(_constant_model(model_device)))
     stats = tmp_path / "s.json"
-    out = run(exe, OMPCL_MODEL=str(model), OMPCL_PROBE="0.001", OMPCL_FAULT=slow,
-              OMPCL_STARTUP="0", OMPCL_STATS=str(stats), OMPCL_LOG="1")
+    out = run(exe, OMPCL_MODEL=str(model), OMPCL_PROBE="0.001", OMPCL_PROBE_START="0",
+              OMPCL_FAULT=slow, OMPCL_STARTUP="0", OMPCL_STATS=str(stats), OMPCL_LOG="1")
     assert out.returncode == 0, out.stderr
     compare_outputs(run(ref).stdout, out.stdout, 1e-9)
     st = load_stats(stats)
@@ -497,3 +499,24 @@ def test_probe_off_keeps_the_models_choice(program, opencl_available, tmp_path):
                  OMPCL_FAULT="slow-host")
     assert all(r["device_runs"] == 0 for r in st["regions"])
     assert all(z["measured"] is False for r in st["regions"] for z in r["sizes"])
+
+
+def test_a_probe_that_would_start_opencl_waits_for_a_long_loop(tmp_path):
+    """With the model keeping the loop on the host and OpenCL not started, the probe waits
+    until the class has spent OMPCL_PROBE_START times OpenCL's start-up (20 x 0.4 s where no
+    start was measured yet): never, for this loop (40 entries, well under 8 s), so OpenCL is
+    never started."""
+    src = tmp_path / "p.c"
+    src.write_text(SLOW_LOOP)
+    exe = tmp_path / "exe"
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(_constant_model(False)))
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_MODEL=str(model), OMPCL_PROBE="0.001", OMPCL_STATS=str(stats),
+              OMPCL_LOG="1", OMPCL_CACHE_DIR=str(tmp_path / "cache"))  # no start measured
+    assert out.returncode == 0, out.stderr
+    (r,) = load_stats(stats)["regions"]
+    assert r["device_runs"] == 0 and r["host_runs"] == 40
+    assert "ompcl: device:" not in out.stderr

@@ -15,7 +15,8 @@ With ``--nas CLASSES`` it measures instead what the dispatch model (the default 
 ``--model``) does to whole programs: each NAS benchmark built with ``gcc -fopenmp`` (the
 original) and with ``ompcl cc``, run in rotating order: the original, ompcl with every region on
 the host (auto mode with an always-host model, so every region is timed), on the device
-(``OMPCL_DEVICE=opencl``) and ``auto`` with the model. Reported per benchmark and class: the
+(``OMPCL_DEVICE=opencl``), ``model`` (auto mode with the model alone, ``OMPCL_PROBE=0``) and
+``auto`` (the model checked by measurement, the default). Reported per benchmark and class: the
 NAS timed section of each and the oracle's, estimated per region from the host and device runs'
 statistics (the host run's time less, for each region, what the device would have saved);
 ratios ``auto / original`` (must not exceed 1.05) and ``oracle / auto`` (the oracle's share).
@@ -240,8 +241,10 @@ def nas_measure(bm: str, cls: str, work: Path, model: str, repeats: int) -> dict
     exes = nas_build(bm, cls, work / f"{bm}.{cls}", model)
     host_model = work / "host-model.json"
     configs = (("original", "orig", {}),
-               ("host", "ompcl", {"OMPCL_DEVICE": "auto", "OMPCL_MODEL": str(host_model)}),
+               ("host", "ompcl", {"OMPCL_DEVICE": "auto", "OMPCL_MODEL": str(host_model),
+                                  "OMPCL_PROBE": "0"}),
                ("device", "ompcl", {"OMPCL_DEVICE": "opencl"}),
+               ("model", "ompcl", {"OMPCL_DEVICE": "auto", "OMPCL_PROBE": "0"}),
                ("auto", "ompcl", {"OMPCL_DEVICE": "auto"}))
     nas_run(exes["ompcl"], None, OMPCL_DEVICE="opencl")  # PoCL compiles kernels at first use
     times: dict[str, list[float]] = {c[0]: [] for c in configs}
@@ -249,7 +252,7 @@ def nas_measure(bm: str, cls: str, work: Path, model: str, repeats: int) -> dict
     times["oracle"] = []
     for k in range(repeats):
         got = {}
-        for name, exe, env in configs[k % 4:] + configs[:k % 4]:
+        for name, exe, env in configs[k % len(configs):] + configs[:k % len(configs)]:
             stats = work / f"{bm}.{cls}.{name}.json" if exe == "ompcl" else None
             got[name] = nas_run(exes[exe], stats, **env)
             times[name].append(got[name][0])
@@ -270,7 +273,7 @@ def _geomean(xs: Sequence[float]) -> float:
 
 
 def nas_report(res: dict) -> str:
-    cols = ("original", "host", "device", "auto", "oracle")
+    cols = ("original", "host", "device", "model", "auto", "oracle")
     lines = [f"whole programs, model {res['model'] or 'default'}: wall seconds per run (the "
              f"oracle estimated per region), medians of {res['repeats']} rotating rounds; "
              f"load {res['load_average']}",

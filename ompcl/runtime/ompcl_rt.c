@@ -96,6 +96,9 @@ static struct {
   long launches;        /* kernels launched so far */
   double setup_seconds; /* making the device ready: OpenCL set-up, program and kernel builds */
   double probe_budget;   /* auto mode: OMPCL_PROBE (probe_due) */
+  double probe_start;    /* ... OMPCL_PROBE_START */
+  double start_seconds;  /* what starting OpenCL took in this process */
+  double start_estimate; /* ... at its last start (start_estimate) */
   double startup_budget; /* auto mode: host seconds in loops the model sends to the device
                             before OpenCL is started for them (OMPCL_STARTUP) */
   double wanted_seconds; /* ... spent so far */
@@ -280,6 +283,8 @@ static void start(void) {
   rt.startup_budget = getenv("OMPCL_STARTUP") ? atof(getenv("OMPCL_STARTUP"))
                                               : OMPCL_STARTUP_SECONDS;
   rt.probe_budget = getenv("OMPCL_PROBE") ? atof(getenv("OMPCL_PROBE")) : OMPCL_PROBE_SECONDS;
+  rt.probe_start = getenv("OMPCL_PROBE_START") ? atof(getenv("OMPCL_PROBE_START"))
+                                               : OMPCL_PROBE_START_FACTOR;
   set_cache_dir();
   load_model();
   atexit(finish);
@@ -527,7 +532,8 @@ static void remember_device(void) {
   int n;
   if (!rt.cache_dir[0]) return;
   device_memo_path(path, sizeof path);
-  n = snprintf(text, sizeof text, "blocked %d zero_copy %d\n", shape.blocked, rt.zero_copy);
+  n = snprintf(text, sizeof text, "blocked %d zero_copy %d start %.4f\n", shape.blocked,
+               rt.zero_copy, rt.start_seconds);
   mkdir_p(rt.cache_dir);
   write_file_atomic(path, text, (size_t)n);
 }
@@ -545,9 +551,29 @@ static int recall_device(int *blocked, int *zero_copy) {
   return ok;
 }
 
+/* Seconds starting OpenCL took at its last start (the device note), else a guess: what a
+ * probe of the device (probe_due) must be able to pay for. */
+static double start_estimate(void) {
+  char path[1100];
+  FILE *f;
+  int blocked, zero_copy;
+  double start;
+  if (rt.start_estimate > 0) return rt.start_estimate;
+  rt.start_estimate = OMPCL_START_GUESS;
+  if (!rt.cache_dir[0]) return rt.start_estimate;
+  device_memo_path(path, sizeof path);
+  if (!(f = fopen(path, "r"))) return rt.start_estimate;
+  if (fscanf(f, "blocked %d zero_copy %d start %lf", &blocked, &zero_copy, &start) == 3 &&
+      start > 0)
+    rt.start_estimate = start;
+  fclose(f);
+  return rt.start_estimate;
+}
+
 /* Find and open the device once per process; 1 when a device is ready. */
 static int init_opencl(void) {
   cl_platform_id p = 0;
+  double t0 = now();
   if (rt.cl_state) return rt.cl_state > 0;
   rt.cl_state = -1;
   if (!load_library() || !find_device(&p) || !create_context(p)) {
@@ -556,6 +582,7 @@ static int init_opencl(void) {
   }
   describe_device(p);
   rt.cl_state = 1;
+  rt.start_seconds = now() - t0;
   remember_device();
   log_line("device: %s (%s, %s)", rt.device_name, rt.platform_name, rt.driver_version);
   return 1;
@@ -1364,12 +1391,17 @@ static void log_decision(const ompcl_region *r, const double *f, int dev, int ca
  * (and OMPCL_PROBE_ENTRIES entries) on the side the model chose, its next OMPCL_PROBE_RUNS
  * entries run on the other side, and from then on the side with fewer seconds per work-item
  * runs the class (the probe's first entry, which pays first-run costs such as the device's
- * kernel specialisation, is not counted). A model that is right loses one short probe of a
- * long-running loop; one that is wrong is corrected. */
+ * kernel specialisation, is not counted). A class the model keeps on the host while OpenCL
+ * is not started must first have spent OMPCL_PROBE_START (20) times what starting it costs
+ * (start_estimate), so the start a probe pays is a small part of the time. A model that is
+ * right loses one short probe of a long-running loop; one that is wrong is corrected. */
 static int probe_due(const ompcl_size_stats *z, int dev) {
-  if (rt.probe_budget <= 0 || z->probe) return 0;
-  return dev ? z->device_runs >= OMPCL_PROBE_ENTRIES && z->seconds_device >= rt.probe_budget
-             : z->host_runs >= OMPCL_PROBE_ENTRIES && z->seconds_host >= rt.probe_budget;
+  double need = rt.probe_budget;
+  if (rt.probe_budget <= 0 || z->probe || (!dev && rt.cl_state < 0)) return 0;
+  if (dev) return z->device_runs >= OMPCL_PROBE_ENTRIES && z->seconds_device >= need;
+  if (rt.cl_state == 0 && need < rt.probe_start * start_estimate())
+    need = rt.probe_start * start_estimate(); /* the probe starts OpenCL */
+  return z->host_runs >= OMPCL_PROBE_ENTRIES && z->seconds_host >= need;
 }
 
 /* A probing class's side for the next entry (-1: the probe is over, decide by measurement). */

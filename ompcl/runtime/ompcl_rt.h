@@ -70,6 +70,8 @@ typedef struct ompcl_site {
 #define OMPCL_PROBE_SECONDS 0.25
 #define OMPCL_PROBE_ENTRIES 10   /* ... and entries it has run there at least */
 #define OMPCL_PROBE_RUNS 2       /* entries on the other side that the measurement takes */
+#define OMPCL_PROBE_START_FACTOR 20 /* ... times OpenCL's start-up when the probe starts it */
+#define OMPCL_START_GUESS 0.4    /* seconds starting OpenCL takes, until one start is measured */
 /* Host seconds per counted operation (comp + mem) of a work-item, for guessing an entry's
  * length before it first runs: 2 OpenMP threads here, a sin/cos map (0.24 ns measured). */
 #define OMPCL_HOST_OP_SECONDS 0.25e-9
