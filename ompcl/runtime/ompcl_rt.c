@@ -1709,11 +1709,10 @@ static double host_guess(const ompcl_launch *L) {
  * the device made ready and the kept arguments set. */
 static int undefer(ompcl_launch *L, int ndim, const long n[]) {
   ompcl_region *r = L->r;
-  ompcl_size_stats *zp = size_class(r, L->iters);
-  int probing = zp->probe == 1 || probe_due(zp, 0); /* the device is measured: start it */
+  ompcl_size_stats *z = size_class(r, L->iters);
+  int probing = z->probe == 1 || probe_due(z, 0); /* the device is measured: start it */
   L->deferred = 0;
   if (!probing && host_whatever_device(L, ndim, n)) {
-    ompcl_size_stats *z = size_class(r, L->iters);
     z->decision[0] = z->decision[1] = 2;
     r->decisions_host++;
     log_decision(r, r->last_features, 0, 0);
