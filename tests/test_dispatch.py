@@ -328,21 +328,33 @@ int main(void) {
 """
 
 
-def test_opencl_starts_once_the_host_spent_the_start_up_budget(tmp_path):
+@pytest.fixture(scope="module")
+def slow_loop(tmp_path_factory):
+    """SLOW_LOOP built with gcc and with ompcl (no model compiled in): (exe, gcc's output)."""
+    d = tmp_path_factory.mktemp("slow")
+    src = d / "p.c"
+    src.write_text(SLOW_LOOP)
+    ref, exe = d / "ref", d / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    return exe, run(ref).stdout
+
+
+def _model_file(tmp_path, device: bool):
+    path = tmp_path / ("dev.json" if device else "host.json")
+    path.write_text(json.dumps(_constant_model(device)))
+    return path
+
+
+def test_opencl_starts_once_the_host_spent_the_start_up_budget(tmp_path, slow_loop):
     """Auto mode with a model that sends the loop to the device: OpenCL starts only after the
     host has spent OMPCL_STARTUP seconds in such loops (what starting it costs), so a short
     program never pays it; an entry that looks as long as the start-up by itself (here
     200000 work-items of 24 operations, guessed at 1.2 ms) starts it at once, and so does 0;
     the answer is the same."""
-    src = tmp_path / "p.c"
-    src.write_text(SLOW_LOOP)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    dev = tmp_path / "dev.json"
-    dev.write_text(json.dumps(_constant_model(True)))
-    expected = run(ref).stdout
+    exe, expected = slow_loop
+    dev = _model_file(tmp_path, True)
     stats = tmp_path / "s.json"
     runs = {}
     for budget in ("1000", "0.01", "0.001", "0"):
@@ -455,25 +467,19 @@ def test_team_without_kernels_of_its_own_runs_the_original(tmp_path, opencl_avai
 
 @pytest.mark.parametrize("model_device,slow", [(False, "slow-host"), (True, "slow-device"),
                                                (False, "slow-device"), (True, "slow-host")])
-def test_measurement_checks_the_model(tmp_path, model_device, slow):
+def test_measurement_checks_the_model(tmp_path, slow_loop, model_device, slow):
     """Auto mode measures the side the model did not choose once a size class has spent
     OMPCL_PROBE seconds and 10 entries on its side: two entries there (the first not
     counted), then the side with fewer seconds per work-item runs the rest. The fault hook
     makes one side look 50 ms an entry slower, so the outcome is known; the answer is gcc's.
     (OMPCL_PROBE_START=0: a host class may start OpenCL for its probe however short.)"""
-    src = tmp_path / "p.c"
-    src.write_text(SLOW_LOOP)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    model = tmp_path / "m.json"
-    model.write_text(json.dumps(_constant_model(model_device)))
+    exe, expected = slow_loop
+    model = _model_file(tmp_path, model_device)
     stats = tmp_path / "s.json"
     out = run(exe, OMPCL_MODEL=str(model), OMPCL_PROBE="0.001", OMPCL_PROBE_START="0",
               OMPCL_FAULT=slow, OMPCL_STARTUP="0", OMPCL_STATS=str(stats), OMPCL_LOG="1")
     assert out.returncode == 0, out.stderr
-    compare_outputs(run(ref).stdout, out.stdout, 1e-9)
+    compare_outputs(expected, out.stdout, 1e-9)
     st = load_stats(stats)
     if not st["device"]["available"]:
         pytest.skip("no OpenCL device")
@@ -501,18 +507,13 @@ def test_probe_off_keeps_the_models_choice(program, opencl_available, tmp_path):
     assert all(z["measured"] is False for r in st["regions"] for z in r["sizes"])
 
 
-def test_a_probe_that_would_start_opencl_waits_for_a_long_loop(tmp_path):
+def test_a_probe_that_would_start_opencl_waits_for_a_long_loop(tmp_path, slow_loop):
     """With the model keeping the loop on the host and OpenCL not started, the probe waits
     until the class has spent OMPCL_PROBE_START times OpenCL's start-up (20 x 0.4 s where no
     start was measured yet): never, for this loop (40 entries, well under 8 s), so OpenCL is
     never started."""
-    src = tmp_path / "p.c"
-    src.write_text(SLOW_LOOP)
-    exe = tmp_path / "exe"
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    model = tmp_path / "m.json"
-    model.write_text(json.dumps(_constant_model(False)))
+    exe, _ = slow_loop
+    model = _model_file(tmp_path, False)
     stats = tmp_path / "s.json"
     out = run(exe, OMPCL_MODEL=str(model), OMPCL_PROBE="0.001", OMPCL_STATS=str(stats),
               OMPCL_LOG="1", OMPCL_CACHE_DIR=str(tmp_path / "cache"))  # no start measured
