@@ -538,35 +538,30 @@ static void remember_device(void) {
   write_file_atomic(path, text, (size_t)n);
 }
 
-/* 1 when a memo was found: *blocked and *zero_copy as the device had them. */
-static int recall_device(int *blocked, int *zero_copy) {
+/* 1 when a memo was found: *blocked and *zero_copy as the device had them, and *start the
+ * seconds its start took (0 in a memo written before they were noted). */
+static int recall_device(int *blocked, int *zero_copy, double *start) {
   char path[1100];
   FILE *f;
-  int ok;
+  int n;
+  *start = 0;
   if (!rt.cache_dir[0]) return 0;
   device_memo_path(path, sizeof path);
   if (!(f = fopen(path, "r"))) return 0;
-  ok = fscanf(f, "blocked %d zero_copy %d", blocked, zero_copy) == 2;
+  n = fscanf(f, "blocked %d zero_copy %d start %lf", blocked, zero_copy, start);
   fclose(f);
-  return ok;
+  if (n < 3) *start = 0;
+  return n >= 2;
 }
 
 /* Seconds starting OpenCL took at its last start (the device note), else a guess: what a
  * probe of the device (probe_due) must be able to pay for. */
 static double start_estimate(void) {
-  char path[1100];
-  FILE *f;
   int blocked, zero_copy;
   double start;
   if (rt.start_estimate > 0) return rt.start_estimate;
-  rt.start_estimate = OMPCL_START_GUESS;
-  if (!rt.cache_dir[0]) return rt.start_estimate;
-  device_memo_path(path, sizeof path);
-  if (!(f = fopen(path, "r"))) return rt.start_estimate;
-  if (fscanf(f, "blocked %d zero_copy %d start %lf", &blocked, &zero_copy, &start) == 3 &&
-      start > 0)
-    rt.start_estimate = start;
-  fclose(f);
+  recall_device(&blocked, &zero_copy, &start);
+  rt.start_estimate = start > 0 ? start : OMPCL_START_GUESS;
   return rt.start_estimate;
 }
 
@@ -1457,7 +1452,7 @@ static int decide(ompcl_launch *L) {
              "choose)", r->file, r->line, dev ? "host" : "device", L->iters);
     return dev ? (r->decisions_host++, 0) : (r->decisions_device++, 1);
   }
-  if (z->probe != 2) z->decision[moves] = dev ? 1 : 2;
+  z->decision[moves] = dev ? 1 : 2;
   if (dev)
     r->decisions_device++;
   else
@@ -1666,10 +1661,11 @@ static int host_whatever_device(ompcl_launch *L, int ndim, const long n[]) {
   double f[OMPCL_NFEATURES], transfers[2] = {0, 0};
   long wgs[2] = {1, grid_guess(L, ndim, n)};
   int saved = rt.zero_copy, blocked, zero_copy, nt = 2, nw = 2, t0 = 0, w0 = 0;
+  double start;
   rt.zero_copy = 0;
   transfers[1] = transfer_bytes(L);
   rt.zero_copy = saved;
-  if (recall_device(&blocked, &zero_copy)) {
+  if (recall_device(&blocked, &zero_copy, &start)) {
     w0 = blocked ? 0 : 1;
     nw = w0 + 1;
     t0 = zero_copy ? 0 : 1;
