@@ -10,7 +10,6 @@ their text mentions the function, parsed once per process.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from pycparser import c_ast
 from ..diagnostics import OmpclError
 from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess
-from .siblings import ask, candidate_sources, note_read
+from .siblings import ask, call_pattern, candidate_sources, note_read, text_of
 
 
 @dataclass(frozen=True)
@@ -76,12 +75,10 @@ class SourceLibrary:
         if not ask("mentions-call", files, name):
             return None
         note_read()   # a definition may be there: what it is depends on all the files
-        pattern = re.compile(rf"\b{re.escape(name)}\s*\(")
+        pattern = call_pattern(name)
         for path in files:
-            try:
-                if not pattern.search(path.read_text(errors="replace")):
-                    continue
-            except OSError:
+            text = text_of(path)
+            if text is None or not pattern.search(text):
                 continue
             ast = self._ast(path)
             for ext in (ast.ext if ast is not None else ()):

@@ -47,7 +47,9 @@ def note_read() -> None:
         w.read = True
 
 
-def _text(path: Path) -> str | None:
+def text_of(path: Path) -> str | None:
+    """A source's text (read once per process while its size and time stay), None when it
+    cannot be read."""
     try:
         st = os.stat(path)
         key = (str(path), st.st_size, st.st_mtime_ns)
@@ -58,17 +60,22 @@ def _text(path: Path) -> str | None:
         return None
 
 
+def call_pattern(name: str) -> re.Pattern:
+    """``name(``: where a call or a definition of ``name`` could be."""
+    return re.compile(rf"\b{re.escape(name)}\s*\(")
+
+
 def mentions_call(files: list[Path], name: str) -> bool:
-    """Whether any file's text has ``name(`` (where a definition of ``name`` could be)."""
-    pattern = re.compile(rf"\b{re.escape(name)}\s*\(")
-    return any(pattern.search(t) for t in map(_text, files) if t is not None)
+    """Whether any file's text has ``name(``."""
+    pattern = call_pattern(name)
+    return any(pattern.search(t) for t in map(text_of, files) if t is not None)
 
 
 def defines_with_omp(files: list[Path], name: str) -> bool:
     """Whether a file with an OpenMP directive has text that defines ``name``."""
     pattern = re.compile(rf"\b{re.escape(name)}\s*\([^;{{]*\)\s*\{{")
     return any(re.search(r"#\s*pragma\s+omp\b", t) and pattern.search(t)
-               for t in map(_text, files) if t is not None)
+               for t in map(text_of, files) if t is not None)
 
 
 _QUESTIONS = {"mentions-call": mentions_call, "defines-with-omp": defines_with_omp}
