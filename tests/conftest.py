@@ -86,6 +86,23 @@ def load_stats(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def device_output(exe: Path, **env: str) -> str:
+    """``exe``'s output with OMPCL_DEVICE=opencl, the same with copying and with zero-copy
+    buffers; where a device exists, every region in its statistics ran there."""
+    outs = set()
+    for zero_copy in ("0", "1"):
+        stats = exe.parent / f"{exe.name}-stats-{zero_copy}.json"
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy,
+                  OMPCL_STATS=str(stats), **env)
+        assert out.returncode == 0, out.stderr
+        st = load_stats(stats)
+        if st["device"]["available"]:
+            assert st["regions"] and all(r["device_runs"] > 0 for r in st["regions"])
+        outs.add(out.stdout)
+    assert len(outs) == 1, outs
+    return outs.pop()
+
+
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("clcache")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import load_stats, run
+from conftest import device_output, load_stats, run
 from test_cc import ompcl_cc
 
 from ompcl.driver import manifest
@@ -142,8 +142,8 @@ def test_programs_in_sibling_directories_share_a_shared_files_manifest(tmp_path,
                        cwd=tmp_path / prog, OMPCL_CPP=str(cpp))
         assert res.returncode == 0, res.stderr
         ran = log.read_text().splitlines()[before:]
-        out = run(tmp_path / prog / "app", OMPCL_DEVICE="opencl")
-        return out.stdout, [c for c in ran if "s.c" in c and "-v" not in c.split()]
+        out = device_output(tmp_path / prog / "app")
+        return out, [c for c in ran if "s.c" in c and "-v" not in c.split()]
 
     out, ran = build_in("a")
     assert out == "1998.0\n" and ran

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run
+from conftest import ROOT, device_output, run
 from test_cli import _project
 
 OMPCL_CC = [sys.executable, "-m", "ompcl", "cc"]
@@ -424,14 +424,14 @@ def _two_programs(tmp_path: Path, body: str, scales: tuple[str, str]) -> None:
 
 
 def _build_in(tmp_path: Path, prog: str) -> tuple[bool, str]:
-    """Build program ``prog``: (whether the translator ran, its output on the device)."""
+    """Build program ``prog``: (whether the translator ran, its output on the device, with
+    both buffer modes)."""
     res = subprocess.run([sys.executable, "-X", "importtime", *OMPCL_CC[1:], "-fopenmp",
                           "main.c", "scale.c", "../shared/shared.c", "-o", "app"],
                          cwd=tmp_path / prog, capture_output=True, text=True,
                          env=cc_env(tmp_path))
     assert res.returncode == 0, res.stderr
-    out = run(tmp_path / prog / "app", OMPCL_DEVICE="opencl").stdout
-    return "ompcl.pipeline" in res.stderr, out
+    return "ompcl.pipeline" in res.stderr, device_output(tmp_path / prog / "app")
 
 
 def test_a_file_shared_by_programs_is_translated_once(tmp_path):

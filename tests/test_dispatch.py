@@ -465,9 +465,10 @@ def test_team_without_kernels_of_its_own_runs_the_original(tmp_path, opencl_avai
             assert teams[0]["fallback"] == "no loop of its own is a kernel"
 
 
+@pytest.mark.parametrize("zero_copy", ["1", "0"])
 @pytest.mark.parametrize("model_device,slow", [(False, "slow-host"), (True, "slow-device"),
                                                (False, "slow-device"), (True, "slow-host")])
-def test_measurement_checks_the_model(tmp_path, slow_loop, model_device, slow):
+def test_measurement_checks_the_model(tmp_path, slow_loop, model_device, slow, zero_copy):
     """Auto mode measures the side the model did not choose once a size class has spent
     OMPCL_PROBE seconds and 10 entries on its side: two entries there (the first not
     counted), then the side with fewer seconds per work-item runs the rest. The fault hook
@@ -477,7 +478,8 @@ def test_measurement_checks_the_model(tmp_path, slow_loop, model_device, slow):
     model = _model_file(tmp_path, model_device)
     stats = tmp_path / "s.json"
     out = run(exe, OMPCL_MODEL=str(model), OMPCL_PROBE="0.001", OMPCL_PROBE_START="0",
-              OMPCL_FAULT=slow, OMPCL_STARTUP="0", OMPCL_STATS=str(stats), OMPCL_LOG="1")
+              OMPCL_FAULT=slow, OMPCL_STARTUP="0", OMPCL_STATS=str(stats), OMPCL_LOG="1",
+              OMPCL_ZERO_COPY=zero_copy)
     assert out.returncode == 0, out.stderr
     compare_outputs(expected, out.stdout, 1e-9)
     st = load_stats(stats)
