@@ -150,3 +150,37 @@ def test_programs_in_sibling_directories_share_a_shared_files_manifest(tmp_path,
     assert build_in("b") == ("1998.0\n", [])          # a's manifest of ../shared/s.c holds
     out, ran = build_in("deep/c")                     # ../inc and ../shared lead elsewhere
     assert out == "4995.0\n" and ran
+
+
+def test_programs_with_their_own_folder_on_the_search_path_share_the_manifest(
+        tmp_path, opencl_available):
+    """PolyBench's command line: every program compiles ../shared/s.c with ``-I.`` (its own
+    folder) and ``-I../inc``. The second program finds s.c's translation without running
+    the preprocessor at all; a third whose own folder holds a defs.h (found through -I.
+    before ../inc) preprocesses and gets that header's answer."""
+    cpp, log = logging_cpp(tmp_path)
+    for d in ("shared", "inc", "a", "b", "c"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "shared" / "s.c").write_text(
+        '#include <defs.h>\ndouble x[1000];\ndouble total(void) {\n  int i;\n'
+        '#pragma omp parallel for\n  for (i = 0; i < 1000; i++) x[i] = SCALE * i;\n'
+        '  return x[999];\n}\n')
+    (tmp_path / "inc" / "defs.h").write_text("#define SCALE 2\n")
+    (tmp_path / "c" / "defs.h").write_text("#define SCALE 7\n")
+    main = ('#include <stdio.h>\ndouble total(void);\n'
+            'int main(void) { printf("%.1f\\n", total()); }\n')
+
+    def build_in(prog: str) -> tuple[str, list[str]]:
+        (tmp_path / prog / f"{prog}.c").write_text(main)
+        before = len(log.read_text().splitlines()) if log.exists() else 0
+        res = ompcl_cc(tmp_path, "-fopenmp", "-I.", "-I../inc", "../shared/s.c", f"{prog}.c",
+                       "-o", "app", cwd=tmp_path / prog, OMPCL_CPP=str(cpp))
+        assert res.returncode == 0, res.stderr
+        out = device_output(tmp_path / prog / "app")
+        return out, log.read_text().splitlines()[before:]
+
+    out, ran = build_in("a")
+    assert out == "1998.0\n" and any("s.c" in c for c in ran)
+    assert build_in("b") == ("1998.0\n", [])    # s.c's manifest and the search lists hold
+    out, ran = build_in("c")                    # c/defs.h comes first through -I.
+    assert out == "6993.0\n" and any("s.c" in c for c in ran)

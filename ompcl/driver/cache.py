@@ -50,7 +50,7 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str 
         if manifest.enabled():
             direct = manifest.direct_key(parts, source, cpp, path)
             book = os.path.join(root, "cc-manifests", direct[:2], direct + ".json")
-            hit = _load(root, manifest.lookup(book), others)
+            hit = _load(root, manifest.lookup(book, cpp), others)
             if hit is not None:
                 return hit
         preprocessed = preprocess(path, cpp)

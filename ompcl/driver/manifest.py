@@ -8,6 +8,8 @@ check that no new header shadows an old one). Each source has a manifest (a JSON
 cache) that records up to ``_KEEP`` such sets of files; a set is recorded only when the
 preprocessor's search can be followed exactly (no computed ``#include``, no ``__DATE__`` or
 ``__TIME__``). Anything unusual is a miss, never a wrong hit: then ``gcc -E`` runs as before.
+The preprocessor's search lists, which every lookup follows, are kept in the cache too
+(``cc-search``), so a hit runs no preprocessor at all.
 ``OMPCL_CACHE_DIRECT=0`` turns direct mode off.
 """
 from __future__ import annotations
@@ -17,9 +19,10 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 
-_VERSION = "2"
+_VERSION = "3"
 _KEEP = 4   # file sets per manifest (a file built with several configurations)
 #: environment variables that change what the preprocessor reads
 _CPP_ENV = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH", "SOURCE_DATE_EPOCH")
@@ -38,36 +41,48 @@ def enabled() -> bool:
 
 def direct_key(parts: list[str], source: bytes, cpp, path: str) -> str:
     """The manifest's key: everything but the headers (``parts``: the translation key's
-    own inputs, with the source's path and the include directories as spelled), where those
-    paths lead (the real directories, not the working directory: programs in sibling
-    directories that compile one shared file with the same relative options share its
-    manifest; with a symbolic link on the way the working directory as well, since the
-    manifest names files by their absolute paths as spelled), the preprocessor itself and
-    its environment."""
+    own inputs, with the source's path and the include directories as spelled), where the
+    source really is, the preprocessor itself and its environment. Not where the include
+    directories lead: a lookup follows every recorded ``#include`` through the search
+    lists of the command at hand (``-I.`` in PolyBench's program folders is another
+    directory for each program, and programs that compile one shared file with the same
+    options share its manifest). With a symbolic link on the way, the working directory
+    is part of the key as well, since the manifest names files by their absolute paths as
+    spelled."""
     h = hashlib.sha256()
-    places = [os.path.realpath(p) for p in (path, *cpp.include_dirs)]
-    if places != [os.path.abspath(p) for p in (path, *cpp.include_dirs)]:
+    places = [os.path.realpath(path)]
+    if any(os.path.realpath(p) != os.path.abspath(p) for p in (path, *cpp.include_dirs)):
         places.append(os.getcwd())
-    exe = shutil.which(cpp.cpp) or cpp.cpp
-    try:
-        st = os.stat(exe)
-        compiler = f"{exe}:{st.st_size}:{st.st_mtime_ns}"
-    except OSError:
-        compiler = exe
     env = [os.environ.get(v, "") for v in _CPP_ENV]
-    for part in (_VERSION, *parts, *places, compiler, repr(env)):
+    for part in (_VERSION, *parts, *places, _compiler(cpp), repr(env)):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     h.update(source)
     return h.hexdigest()
 
 
-def lookup(manifest: str) -> str | None:
-    """The translation key of the first recorded file set that still holds, or None."""
+def _compiler(cpp) -> str:
+    """The preprocessor's executable, as a file (an upgrade is another preprocessor)."""
+    exe = shutil.which(cpp.cpp) or cpp.cpp
+    try:
+        st = os.stat(exe)
+        return f"{exe}:{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return exe
+
+
+def lookup(manifest: str, cpp) -> str | None:
+    """The translation key of the first recorded file set that still holds for the
+    options ``cpp`` in this working directory, or None."""
     try:
         with open(manifest, encoding="utf-8") as fh:
             records = json.load(fh)
+        if not records:
+            return None
+        quote, angle = _search_dirs(cpp)
+        if angle is None:
+            return None
         for rec in records:
-            if _holds(rec):
+            if _holds(rec, quote, angle):
                 return rec["key"]
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -89,11 +104,13 @@ def record(manifest: str, key: str, path: str, preprocessed: str, cpp, store) ->
     store(manifest, [rec, *old][:_KEEP])
 
 
-def _holds(rec: dict) -> bool:
+def _holds(rec: dict, quote: list[str], angle: list[str]) -> bool:
+    """Every file of the set is unchanged and every lookup finds the same file through
+    the search lists ``quote`` and ``angle`` of the command at hand."""
     for f, digest in rec["files"].items():
         if _digest(f) != digest:
             return False
-    quote, angle, isfile = rec["quote"], rec["angle"], _memo(os.path.isfile)
+    isfile = _memo(os.path.isfile)
     return all(_resolve(kind, base, name, quote, angle, isfile) == found
                for kind, base, name, found in rec["checks"])
 
@@ -166,7 +183,7 @@ def _file_set(path: str, preprocessed: str, cpp) -> dict | None:
     main = os.path.abspath(path)
     if any(f not in found and f != main and f not in forced for f in included):
         return None   # a file reached some way this module does not follow
-    return {"files": files, "quote": quote, "angle": angle, "checks": checks}
+    return {"files": files, "checks": checks}
 
 
 def _included(preprocessed: str) -> tuple[list[str], set[str]]:
@@ -220,30 +237,100 @@ _searches: dict[tuple, tuple[list[str], list[str] | None]] = {}
 
 def _search_dirs(cpp) -> tuple[list[str], list[str] | None]:
     """The preprocessor's ``#include "..."`` and ``#include <...>`` search lists (absolute)
-    for these options, as ``cpp -v`` prints them (once per process and working directory:
-    a command's sources share them)."""
+    for these options in this working directory (memoised in the process: a command's
+    sources share them)."""
     key = (repr(cpp), os.getcwd(), *(os.environ.get(v, "") for v in _CPP_ENV))
     if key not in _searches:
-        _searches[key] = _ask_search_dirs(cpp)
+        _searches[key] = _spelled_search_dirs(cpp)
+        quote, angle = _searches[key]
+        if angle is not None:
+            _searches[key] = [os.path.abspath(d) for d in quote], \
+                [os.path.abspath(d) for d in angle]
     return _searches[key]
 
 
-def _ask_search_dirs(cpp) -> tuple[list[str], list[str] | None]:
+def _spelled_search_dirs(cpp) -> tuple[list[str], list[str] | None]:
+    """The search lists as ``cpp -v`` prints them (relative directories as spelled), kept
+    in the cache (``cc-search``) under what decides them: the preprocessor, its
+    environment, the options and the shape of the ``-I`` directories (gcc drops missing
+    ones and second names of one directory). Still valid while each directory it dropped
+    as missing is missing, each one it kept is a distinct directory, and each ``-I``
+    directory is one of them."""
+    from ..runtime import cache_root
+    from .cache import _store
+    h = hashlib.sha256()
+    for part in (_VERSION, _compiler(cpp), repr(cpp.flags()),
+                 *(os.environ.get(v, "") for v in _CPP_ENV), repr(_shape(cpp.include_dirs))):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    root = cache_root()
+    entry = os.path.join(root, "cc-search", h.hexdigest() + ".json") if root else None
+    try:
+        with open(entry, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if _still_valid(data, cpp.include_dirs):
+            return data["quote"], data["angle"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    quote, angle, missing = _ask_search_dirs(cpp)
+    if entry and angle is not None:
+        _store(entry, {"quote": quote, "angle": angle, "missing": missing})
+    return quote, angle
+
+
+def _shape(dirs) -> list:
+    """Each directory as gcc's list sees it: missing, not a directory, or a directory
+    (with the index of an earlier name of the same one)."""
+    seen: dict[tuple[int, int], int] = {}
+    out = []
+    for k, d in enumerate(dirs):
+        try:
+            st = os.stat(d)
+        except OSError:
+            out.append("missing")
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            out.append("file")
+            continue
+        out.append(seen.setdefault((st.st_dev, st.st_ino), k))
+    return out
+
+
+def _still_valid(data: dict, include_dirs) -> bool:
+    listed = set()
+    for d in data["quote"] + data["angle"]:
+        st = os.stat(d)     # OSError: a listed directory is gone
+        if not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) in listed:
+            return False
+        listed.add((st.st_dev, st.st_ino))
+    for d in include_dirs:
+        try:
+            st = os.stat(d)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in listed:
+            return False
+    return not any(os.path.exists(d) for d in data["missing"])
+
+
+def _ask_search_dirs(cpp) -> tuple[list[str], list[str] | None, list[str]]:
+    """``cpp -v``'s search lists and the directories it ignored as nonexistent."""
     from ..frontend.preprocess import PRELUDE
     cmd = [cpp.cpp, "-E", "-v", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE),
            *cpp.flags(), "-x", "c", os.devnull]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     except OSError:
-        return [], None
-    quote, angle, into = [], [], None
+        return [], None, []
+    quote, angle, missing, into = [], [], [], None
     for line in proc.stderr.splitlines():
-        if line.startswith('#include "..." search starts here'):
+        if line.startswith('ignoring nonexistent directory "') and line.endswith('"'):
+            missing.append(line[len('ignoring nonexistent directory "'):-1])
+        elif line.startswith('#include "..." search starts here'):
             into = quote
         elif line.startswith("#include <...> search starts here"):
             into = angle
         elif line.startswith("End of search list"):
-            return quote, angle
+            return quote, angle, missing
         elif into is not None and line.startswith(" "):
-            into.append(os.path.abspath(line.strip().removesuffix(" (framework directory)")))
-    return [], None
+            into.append(line.strip().removesuffix(" (framework directory)"))
+    return [], None, []
