@@ -23,8 +23,11 @@ sysdeps:
 	  fi; \
 	fi
 
+# the native launcher replaces pip's Python scripts ompcl and ompcl-cc (same commands, faster
+# start); where it cannot be built the Python scripts stay
 install: sysdeps
 	$(PIP) install -q -e '.[test]'
+	-@$(PYTHON) -m ompcl.driver.launcher
 
 demo: install
 	$(PYTHON) -m ompcl.demo

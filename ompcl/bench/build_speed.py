@@ -11,6 +11,7 @@ Usage: ``python -m ompcl.bench.build_speed [--repeats 5] [--trees nas,polybench]
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import resource
 import shlex
@@ -28,9 +29,24 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_ROOT = ROOT  # the ompcl package measured is this one
 
 
+_LAUNCHER: list[str] | None = None
+
+
 def ompcl_cc() -> list[str]:
-    """``ompcl cc`` as a build would run it (this interpreter, this ompcl package)."""
-    return [sys.executable, "-m", "ompcl", "cc"]
+    """``ompcl cc`` as a build runs it after ``make install``: the native launcher, built
+    for this interpreter and this ompcl package (in a temporary directory); this
+    interpreter's ``-m ompcl`` where it cannot be built."""
+    global _LAUNCHER
+    if _LAUNCHER is None:
+        from ..driver import launcher
+        d = tempfile.mkdtemp(prefix="ompcl-bench-launcher-")
+        atexit.register(shutil.rmtree, d, True)
+        try:
+            _LAUNCHER = [str(launcher.install(d)[0]), "cc"]
+        except (launcher.LauncherBuildError, OSError) as e:
+            print(f"native launcher not built ({e}): measuring the Python command")
+            _LAUNCHER = [sys.executable, "-m", "ompcl", "cc"]
+    return _LAUNCHER
 
 
 def build_env(pycache: str | None = None) -> dict[str, str]:

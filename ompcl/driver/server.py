@@ -170,13 +170,34 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return client.decode(body[:size]), fds
 
 
-def _reply(conn: socket.socket, message: dict) -> None:
-    conn.sendall(client.encode(message))
+def _reply(conn: socket.socket, message: dict, native: bool = False) -> None:
+    """A reply; to the native launcher (``launcher.c``) as ``key=value`` text."""
+    if native:
+        (key, value), = message.items()
+        data = f"{key}={value}".encode()
+        conn.sendall(client._HEADER.pack(len(data)) + data)
+    else:
+        conn.sendall(client.encode(message))
+
+
+def _from_native(value):
+    """The native launcher's message (its strings are bytes, as the OS gave them): strings
+    as Python's own ``os.environ`` and ``sys.argv`` would hold them."""
+    if isinstance(value, bytes):
+        return os.fsdecode(value)
+    if isinstance(value, list):
+        return [_from_native(v) for v in value]
+    if isinstance(value, dict):
+        return {_from_native(k): _from_native(v) for k, v in value.items()}
+    return value
 
 
 def _handle(conn: socket.socket) -> None:
     message, fds = _receive(conn)
     conn.settimeout(None)
+    native = message.get(b"native") == 1
+    if native:
+        message = _from_native(message)
     op = message.get("op")
     if op == "ping":
         _reply(conn, {"pid": os.getppid(), "version": client.package_fingerprint()})
@@ -188,10 +209,10 @@ def _handle(conn: socket.socket) -> None:
     if op != "cc":
         return
     os.setpgid(0, 0)  # the client forwards signals to this group (compilers included)
-    _reply(conn, {"pid": os.getpid()})
+    _reply(conn, {"pid": os.getpid()}, native)
     _take_context(message, fds)
     status = _run(message["argv"])
-    _reply(conn, {"status": status})
+    _reply(conn, {"status": status}, native)
 
 
 def _take_context(message: dict, fds: list[int]) -> None:
