@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -40,11 +41,33 @@ def _served(res) -> bool:
 
 
 def _start(native, env, cwd) -> int:
-    """The first command goes to Python, which starts the server: wait for it."""
+    """The first command starts the server, waits for it and runs there."""
     res = _run(native, "cc", "--version", env=env, cwd=cwd)
-    assert res.returncode == 0 and not _served(res), res.stderr
-    assert _wait(lambda: _server_pid(env) is not None), "no server came up"
+    assert res.returncode == 0 and _served(res), res.stderr
+    assert b"started a server" in res.stderr
+    assert _server_pid(env) is not None
     return _server_pid(env)
+
+
+def test_without_waiting_the_first_command_runs_in_python(tmp_path, server_env, native):
+    env = dict(server_env, OMPCL_SERVER_WAIT="0")
+    res = _run(native, "cc", "--version", env=env, cwd=tmp_path)
+    assert res.returncode == 0 and not _served(res), res.stderr
+    assert _wait(lambda: _server_pid(env) is not None), "the Python client started none"
+
+
+def test_a_server_that_cannot_start_ends_the_wait(tmp_path, server_env, native):
+    """A broken ompcl first on the module path: the server dies at once, and the launcher
+    stops waiting for it (the Python command then fails the same way)."""
+    broken = tmp_path / "broken" / "ompcl"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('broken on purpose')\n")
+    env = dict(server_env, PYTHONPATH=str(broken.parent), OMPCL_SERVER_WAIT="60")
+    start = time.monotonic()
+    res = _run(native, "cc", "--version", env=env, cwd=tmp_path, timeout=50)
+    assert time.monotonic() - start < 30
+    assert res.returncode != 0 and b"started a server" in res.stderr
+    assert b"broken on purpose" in res.stderr
 
 
 def test_the_launcher_finds_the_python_clients_server(tmp_path, server_env, native):

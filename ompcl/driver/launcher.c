@@ -7,8 +7,10 @@
  * working directory, environment, umask and standard streams, relays signals to the worker
  * and exits with its status (dying of the compiler's signal). Everything else, and every
  * case it does not handle (no server answers, the server is off, an unusual directory),
- * goes to the Python entry point, exactly as the Python command would run it; that one
- * starts a server for the next commands.
+ * goes to the Python entry point, exactly as the Python command would run it. When no
+ * server answers, it starts one (as the Python client does) and waits for it
+ * (OMPCL_SERVER_WAIT seconds, default 5), so that the first commands of a parallel build
+ * share one translator instead of each loading its own.
  *
  * Built by ompcl/driver/launcher.py with OMPCL_PYTHON and OMPCL_PACKAGE (C string
  * literals) defined in launcher_config.h. OMPCL_LAUNCHER_DEBUG=1 says on stderr which
@@ -27,6 +29,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launcher_config.h"
@@ -210,6 +214,11 @@ static int socket_path(char *out, size_t size) {
 }
 
 /* ---- running the command in the server ----------------------------------------------- */
+static int debug(void) {
+    const char *v = getenv("OMPCL_LAUNCHER_DEBUG");
+    return v && *v && strcmp(v, "0");
+}
+
 static volatile sig_atomic_t worker, pending;
 
 static void relay(int sig) {
@@ -228,17 +237,60 @@ static int read_full(int fd, void *p, size_t n) {   /* 1: done, 0: closed, -1: e
     return 1;
 }
 
-static int debug(void) {
-    const char *v = getenv("OMPCL_LAUNCHER_DEBUG");
-    return v && *v && strcmp(v, "0");
+static int connect_to(const char *path) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0) return fd;
+    if (fd >= 0) close(fd);
+    return -1;
+}
+
+/* client.start_server: python -m ompcl.driver.server PATH, detached (its own session, no
+ * inherited streams or descriptors, in /); its pid, or -1 */
+static pid_t start_server(const char *path) {
+    pid_t child = fork();
+    if (child != 0) return child;
+    setsid();
+    int null = open("/dev/null", O_RDWR);
+    for (int k = 0; k < 3; k++) dup2(null, k);
+    long most = sysconf(_SC_OPEN_MAX);
+    for (long k = 3; k < (most > 0 && most < 65536 ? most : 65536); k++) close((int)k);
+    if (chdir("/") != 0) _exit(1);
+    char *args[] = {OMPCL_PYTHON, "-m", "ompcl.driver.server", (char *)path, NULL};
+    execv(OMPCL_PYTHON, args);
+    _exit(127);
+}
+
+/* a connection to the server, starting it when none answers; -1 when none came up: the
+ * wait ends early when the server failed (exit status not 0; 0 means another server had
+ * the socket's lock, and that one is still coming up) */
+static int connect_or_start(const char *path) {
+    int fd = connect_to(path);
+    if (fd >= 0) return fd;
+    const char *v = getenv("OMPCL_SERVER_WAIT");
+    double wait = v && *v ? atof(v) : 5.0;
+    if (wait <= 0) return -1;
+    pid_t server = start_server(path);
+    if (server < 0) return -1;
+    if (debug()) fprintf(stderr, "ompcl-launcher: started a server\n");
+    for (double waited = 0; waited < wait; waited += 0.01) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        if ((fd = connect_to(path)) >= 0) return fd;
+        int status;
+        if (server > 0 && waitpid(server, &status, WNOHANG) == server) {
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+            server = 0;
+        }
+    }
+    return -1;
 }
 
 /* the command's exit status, or -1000 when the server did not take it (run it in Python) */
 static int run_remote(const char *path, int argc, char **argv) {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    strncpy(addr.sun_path, path, sizeof addr.sun_path - 1);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) return -1000;
+    int fd = connect_or_start(path);
+    if (fd < 0) return -1000;
 
     int fds[3], nfds = 0;
     for (int k = 0; k < 3; k++)
