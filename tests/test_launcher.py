@@ -136,3 +136,18 @@ def test_translated_build_through_the_launcher(tmp_path, server_env, native, ope
     assert plain.returncode == 0
     want = subprocess.run([str(tmp_path / "plain")], capture_output=True, text=True).stdout
     assert device_output(tmp_path / "app") == want
+
+
+def test_an_interrupt_reaches_the_compiler(tmp_path, server_env, native):
+    _start(native, server_env, tmp_path)
+    pidfile = tmp_path / "sleeping"
+    proc = subprocess.Popen([str(native), "cc", "--version"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=dict(server_env, PROBE_SLEEP=str(pidfile)))
+    assert _wait(lambda: pidfile.exists() and pidfile.read_text())
+    compiler = int(pidfile.read_text())
+    assert _log(server_env)[-1]["grandparent"] == _server_pid(server_env)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) != 0
+    assert _wait(lambda: not Path(f"/proc/{compiler}").exists()
+                 or "Z" in Path(f"/proc/{compiler}/stat").read_text().split()[2])
