@@ -149,25 +149,30 @@ static int walk(sha256 *s, const char *root, const char *rel) {
     }
     closedir(d);
     qsort(names, n, sizeof *names, by_name);
+    /* one stat per entry: its line for a file (hashed now, in order), or whether it is a
+     * directory to enter afterwards (marked by keeping its name) */
     int rc = 0;
-    for (int pass = 0; pass < 2 && !rc; pass++) {
-        for (size_t i = 0; i < n && !rc; i++) {
-            char sub[4096], full[4096];
-            struct stat st, lst;
-            snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", names[i]);
-            snprintf(full, sizeof full, "%s/%s", root, sub);
-            int isdir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
-            if (pass == 0 && !isdir) {
-                char line[4200];
-                if (stat(full, &st) != 0) { rc = -1; break; }
-                int k = snprintf(line, sizeof line, "%s:%lld:%lld", sub, (long long)st.st_size,
-                                 (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
-                sha_update(s, line, (size_t)k + 1);   /* with its NUL, as the "\0" there */
-            } else if (pass == 1 && isdir && strcmp(names[i], "__pycache__") &&
-                       lstat(full, &lst) == 0 && !S_ISLNK(lst.st_mode)) {
-                rc = walk(s, root, sub);
-            }
+    for (size_t i = 0; i < n && !rc; i++) {
+        char sub[4096], full[4096], line[4200];
+        struct stat st, lst;
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        snprintf(full, sizeof full, "%s/%s", root, sub);
+        if (stat(full, &st) != 0) { rc = -1; break; }
+        if (S_ISDIR(st.st_mode)) {
+            if (!strcmp(names[i], "__pycache__") || lstat(full, &lst) != 0 || S_ISLNK(lst.st_mode))
+                names[i][0] = 0;   /* listed by os.walk but not entered */
+            continue;
         }
+        int k = snprintf(line, sizeof line, "%s:%lld:%lld", sub, (long long)st.st_size,
+                         (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+        sha_update(s, line, (size_t)k + 1);   /* with its NUL, as the "\0" there */
+        names[i][0] = 0;
+    }
+    for (size_t i = 0; i < n && !rc; i++) {
+        char sub[4096];
+        if (!names[i][0]) continue;
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        rc = walk(s, root, sub);
     }
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);

@@ -59,12 +59,17 @@ def build(dest: str | os.PathLike, python: str = sys.executable,
         if proc.returncode != 0:
             raise LauncherBuildError(f"{cc} failed to build the launcher", proc.stderr)
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp_dest = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
-        with open(out, "rb") as src, open(tmp_dest, "wb") as dst:
-            dst.write(src.read())
-        os.chmod(tmp_dest, 0o755)
-        os.replace(tmp_dest, dest)
+        _place(out, dest)
     return dest
+
+
+def _place(src: Path, dest: Path) -> None:
+    """Copy the executable ``src`` to ``dest`` atomically (a temporary file beside it)."""
+    tmp = dest.with_name(f".{dest.name}.tmp{os.getpid()}")
+    with open(src, "rb") as fin, open(tmp, "wb") as fout:
+        fout.write(fin.read())
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, dest)
 
 
 def install(directory: str | os.PathLike | None = None) -> list[Path]:
@@ -72,16 +77,9 @@ def install(directory: str | os.PathLike | None = None) -> list[Path]:
     interpreter's scripts directory, where pip put the Python ones)."""
     directory = Path(directory or sysconfig.get_path("scripts"))
     first = build(directory / NAMES[0])
-    done = [first]
     for name in NAMES[1:]:
-        other = directory / name
-        tmp = other.with_name(f".{name}.tmp{os.getpid()}")
-        with open(first, "rb") as src, open(tmp, "wb") as dst:
-            dst.write(src.read())
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, other)
-        done.append(other)
-    return done
+        _place(first, directory / name)
+    return [directory / name for name in NAMES]
 
 
 def main(argv: list[str] | None = None) -> int:
