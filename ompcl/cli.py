@@ -36,6 +36,9 @@ def _cpp_options(f):
                      help="No loop interchange inside kernels (as OMPCL_INTERCHANGE=0).")(f)
     f = click.option("--no-reorder", "no_reorder", is_flag=True,
                      help="No reordering of array dimensions (as OMPCL_REORDER=0).")(f)
+    f = click.option("--no-dynreorder", "no_dynreorder", is_flag=True,
+                     help="No kernel variants over permuted device copies of arrays (as "
+                     "OMPCL_DYNREORDER=0).")(f)
     return f
 
 
@@ -113,11 +116,12 @@ def main() -> None:
               show_default=True, help="Which outputs to write.")
 @_cpp_options
 def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
-                  dump_after, no_embed, model, no_interchange, no_reorder):
+                  dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
     def work():
         ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
-                            {"interchange": no_interchange, "reorder": no_reorder})
+                            {"interchange": no_interchange, "reorder": no_reorder,
+                             "dynreorder": no_dynreorder})
         _emit_diags(ts, verbose)
         written = write_outputs(ts, Path(outdir), emit)
         if report:
@@ -137,13 +141,14 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
 @click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
 @_cpp_options
 def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
-              report, dump_after, no_embed, model, no_interchange, no_reorder):
+              report, dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder):
     """Translate and compile OpenMP C files into an executable."""
     def work():
         # the files named are the program (unless objects or libraries of the user's come
         # in at the link): a global no other one mentions is this file's
         ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
-                            {"interchange": no_interchange, "reorder": no_reorder},
+                            {"interchange": no_interchange, "reorder": no_reorder,
+                             "dynreorder": no_dynreorder},
                             _whole_program(ldflags))
         _emit_diags(ts, verbose)
         if report:

@@ -103,6 +103,10 @@ REMARK_IDS: dict[str, str] = {
                       "dimensions, but a use prevents reordering it",
     "interchange-missed": "another order of a kernel's loop nest would walk memory "
                           "contiguously, but it is not proven legal",
+    "dynreorder": "a kernel has a variant over a device copy of an array whose dimensions "
+                  "follow its loops (made and restored by the runtime when it pays)",
+    "dynreorder-missed": "a kernel walks an array along another dimension than its last, "
+                         "but a use prevents a permuted copy",
 }
 
 

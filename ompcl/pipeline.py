@@ -21,9 +21,9 @@ from .analysis.regions import analyze
 from .analysis.residency import plan_residency
 from .codegen import names as N
 from .codegen.features import KernelFeatures, static_features
-from .codegen.host import HostRegion, HostTeam, generate_host
+from .codegen.host import HostRegion, HostTeam, RelayoutInfo, generate_host
 from .codegen.kernel import generate_kernels
-from .codegen.kernelspec import checked, host_interface, kernel_spec
+from .codegen.kernelspec import checked, host_interface, kernel_spec, view_decl
 from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, PreprocessError, Remark,
                           SourceLoc, not_offloaded)
 from .frontend.library import SourceLibrary
@@ -31,7 +31,9 @@ from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
 from .predict.model import resolve as resolve_model
+from .predict.schema import STATIC
 from .transform.interchange import interchange_region
+from .transform.dynreorder import Variant, reorder_kernel
 from .transform.rename import device_name
 from .transform.reorder import reordered_program
 
@@ -52,10 +54,15 @@ class Options:
     check: bool = field(default_factory=lambda: os.environ.get("OMPCL_CHECK_IR", "") == "1")
     sources: tuple[str, ...] = ()  # the program's other source files (for their functions)
     model: str = ""  # dispatch model compiled in: "" the default, "none", or a model file
+    #: dynamic reordering's cost model compiled in: "" models/layout-cost.json, "none" (the
+    #: runtime's defaults), or a file
+    layout_cost: str = ""
     #: loop interchange inside kernels (``OMPCL_INTERCHANGE=0`` turns it off)
     interchange: bool = field(default_factory=lambda: _knob("OMPCL_INTERCHANGE"))
     #: global index reordering of static arrays (``OMPCL_REORDER=0`` turns it off)
     reorder: bool = field(default_factory=lambda: _knob("OMPCL_REORDER"))
+    #: kernel variants over permuted device copies of arrays (``OMPCL_DYNREORDER=0`` off)
+    dynreorder: bool = field(default_factory=lambda: _knob("OMPCL_DYNREORDER"))
     #: ``sources`` and this file are the whole program (``ompcl build``): a global array no
     #: other source mentions is used only here
     whole_program: bool = False
@@ -76,6 +83,7 @@ class Unit:
     kernels: tuple[KernelSpec, ...] = ()
     interfaces: tuple[HostInterface, ...] = ()
     features: dict[int, KernelFeatures] = field(default_factory=dict)
+    variants: dict[int, Variant] = field(default_factory=dict)  # region id -> reordered kernel
     kernel_source: str = ""
     layout: tuple = ()  # codegen.records.Layout entries of the kernel program
     host_source: str = ""
@@ -190,29 +198,70 @@ def outline(u: Unit) -> Unit:
                    features=features)
 
 
+def dynreorder(u: Unit) -> Unit:
+    """A variant of each kernel that walks an array along another dimension than its last,
+    over a device copy whose dimensions follow the loops (the runtime makes it, when its cost
+    model says it pays, and keeps the host's layout). Ordering: after 'outline' (the kernels
+    as printed, bounds checks included), before 'kernels' prints them."""
+    if not u.options.dynreorder:
+        return u
+    variants, remarks = {}, []
+    for k, r in zip(u.kernels, u.offloaded):
+        v, found = reorder_kernel(k, r, view_decl)
+        remarks += found
+        if v is not None:
+            variants[r.id] = v
+    return replace(u, variants=variants, remarks=u.remarks + tuple(remarks))
+
+
+def _dump_variants(u: Unit) -> str:
+    from .codegen.cprinter import OpenCLPrinter  # noqa: PLC0415 (dump only)
+    out = []
+    for rid, v in sorted(u.variants.items()):
+        arrays = ", ".join(f"{a.name} perm={list(a.perm)}" for a in v.arrays)
+        out.append(f"region {rid}: kernel {v.spec.name}: {arrays}")
+        out.append(OpenCLPrinter(TypeEnv.of(u.program.ast)).visit(v.spec.body))
+    return "\n".join(out)
+
+
 def print_kernels(u: Unit) -> Unit:
     """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
     if not u.kernels:
         return u
-    prog = generate_kernels(u.kernels, list(u.regions), u.program.ast, TypeEnv.of(u.program.ast),
+    specs = u.kernels + tuple(v.spec for _, v in sorted(u.variants.items()))
+    prog = generate_kernels(specs, list(u.regions), u.program.ast, TypeEnv.of(u.program.ast),
                             u.path)
     return replace(u, kernel_source=prog.source, layout=prog.layout)
 
 
 def splice_host(u: Unit) -> Unit:
     """The user's own text with offloaded loops outlined, and the remark for every loop."""
-    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites)
+    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites,
+                         _relayout(u, r))
               for r, i, k in zip(u.offloaded, u.interfaces, u.kernels)]
     teams = tuple(HostTeam(t, u.team_splices[t.id], tuple(h for h in hosted
                                                            if h.region.team == t.id))
                   for t in u.teams if t.offload)
     model = resolve_model(u.options.model) if hosted else None
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
-                         u.options.kernel_file, teams, u.layout, model)
+                         u.options.kernel_file, teams, u.layout, model, u.options.layout_cost)
     verdicts = tuple(_verdict(r) for r in u.regions) + tuple(
         _team_verdict(t) for t in u.teams)
     remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))
     return replace(u, host_source=host, remarks=remarks)
+
+
+def _relayout(u: Unit, r: Region):
+    """What the host passes for a region's reordered variant: its name, the permuted arrays
+    and their accesses per work-item (features of the variant on those buffers only)."""
+    v = u.variants.get(r.id)
+    if v is None:
+        return None
+    names = {device_name(a.name) for a in v.arrays}
+    f = static_features(v.spec, names, {device_name(s.name): s.name for s in r.scalars})
+    mem = STATIC.index("mem")
+    return RelayoutInfo(v.spec.name, v.arrays, f.c_exprs[mem] if f.c_exprs else
+                        repr(float(f.values[mem])))
 
 
 def _team_verdict(t: Team) -> Remark:
@@ -248,6 +297,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("outline", outline, lambda u: "\n".join(
         f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id].values}"
         for k in u.kernels)),
+    Pass("dynreorder", dynreorder, _dump_variants),
     Pass("kernels", print_kernels, lambda u: u.kernel_source),
     Pass("host", splice_host, lambda u: u.host_source),
 )

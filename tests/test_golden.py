@@ -30,8 +30,8 @@ def _rel(path: Path) -> str:
 @pytest.mark.parametrize("src", INPUTS, ids=lambda p: p.stem)
 def test_golden(src, request, monkeypatch):
     monkeypatch.chdir(ROOT)
-    # no compiled-in model: the golden files must not change whenever models/ is retrained
-    t = translate(_rel(src), Options(model="none"))
+    # no compiled-in models: the golden files must not change whenever models/ is retrained
+    t = translate(_rel(src), Options(model="none", layout_cost="none"))
     outputs = {f"{src.stem}_kernel.cl": t.kernel_source, f"{src.stem}_host.c": t.host_source}
     for name, text in outputs.items():
         expected = GOLDEN / "expected" / name
@@ -75,7 +75,8 @@ def test_emitted_code_is_valid(src, tmp_path):
         ast = c_parser.CParser().parse(kernel_as_c(t.kernel_source, *defines), "kernel.cl")
         kernels = [e.decl.name for e in ast.ext if hasattr(e, "decl")
                    and e.decl.name.startswith("ompcl_k")]
-        assert kernels == [f"ompcl_k{r.id}" for r in t.offloaded]
+        assert kernels == [f"ompcl_k{r.id}" for r in t.offloaded] + [
+            v.spec.name for _, v in sorted(t.variants.items())]
     # the host file re-parses as well: analysis of the output finds the same OpenMP loops
     assert t.host_source.count("#pragma omp") >= len(t.offloaded)
 
@@ -102,4 +103,5 @@ def test_kernels_build(src, cl_context):
     for options in ([], ["-DOMPCL_BOUNDS_CHECK"]):
         prog = cl.Program(ctx, t.kernel_source).build(options=options)
         kernels = {k.function_name for k in prog.all_kernels()} - {"ompcl_layout"}
-        assert kernels == {f"ompcl_k{r.id}" for r in t.offloaded}
+        assert kernels == {f"ompcl_k{r.id}" for r in t.offloaded} | {
+            v.spec.name for v in t.variants.values()}

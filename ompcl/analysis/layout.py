@@ -66,7 +66,8 @@ def _candidates(ast: c_ast.FileAST) -> tuple[dict[str, list[c_ast.Decl]], set[in
             if any(rank(d) >= 2 and id(d) not in params for d in v)}, top
 
 
-def _loop_var(f: c_ast.For) -> str | None:
+def loop_var(f: c_ast.For) -> str | None:
+    """The variable a for loop's initialisation assigns or declares (None: another form)."""
     init = f.init
     if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
         return init.lvalue.name
@@ -101,7 +102,7 @@ class _Uses(c_ast.NodeVisitor):
         self.depth_in_kernel += kernel
         loop = isinstance(node, c_ast.For)
         if loop:
-            self.loops.append(_loop_var(node))
+            self.loops.append(loop_var(node))
         self.parents.append(node)
         for _, child in node.children():
             self.visit(child)

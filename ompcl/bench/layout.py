@@ -1,8 +1,10 @@
-"""Data-layout benchmark: the layout passes (loop interchange, global index reordering) off and
-on, side by side in one run, on the OpenCL device.
+"""Data-layout benchmark: the layout passes (loop interchange, global index reordering, dynamic
+index reordering) off and on, side by side in one run, on the OpenCL device.
 
-Builds each program with ``ompcl cc -Rompcl`` once per variant (``off``: both passes off,
-``interchange``, ``reorder``, ``both``), counts the remarks each pass gave, and runs every
+Builds each program with ``ompcl cc -Rompcl`` once per variant (``off``: every pass off,
+``interchange``, ``reorder``, ``both``; ``dynamic``: the kernels' reordered variants alone,
+run at every launch, ``dyn-auto``: the same chosen by the cost model, ``all``: every pass
+and the cost model), counts the remarks each pass gave, and runs every
 variant with every offloaded loop on the device (``OMPCL_DEVICE=opencl``), repeats interleaved
 across variants after a warm-up run. A variant in which no pass fired is the ``off`` program
 and is not run again. Programs: NAS BT, SP, MG of ``nas_benchmarks/`` (their verification must
@@ -11,7 +13,8 @@ reordering fixes, one collapsed nest the interchange reorders (its output must e
 ``off`` variant's), and any PolyBench/ACC program by name (``gemm``, ``2mm``, ... from
 ``../shared/thirdparty``, built as its authors do at ``--dataset``; its array dump must equal
 the ``off`` variant's). Prints whole-program seconds,
-kernel seconds (profiling events, summed over regions) and the ratios off / variant.
+kernel seconds (profiling events, summed over regions, the transpositions of the reordered
+variants included) and the ratios off / variant.
 
 Usage: python -m ompcl.bench.layout [--class W] [--programs bt,sp,mg,probe,gemm]
        [--dataset STANDARD] [--repeats 3] [--json FILE]
@@ -34,10 +37,14 @@ from .npb_native import NPB_DIR, parse_report
 
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
        "OMPCL_DEVICE": "opencl"}
-VARIANTS = {"off": ("0", "0"), "interchange": ("1", "0"), "reorder": ("0", "1"),
-            "both": ("1", "1")}
+#: variant -> (OMPCL_INTERCHANGE, OMPCL_REORDER, OMPCL_DYNREORDER at translation,
+#: OMPCL_DYNLAYOUT at run time: 1 the reordered kernels always, auto the cost model's choice)
+VARIANTS = {"off": ("0", "0", "0", "0"), "interchange": ("1", "0", "0", "0"),
+            "reorder": ("0", "1", "0", "0"), "both": ("1", "1", "0", "0"),
+            "dynamic": ("0", "0", "1", "1"), "dyn-auto": ("0", "0", "1", "auto"),
+            "all": ("1", "1", "1", "auto")}
 REMARKS = ("interchange", "interchange-missed", "distribute", "distribute-missed", "reorder",
-           "reorder-missed")
+           "reorder-missed", "dynreorder", "dynreorder-missed")
 _REMARK = re.compile(r"\[(" + "|".join(REMARKS) + r")\]$", re.MULTILINE)
 NAS = ("bt", "sp", "mg", "lu", "cg", "ft", "ep", "is")
 
@@ -94,9 +101,9 @@ int main(void) {
 
 
 def _cc(variant: str) -> tuple[str, dict[str, str]]:
-    inter, reorder = VARIANTS[variant]
+    inter, reorder, dyn, _ = VARIANTS[variant]
     return (f"{sys.executable} -m ompcl cc -Rompcl",
-            {"OMPCL_INTERCHANGE": inter, "OMPCL_REORDER": reorder,
+            {"OMPCL_INTERCHANGE": inter, "OMPCL_REORDER": reorder, "OMPCL_DYNREORDER": dyn,
              "PYTHONPATH": str(NPB_DIR.parent)})
 
 
@@ -139,9 +146,9 @@ def build(program: str, cls: str, variant: str, bindir: Path, dataset: str = "ST
     return exe, _counts(log)
 
 
-def run_once(exe: Path, stats: Path) -> dict:
+def run_once(exe: Path, stats: Path, dynlayout: str = "0") -> dict:
     stats.unlink(missing_ok=True)
-    env = {**os.environ, **ENV, "OMPCL_STATS": str(stats)}
+    env = {**os.environ, **ENV, "OMPCL_STATS": str(stats), "OMPCL_DYNLAYOUT": dynlayout}
     out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=3600)
     text = out.stdout + out.stderr
     st = json.loads(stats.read_text()) if stats.exists() else {}
@@ -159,7 +166,9 @@ def run_once(exe: Path, stats: Path) -> dict:
         verified = report["verification"] == "SUCCESSFUL" and out.returncode == 0
         result, seconds = None, report["time_s"]
     return {"verified": verified, "result": result, "time_s": seconds,
-            "kernel_s": st.get("totals", {}).get("kernel_seconds", 0.0),
+            # the device's transpositions for reordered kernels are kernel time too
+            "kernel_s": st.get("totals", {}).get("kernel_seconds", 0.0) + sum(
+                r.get("relayout_seconds", 0.0) for r in regions),
             "on_device": sum(1 for r in regions if r["device_runs"] > 0),
             "per_region": {f"{Path(r['file']).name}:{r['line']}": r["kernel_seconds"]
                            for r in regions}}
@@ -169,10 +178,10 @@ def measure(exes: dict[str, Path], repeats: int, scratch: Path) -> dict[str, dic
     """Median seconds per variant, repeats interleaved across variants."""
     runs: dict[str, list[dict]] = {v: [] for v in exes}
     for v, exe in exes.items():
-        run_once(exe, scratch / f"warm-{v}.json")  # kernel binaries into the cache
+        run_once(exe, scratch / f"warm-{v}.json", VARIANTS[v][3])  # binaries into the cache
     for k in range(repeats):
         for v, exe in exes.items():
-            runs[v].append(run_once(exe, scratch / f"{v}-{k}.json"))
+            runs[v].append(run_once(exe, scratch / f"{v}-{k}.json", VARIANTS[v][3]))
     out = {}
     for v, rows in runs.items():
         med = {key: statistics.median(r[key] for r in rows if r[key] is not None)
@@ -193,7 +202,8 @@ def bench_program(program: str, cls: str, repeats: int, work: Path,
         if exe is None:
             return {}
         remarks[v] = counts
-        fired = sum(counts.get(r, 0) for r in ("interchange", "distribute", "reorder"))
+        fired = sum(counts.get(r, 0) for r in ("interchange", "distribute", "reorder",
+                                                "dynreorder"))
         if v == "off" or fired:
             exes[v] = exe
     print(f"running {program} ({', '.join(exes)}) ...", file=sys.stderr, flush=True)
@@ -219,7 +229,9 @@ def table(all_results: dict[str, dict]) -> str:
         for v in VARIANTS:
             c = rem[v]
             fired = (c.get("interchange", 0) + c.get("distribute", 0)) * (
-                v in ("interchange", "both")) + c.get("reorder", 0) * (v in ("reorder", "both"))
+                v in ("interchange", "both", "all")) + c.get("reorder", 0) * (
+                v in ("reorder", "both", "all")) + c.get("dynreorder", 0) * (
+                v in ("dynamic", "dyn-auto", "all"))
             missed = sum(c.get(r, 0) for r in REMARKS if r.endswith("-missed"))
             r = res.get(v)
             if r is None:

@@ -9,7 +9,9 @@ OpenMP loop verbatim. No verdict changes here: every decision was made by analys
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import re
 
@@ -46,6 +48,16 @@ class HostTeam:
 
 
 @dataclass(frozen=True)
+class RelayoutInfo:
+    """A region's kernel variant over permuted arrays (``transform.dynreorder``): its name,
+    the arrays (``Relayout``) and a C expression for its accesses to them per work-item."""
+
+    kernel: str
+    arrays: tuple
+    accesses: str
+
+
+@dataclass(frozen=True)
 class HostRegion:
     """One offloaded region as host generation needs it."""
 
@@ -54,6 +66,7 @@ class HostRegion:
     interface: HostInterface
     features: KernelFeatures
     sites: tuple = ()  # the kernel's checked access sites (transform.boundscheck.Site)
+    relayout: RelayoutInfo | None = None
 
 
 def _local_decl(p: HostParam, init: str = "") -> str:
@@ -79,15 +92,19 @@ def copies_and_writebacks(iface: HostInterface) -> tuple[list[str], list[str]]:
     return copies, writebacks
 
 
-def _array_args(region: Region) -> list[dict]:
+def _array_args(region: Region, relayout: RelayoutInfo | None = None) -> list[dict]:
+    permuted = {x.buffer: x for x in relayout.arrays} if relayout else {}
     out = []
-    for a in region.arrays:
+    for k, a in enumerate(region.arrays):
         lo, hi = N.extent(a.extent, a.var.ctype.dims)
         ptr = a.name
         if a.var.ctype.is_scalar:  # a scalar updated atomically: the variable itself
             ptr = N.outer_ref(a.name) if a.var.storage != "global" else f"&{a.name}"
+        x = permuted.get(k)
         out.append({"name": ptr, "lo": lo, "hi": hi, "ctype": a.var.ctype.base,
-                    "mode": _MODES[a.mode]})
+                    "mode": _MODES[a.mode], "k": k,
+                    "layout": {"dims": [f"({d})" for d in x.dims], "perm": list(x.perm)}
+                    if x else None})
     return out
 
 
@@ -142,7 +159,8 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         "region.c.j2", id=region.id, loc=str(region.loc),
         directive=_comment(region.bound.directive.text),
         params=[_GEN.visit(p.decl) for p in hr.interface.params], copies=copies, dims=dims,
-        arrays=_array_args(region),
+        arrays=_array_args(region, hr.relayout),
+        relayout=hr.relayout,
         scalars=[{"name": v.name, "ctype": v.ctype.base, "record": v.ctype.record}
                  for v in region.scalars],
         reductions=reds,
@@ -151,6 +169,23 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         preconditions=list(region.preconditions), inspections=_inspections(region),
         distinct=_distinct_pairs(region),
         check=check_lines(region, _array_args(region)))
+
+
+LAYOUT_COST = Path(__file__).resolve().parents[2] / "models" / "layout-cost.json"
+
+
+def layout_cost(path: str = "") -> list[str]:
+    """The dynamic reordering cost model compiled into the program (``path``, by default
+    ``models/layout-cost.json``: seconds saved per access, seconds per transposition and per
+    byte); none (``path`` 'none', or no such file): the runtime's defaults."""
+    if path == "none":
+        return []
+    try:
+        c = json.loads(Path(path or LAYOUT_COST).read_text())["coefficients"]
+        return [repr(float(c[k])) for k in ("gain_per_access", "seconds_per_copy",
+                                             "seconds_per_byte")]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def _comment(text: str) -> str:
@@ -420,7 +455,7 @@ def _markers(plan) -> list[str]:
 def generate_host(prog: Program, regions: list[HostRegion], residency: ResidencyPlan,
                   kernel_source: str, embed: bool = True, kernel_file: str = "",
                   teams: tuple[HostTeam, ...] = (), layout: tuple = (),
-                  model: dict | None = None) -> str:
+                  model: dict | None = None, layout_model: str = "") -> str:
     """The spliced host source for the offloaded ``regions`` and ``teams`` (original text if
     none)."""
     hostplan = residency.host
@@ -475,7 +510,9 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),
                   "features": [repr(float(v)) for v in hr.features],
                   "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
-                            for s in hr.sites]} for hr in regions],
+                            for s in hr.sites],
+                  "variant": hr.relayout.kernel if hr.relayout else ""} for hr in regions],
+        layout_cost=layout_cost(layout_model) if any(hr.relayout for hr in regions) else None,
         teams=[{"id": ht.team.id, "line": ht.team.loc.line,
                 "keep": int(bool(hostplan) and ht.team.id in hostplan.teams),
                 # loops on one thread in the device version: those kept on the host, and

@@ -26,7 +26,7 @@ from .runtime import cache_root
 
 _VERSION = "2"
 #: environment variables the translator reads (besides those in the options' repr)
-_TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER")
+_TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER", "OMPCL_DYNREORDER")
 
 
 def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str = ""

@@ -55,7 +55,7 @@ static const char *build_options = "";
 /* exit status of a program stopped by the bounds checker (EX_SOFTWARE) */
 #define OMPCL_BOUNDS_EXIT 70
 
-/* One entry of the present table: host bytes [start, end) and their device buffer. */
+#define OMPCL_MAX_DIMS 7  /* of an array the variant kernels read permuted */
 /* A byte range [a, b) of host memory. */
 typedef struct span {
   uintptr_t a, b;
@@ -78,8 +78,23 @@ typedef struct mapping {
   int nhv, ndirty;
   span hv[OMPCL_SPANS], dirty[OMPCL_SPANS];
   ompcl_region *owner;  /* region whose launch last wrote the device copy */
+  unsigned long version; /* changes whenever the device copy's bytes may change */
+  struct shadow *shadows; /* permuted device copies of arrays inside it */
   struct mapping *next;
 } mapping;
+
+/* A permuted device copy of the array at `base` (inside a mapping), current while `version`
+ * is the mapping's. */
+typedef struct shadow {
+  uintptr_t base;
+  int nd;
+  long dims[OMPCL_MAX_DIMS];
+  int perm[OMPCL_MAX_DIMS];
+  size_t esize;
+  cl_mem mem;
+  unsigned long version;
+  struct shadow *next;
+} shadow;
 
 static struct {
   pthread_mutex_t lock;
@@ -125,6 +140,12 @@ static struct {
   mapping *maps;
   cl_mem dummy;         /* bound to array parameters whose range is empty */
   struct model *model;  /* OMPCL_MODEL, replacing every compiled-in model; 0 if unset */
+  unsigned long epoch;  /* mapping versions (shadow) */
+  int relayout;         /* OMPCL_DYNLAYOUT: -1 never, 1 always, 0 the cost model */
+  int layout_env;       /* OMPCL_LAYOUT_COST replaces every program's coefficients: */
+  double layout_cost[3];
+  void *permute[4];     /* cl_kernels of the runtime's transposition, by element size 1 2 4 8 */
+  int permute_state;    /* 0 not built, 1 ready, -1 failed */
   const char *model_path;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -252,6 +273,15 @@ static int parse_mode(const char *s) {
   return MODE_AUTO;
 }
 
+/* OMPCL_DYNLAYOUT: 0/off never runs a variant kernel over permuted copies, 1/on always
+ * where it can, anything else (auto, unset) asks the cost model. */
+static int parse_relayout(const char *s) {
+  if (!s) return 0;
+  if (!strcmp(s, "0") || !strcmp(s, "off") || !strcmp(s, "no")) return -1;
+  if (!strcmp(s, "1") || !strcmp(s, "on") || !strcmp(s, "force")) return 1;
+  return 0;
+}
+
 static void set_cache_dir(void) {
   const char *dir = getenv("OMPCL_CACHE_DIR"), *base;
   if (dir && !strcmp(dir, "off")) return;
@@ -280,6 +310,10 @@ static void start(void) {
     build_options = rt.bounds_check ? OMPCL_CHECK_OPTION " -DOMPCL_NO_INT64" : "-DOMPCL_NO_INT64";
   rt.regions_tail = &rt.regions;
   rt.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
+  rt.relayout = parse_relayout(getenv("OMPCL_DYNLAYOUT"));
+  rt.layout_env = getenv("OMPCL_LAYOUT_COST") &&
+                  sscanf(getenv("OMPCL_LAYOUT_COST"), "%lf,%lf,%lf", &rt.layout_cost[0],
+                         &rt.layout_cost[1], &rt.layout_cost[2]) == 3;
   rt.startup_budget = getenv("OMPCL_STARTUP") ? atof(getenv("OMPCL_STARTUP"))
                                               : OMPCL_STARTUP_SECONDS;
   rt.probe_budget = getenv("OMPCL_PROBE") ? atof(getenv("OMPCL_PROBE")) : OMPCL_PROBE_SECONDS;
@@ -828,7 +862,13 @@ static int ensure_kernel(ompcl_region *r) {
   cl_int err;
   if (r->kernel_handle) return 1;
   r->kernel_handle = rt.cl.CreateKernel((cl_program)r->prog->handle, r->kernel, &err);
-  if (err == CL_SUCCESS) return 1;
+  if (err == CL_SUCCESS) {
+    if (r->variant && rt.relayout >= 0) { /* none: the kernel alone */
+      r->variant_handle = rt.cl.CreateKernel((cl_program)r->prog->handle, r->variant, &err);
+      if (err != CL_SUCCESS) r->variant_handle = 0;
+    }
+    return 1;
+  }
   r->kernel_handle = 0;
   region_fail(r, "OpenCL kernel creation failed", err);
   return 0;
@@ -837,6 +877,12 @@ static int ensure_kernel(ompcl_region *r) {
 /* ---- present table ------------------------------------------------------------------ */
 
 static void release_mapping(mapping *m) {
+  while (m->shadows) {
+    shadow *sh = m->shadows;
+    m->shadows = sh->next;
+    rt.cl.ReleaseMemObject(sh->mem);
+    free(sh);
+  }
   if (m->mem) rt.cl.ReleaseMemObject(m->mem);
   free(m);
 }
@@ -992,6 +1038,7 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   m->coherent = m->zero_copy && rt.coherent;
   rt.coherent_buffers += m->coherent;
   m->stack = on_stack(a);
+  m->version = ++rt.epoch;
   m->host_valid = 1;
   m->next = rt.maps;
   rt.maps = m;
@@ -1016,6 +1063,7 @@ static int upload(ompcl_launch *L, mapping *m) {
   }
   m->dev_valid = 1;
   m->ndirty = 0;
+  m->version = ++rt.epoch;
   if (bytes) {
     L->r->bytes_to_device += (long)bytes;
     L->r->b_to_device += (long)bytes;
@@ -1089,6 +1137,7 @@ static void copy_spans(mapping *m, uintptr_t a, uintptr_t b, ompcl_region *r, co
     cl_event ev = 0;
     cl_int err;
     if (lo >= hi) continue;
+    m->version = ++rt.epoch;
     err = rt.cl.EnqueueWriteBuffer(rt.queue, m->mem, CL_TRUE, lo - m->start, hi - lo,
                                    (void *)lo, 0, 0, &ev);
     if (err != CL_SUCCESS)
@@ -1467,6 +1516,8 @@ static void set_arg(ompcl_launch *L, int index, size_t size, const void *value) 
   cl_int err;
   if (!L->ok) return;
   err = rt.cl.SetKernelArg((cl_kernel)L->r->kernel_handle, (cl_uint)index, size, value);
+  if (err == CL_SUCCESS && L->r->variant_handle) /* the variant takes the same arguments */
+    err = rt.cl.SetKernelArg((cl_kernel)L->r->variant_handle, (cl_uint)index, size, value);
   if (err != CL_SUCCESS) launch_fail(L, "setting a kernel argument failed", err);
 }
 
@@ -1558,6 +1609,8 @@ static void arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned lon
   a->esize = esize;
   a->mode = mode;
   a->arg = L->nargs;
+  a->nd = 0;
+  a->shadow = 0;
   L->nargs += 4; /* buffer, offset, checked low and high element */
 }
 
@@ -1596,6 +1649,318 @@ static void bind_array(ompcl_launch *L, int k) {
   set_arg(L, a->arg + 1, sizeof offset, &offset);
   set_arg(L, a->arg + 2, sizeof checked_lo, &checked_lo);
   set_arg(L, a->arg + 3, sizeof checked_hi, &checked_hi);
+}
+
+/* ---- dynamic index reordering: permuted device copies -------------------------------- */
+
+/* dst (from dst_off) in runs of `run` elements contiguous in both layouts; the run with
+ * coordinates c in the dimensions d of the runs (dst's layout) is the run of src at src_off +
+ * sum_k c_k * s_k, s the source's strides of those dimensions; work-item x copies the n-th
+ * row of runs along the last of d (no division there); one kernel per element size (other sizes:
+ * bytes, with the element as an innermost dimension). */
+#define OMPCL_PERMUTE_KERNEL(T) \
+  "__kernel void ompcl_permute_" #T "(__global const " #T " *src, const long src_off,\n" \
+  "    __global " #T " *dst, const long dst_off, const long n, const long run, const int nd,\n" \
+  "    const long d0, const long d1, const long d2, const long d3, const long d4,\n" \
+  "    const long d5, const long d6, const long d7, const long s0, const long s1,\n" \
+  "    const long s2, const long s3, const long s4, const long s5, const long s6,\n" \
+  "    const long s7)\n" \
+  "{\n" \
+  "  const long d[8] = {d0, d1, d2, d3, d4, d5, d6, d7};\n" \
+  "  const long s[8] = {s0, s1, s2, s3, s4, s5, s6, s7};\n" \
+  "  const long last = d[nd - 1], sl = s[nd - 1];\n" \
+  "  for (long x = get_global_id(0); x < n; x += get_global_size(0)) {\n" \
+  "    long r = x, off = src_off;\n" \
+  "    __global " #T " *out = dst + dst_off + x * last * run;\n" \
+  "    for (int k = nd - 2; k >= 0; k--) {\n" \
+  "      off += (r % d[k]) * s[k];\n" \
+  "      r /= d[k];\n" \
+  "    }\n" \
+  "    for (long c = 0; c < last; c++, off += sl)\n" \
+  "      for (long t = 0; t < run; t++)\n" \
+  "        *out++ = src[off + t];\n" \
+  "  }\n" \
+  "}\n"
+static const char permute_source[] =
+    OMPCL_PERMUTE_KERNEL(uchar) OMPCL_PERMUTE_KERNEL(ushort) OMPCL_PERMUTE_KERNEL(uint)
+    OMPCL_PERMUTE_KERNEL(ulong);
+static ompcl_program permute_program = {.source = permute_source, .file = "ompcl runtime",
+                                        .kernel_path = ""};
+
+/* The transposition kernels, built once (with the binary cache). */
+static int ensure_permute(void) {
+  static const char *const names[4] = {"ompcl_permute_uchar", "ompcl_permute_ushort",
+                                       "ompcl_permute_uint", "ompcl_permute_ulong"};
+  if (rt.permute_state) return rt.permute_state > 0;
+  rt.permute_state = -1;
+  if (!ensure_program(&permute_program)) return 0;
+  for (int k = 0; k < 4; k++) {
+    cl_int err;
+    rt.permute[k] = rt.cl.CreateKernel((cl_program)permute_program.handle, names[k], &err);
+    if (err != CL_SUCCESS) return 0;
+  }
+  rt.permute_state = 1;
+  return 1;
+}
+
+static long elements_of(const ompcl_array_arg *a) {
+  long n = 1;
+  for (int k = 0; k < a->nd; k++) n *= a->dims[k];
+  return n;
+}
+
+/* One transposition: dst (at element dst_off) gets src (from src_off) in the layout of
+ * dimensions dd, whose source strides are ss (elements of esize bytes). */
+static int permute(ompcl_launch *L, cl_mem src, long src_off, cl_mem dst, long dst_off,
+                   int nd, const long *dd, const long *ss, size_t esize) {
+  long d[8] = {1, 1, 1, 1, 1, 1, 1, 1}, st[8] = {0}, n = 1, run = 1;
+  int which = esize == 8 ? 3 : esize == 4 ? 2 : esize == 2 ? 1 : 0, m = 0;
+  size_t unit = (size_t)1 << which, global;
+  cl_kernel k = (cl_kernel)rt.permute[which];
+  cl_event ev = 0;
+  cl_int err = CL_SUCCESS;
+  for (int j = 0; j < nd; j++) { /* dimensions adjacent in both layouts merge */
+    long sj = ss[j] * (long)(esize / unit);
+    if (m && st[m - 1] == sj * dd[j]) {
+      d[m - 1] *= dd[j];
+      st[m - 1] = sj;
+    } else {
+      d[m] = dd[j];
+      st[m++] = sj;
+    }
+  }
+  if (esize != unit) { /* bytes: the element is the innermost dimension */
+    if (st[m - 1] == (long)esize) {
+      d[m - 1] *= (long)esize;
+      st[m - 1] = 1;
+    } else {
+      d[m] = (long)esize;
+      st[m++] = 1;
+    }
+  }
+  if (st[m - 1] == 1) { /* contiguous in both: copied as runs */
+    run = d[--m];
+    d[m] = 1;
+    st[m] = 0;
+  }
+  if (!m) m = 1;           /* one run */
+  for (int j = 0; j < m - 1; j++) n *= d[j]; /* rows along the last dimension */
+  src_off *= (long)(esize / unit);
+  dst_off *= (long)(esize / unit);
+  err |= rt.cl.SetKernelArg(k, 0, sizeof src, &src);
+  err |= rt.cl.SetKernelArg(k, 1, sizeof src_off, &src_off);
+  err |= rt.cl.SetKernelArg(k, 2, sizeof dst, &dst);
+  err |= rt.cl.SetKernelArg(k, 3, sizeof dst_off, &dst_off);
+  err |= rt.cl.SetKernelArg(k, 4, sizeof n, &n);
+  err |= rt.cl.SetKernelArg(k, 5, sizeof run, &run);
+  err |= rt.cl.SetKernelArg(k, 6, sizeof m, &m);
+  for (int j = 0; j < 8; j++) {
+    err |= rt.cl.SetKernelArg(k, 7 + j, sizeof d[j], &d[j]);
+    err |= rt.cl.SetKernelArg(k, 15 + j, sizeof st[j], &st[j]);
+  }
+  global = (size_t)OMPCL_MAX(1L, OMPCL_MIN(n, 1L << 20));
+  if (err == CL_SUCCESS && !fault("permute"))
+    err = rt.cl.EnqueueNDRangeKernel(rt.queue, k, 1, 0, &global, 0, 0, 0, &ev);
+  else if (err == CL_SUCCESS)
+    err = CL_OUT_OF_RESOURCES;
+  if (err == CL_SUCCESS) err = rt.cl.Finish(rt.queue);
+  if (ev) {
+    double dt = event_seconds(ev);
+    L->r->relayout_seconds += dt;
+    L->r->t_kernel += dt;
+  }
+  L->r->relayout_copies++;
+  log_line("%s:%d: transposed %ld elements of %zu bytes", L->r->file, L->r->line,
+           n * d[m - 1] * run, unit);
+  if (err != CL_SUCCESS) launch_fail(L, "transposing an array on the device failed", err);
+  return err == CL_SUCCESS;
+}
+
+/* Strides (in elements) of the original layout's dimensions and of the permuted one's. */
+static void strides(const ompcl_array_arg *a, long *orig, long *perm) {
+  long so = 1, sp = 1;
+  for (int k = a->nd - 1; k >= 0; k--) {
+    orig[k] = so;
+    so *= a->dims[k];
+    perm[k] = sp;
+    sp *= a->dims[a->perm[k]];
+  }
+}
+
+/* The original (at element off of m) into the permuted copy sh. */
+static int permute_in(ompcl_launch *L, const ompcl_array_arg *a, mapping *m, long off,
+                      shadow *sh) {
+  long so[OMPCL_MAX_DIMS], sp[OMPCL_MAX_DIMS], dd[OMPCL_MAX_DIMS], ss[OMPCL_MAX_DIMS];
+  strides(a, so, sp);
+  for (int k = 0; k < a->nd; k++) {
+    dd[k] = a->dims[a->perm[k]];
+    ss[k] = so[a->perm[k]];
+  }
+  return permute(L, m->mem, off, sh->mem, 0, a->nd, dd, ss, a->esize);
+}
+
+/* The permuted copy sh back into the original (at element off of m). */
+static int permute_out(ompcl_launch *L, const ompcl_array_arg *a, mapping *m, long off,
+                       shadow *sh) {
+  long so[OMPCL_MAX_DIMS], sp[OMPCL_MAX_DIMS], ss[OMPCL_MAX_DIMS];
+  strides(a, so, sp);
+  for (int k = 0; k < a->nd; k++) ss[a->perm[k]] = sp[k];
+  return permute(L, sh->mem, 0, m->mem, off, a->nd, a->dims, ss, a->esize);
+}
+
+static shadow *find_shadow(const mapping *m, const ompcl_array_arg *a) {
+  for (shadow *sh = m ? m->shadows : 0; sh; sh = sh->next) {
+    int same = sh->base == (uintptr_t)a->ptr && sh->nd == a->nd && sh->esize == a->esize;
+    for (int k = 0; same && k < a->nd; k++)
+      same = sh->dims[k] == a->dims[k] && sh->perm[k] == a->perm[k];
+    if (same) return sh;
+  }
+  return 0;
+}
+
+static shadow *new_shadow(ompcl_launch *L, mapping *m, const ompcl_array_arg *a) {
+  cl_mem mem = create_buffer_for(L, (size_t)elements_of(a) * a->esize, 0);
+  shadow *sh;
+  if (!mem) return 0;
+  if (!(sh = calloc(1, sizeof *sh))) {
+    rt.cl.ReleaseMemObject(mem);
+    launch_fail(L, "out of host memory", CL_OUT_OF_HOST_MEMORY);
+    return 0;
+  }
+  sh->base = (uintptr_t)a->ptr;
+  sh->nd = a->nd;
+  sh->esize = a->esize;
+  for (int k = 0; k < a->nd; k++) {
+    sh->dims[k] = a->dims[k];
+    sh->perm[k] = a->perm[k];
+  }
+  sh->mem = mem;
+  sh->next = m->shadows;
+  m->shadows = sh;
+  return sh;
+}
+
+void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *perm) {
+  ompcl_array_arg *a;
+  if (!L->ok || !L->narrays) return;
+  a = &L->arrays[L->narrays - 1];
+  if (nd < 1 || nd > OMPCL_MAX_DIMS) return;
+  for (int k = 0; k < nd; k++)
+    if (dims[k] < 1) return;
+  a->nd = nd;
+  a->dims = dims;
+  a->perm = perm;
+}
+
+/* Whether a launch runs the variant kernel: OMPCL_DYNLAYOUT, else the cost model: the
+ * accesses to permuted arrays save `gain` seconds each; a transposition (to a copy that is
+ * not current, and back when the kernel writes the array) costs `copy` + `byte` per byte.
+ * The model's guess is checked by measurement: the kernel runs first, then (where the model
+ * says the variant pays) the variant once; from then on the seconds per work-item measured
+ * for each replace the model's saving. */
+static int use_variant(ompcl_launch *L) {
+  const ompcl_region *r = L->r;
+  const double *c = rt.layout_env ? rt.layout_cost : r->prog->layout_cost;
+  int have = rt.layout_env || c[0] > 0;
+  double gain = have ? c[0] : OMPCL_LAYOUT_GAIN, copy = have ? c[1] : OMPCL_LAYOUT_COPY;
+  double byte = have ? c[2] : OMPCL_LAYOUT_BYTE, cost = 0, saved;
+  int any = 0;
+  if (!r->variant_handle || rt.relayout < 0 || !ensure_permute()) return 0;
+  for (int k = 0; k < L->narrays; k++) {
+    const ompcl_array_arg *a = &L->arrays[k];
+    long n;
+    mapping *m;
+    shadow *sh;
+    int copies;
+    if (!a->nd) continue;
+    n = elements_of(a);
+    if (a->lo < 0 || a->hi >= n) return 0; /* the kernel may touch more than the array */
+    m = find_containing((uintptr_t)a->ptr, (uintptr_t)a->ptr + (uintptr_t)n * a->esize);
+    sh = find_shadow(m, a);
+    copies = ((a->mode & OMPCL_WRITE) != 0) +
+             !(m && m->dev_valid && !m->ndirty && sh && sh->version == m->version);
+    cost += copies * (copy + byte * (double)n * (double)a->esize);
+    any = 1;
+  }
+  if (!any) return 0;
+  if (rt.relayout > 0) return 1;
+  if (r->rate_kernel <= 0) return 0; /* the kernel's own speed is measured first */
+  saved = r->rate_variant > 0 ? (r->rate_kernel - r->rate_variant) * (double)L->iters
+                              : gain * L->relayout_accesses * (double)L->iters;
+  log_line("%s:%d: variant %s: saves %.6f s (%s), transpositions cost %.6f s", r->file,
+           r->line, r->variant, saved, r->rate_variant > 0 ? "measured" : "model", cost);
+  return saved > cost;
+}
+
+/* The kernel seconds per work-item of the launch, for use_variant. */
+static void measure_variant(ompcl_launch *L) {
+  /* test hook: the variant looks a second slower to the measurement */
+  double dt = L->kernel_dt + (L->variant && fault("slow-variant") ? 1.0 : 0.0);
+  double rate = dt / (double)OMPCL_MAX(L->iters, 1L);
+  if (!L->r->variant_handle || L->kernel_dt <= 0) return;
+  if (L->variant)
+    L->r->rate_variant = rate;
+  else
+    L->r->rate_kernel = rate;
+}
+
+/* Map the whole of permuted array k, make its permuted copy current and bind that copy. */
+static void bind_permuted(ompcl_launch *L, int k) {
+  ompcl_array_arg *a = &L->arrays[k];
+  long n = elements_of(a);
+  uintptr_t base = (uintptr_t)a->ptr;
+  cl_long zero = 0, top = n - 1;
+  intptr_t delta;
+  mapping *m;
+  shadow *sh;
+  if (!(m = map_range(L, base, base + (uintptr_t)n * a->esize))) return;
+  delta = (intptr_t)(base - m->start);
+  if (delta % (intptr_t)a->esize) {
+    launch_fail(L, "array is misaligned within its mapping", CL_INVALID_VALUE);
+    return;
+  }
+  L->maps[L->nmaps] = m;
+  L->modes[L->nmaps++] = a->mode;
+  if (!(sh = find_shadow(m, a)) && !(sh = new_shadow(L, m, a))) return;
+  if (sh->version != m->version) {
+    if (!permute_in(L, a, m, (long)(delta / (intptr_t)a->esize), sh)) return;
+    sh->version = m->version;
+  }
+  a->shadow = sh;
+  L->lo[k] = 0;
+  L->hi[k] = n - 1;
+  set_arg(L, a->arg, sizeof sh->mem, &sh->mem);
+  set_arg(L, a->arg + 1, sizeof zero, &zero);
+  set_arg(L, a->arg + 2, sizeof zero, &zero);
+  set_arg(L, a->arg + 3, sizeof top, &top);
+}
+
+/* After the variant ran: what it wrote goes back to the original layout. */
+static void permute_back(ompcl_launch *L) {
+  for (int k = 0; k < L->narrays && L->ok; k++) {
+    ompcl_array_arg *a = &L->arrays[k];
+    mapping *m;
+    if (!a->nd || !(a->mode & OMPCL_WRITE)) continue;
+    m = find_containing((uintptr_t)a->ptr, (uintptr_t)a->ptr + (uintptr_t)elements_of(a) *
+                                                                   a->esize);
+    permute_out(L, a, m, (long)(((uintptr_t)a->ptr - m->start) / a->esize),
+                (shadow *)a->shadow);
+  }
+}
+
+/* After mark_written: a written permuted copy holds what its original now holds, unless
+ * another written argument of the launch shares the mapping. */
+static void shadows_current(ompcl_launch *L) {
+  for (int k = 0; k < L->narrays; k++) {
+    ompcl_array_arg *a = &L->arrays[k];
+    mapping *m;
+    int writers = 0;
+    if (!a->nd || !(a->mode & OMPCL_WRITE) || !a->shadow) continue;
+    m = find_containing((uintptr_t)a->ptr, (uintptr_t)a->ptr + (uintptr_t)elements_of(a) *
+                                                                   a->esize);
+    for (int i = 0; i < L->nmaps; i++) writers += L->maps[i] == m && (L->modes[i] & OMPCL_WRITE);
+    if (m && writers == 1) ((shadow *)a->shadow)->version = m->version;
+  }
 }
 
 /* Bytes a launch would move: the array ranges no valid device copy holds (the mapping they
@@ -1899,7 +2264,8 @@ static void enqueue(ompcl_launch *L) {
     local[d] = L->local[d];
   }
   err = fault("launch") ? CL_OUT_OF_RESOURCES
-                        : rt.cl.EnqueueNDRangeKernel(rt.queue, (cl_kernel)L->r->kernel_handle,
+                        : rt.cl.EnqueueNDRangeKernel(rt.queue, (cl_kernel)(L->variant
+                                                     ? L->r->variant_handle : L->r->kernel_handle),
                                                      (cl_uint)L->ndim, 0, global, local, 0, 0,
                                                      &ev);
   if (err == CL_SUCCESS) err = rt.cl.Finish(rt.queue);
@@ -1907,6 +2273,7 @@ static void enqueue(ompcl_launch *L) {
     double dt = event_seconds(ev);
     L->r->kernel_seconds += dt;
     L->r->t_kernel += dt;
+    L->kernel_dt = dt;
   }
   if (err != CL_SUCCESS) launch_fail(L, "OpenCL launch failed", err);
 }
@@ -1921,6 +2288,7 @@ static void mark_written(ompcl_launch *L, int ok) {
       m->host_valid = 0;
       m->nhv = 0;
       m->dev_valid = 1;
+      m->version = ++rt.epoch;
       m->owner = L->r;
     } else if (m->host_valid) {
       m->dev_valid = 0;
@@ -1954,12 +2322,25 @@ static int settle(ompcl_launch *L, int ndim, const long n[]) {
 
 static int launch(ompcl_launch *L, int ndim, const long n[]) {
   if (!settle(L, ndim, n)) return 0;
-  for (int k = 0; k < L->narrays && L->ok; k++) bind_array(L, k);
+  L->variant = use_variant(L);
+  L->r->relayout_accesses = L->relayout_accesses;
+  for (int k = 0; k < L->narrays && L->ok; k++) {
+    if (L->variant && L->arrays[k].nd)
+      bind_permuted(L, k);
+    else
+      bind_array(L, k);
+  }
   create_results(L);
   enqueue(L);
   check_report(L);
   read_results(L);
+  if (L->ok) measure_variant(L);
+  if (L->variant && L->ok) permute_back(L);
   mark_written(L, L->ok);
+  if (L->variant && L->ok) {
+    shadows_current(L);
+    L->r->relayout_runs++;
+  }
   if (!L->ok) return 0;
   L->r->kernels_launched++;
   L->r->device_runs++;
@@ -2431,13 +2812,15 @@ static void json_region(FILE *f, const ompcl_region *r) {
              "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"kernel_seconds\": %.6f, "
              "\"transfer_seconds\": %.6f, \"decisions_device\": %ld, \"decisions_host\": %ld, "
              "\"check_runs\": %ld, \"check_hits\": %ld, \"check_declines\": %ld, "
-             "\"alias_declines\": %ld, "
+             "\"alias_declines\": %ld, \"relayout_runs\": %ld, \"relayout_copies\": %ld, "
+             "\"relayout_seconds\": %.6f, \"relayout_accesses\": %.1f, "
              "\"fallback\": ",
           r->entries, r->device_runs, r->host_runs, r->kernels_launched, r->bytes_to_device,
           r->bytes_to_host, r->transfers_to_device, r->transfers_to_host, r->seconds_device,
           r->seconds_host, r->kernel_seconds, r->transfer_seconds, r->decisions_device,
           r->decisions_host, r->check_runs, r->check_hits, r->check_declines,
-          r->alias_declines);
+          r->alias_declines, r->relayout_runs, r->relayout_copies, r->relayout_seconds,
+          r->relayout_accesses);
   if (r->fallback)
     json_string(f, r->fallback);
   else

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define OMPCL_RT_ABI 5
+#define OMPCL_RT_ABI 6
 #define OMPCL_READ 1
 #define OMPCL_WRITE 2
 #define OMPCL_READWRITE 3
@@ -41,6 +41,9 @@ typedef struct ompcl_program {
                               directory, the working directory) when source is "" */
   int nlayout;             /* struct sizes and member offsets the device must agree on: */
   void (*layout)(long *out); /* writes the host's (the kernel ompcl_layout the device's) */
+  double layout_cost[3];   /* dynamic reordering's cost model (models/layout-cost.json):
+                              seconds saved per access, seconds per transposition and per
+                              byte; zeros: OMPCL_LAYOUT_* defaults */
   /* runtime state (zero-initialised) */
   int state;               /* 0 = not built, 1 = built, -1 = failed */
   void *handle;            /* cl_program */
@@ -75,6 +78,12 @@ typedef struct ompcl_site {
 /* Host seconds per counted operation (comp + mem) of a work-item, for guessing an entry's
  * length before it first runs: 2 OpenMP threads here, a sin/cos map (0.24 ns measured). */
 #define OMPCL_HOST_OP_SECONDS 0.25e-9
+/* Dynamic index reordering's cost model where the program has none compiled in (measured on
+ * a 2-core CPU OpenCL device, python -m ompcl.bench.layout_cost): seconds an access to a
+ * permuted array saves, seconds a transposition costs and per byte it moves. */
+#define OMPCL_LAYOUT_GAIN 2e-10
+#define OMPCL_LAYOUT_COPY 5e-5
+#define OMPCL_LAYOUT_BYTE 3e-11
 /* Megabytes of kernel binaries the cache keeps (OMPCL_CACHE_MB overrides). */
 #define OMPCL_CACHE_MB_DEFAULT 256
 #define OMPCL_MAX_SIZES 32     /* problem-size classes per region (log2 of the work-items) */
@@ -114,6 +123,7 @@ typedef struct ompcl_region {
                               at its entry and exit */
   int serial;              /* a team's loops left on the host, run on its one thread: its
                               device version only when the device is forced */
+  const char *variant;     /* kernel over permuted copies of some arrays, or 0 */
   int nloops;              /* a team's own loops that are kernels (auto mode: none, the
                               original region runs) */
   int idle;                /* runtime: a team whose device version launched no kernel (auto
@@ -123,6 +133,13 @@ typedef struct ompcl_region {
   int registered;
   struct ompcl_region *next;
   void *kernel_handle;     /* cl_kernel */
+  void *variant_handle;    /* cl_kernel of `variant` (0: none or not created) */
+  long relayout_runs, relayout_copies; /* launches of the variant; transpositions they made */
+  double relayout_seconds; /* of those transpositions (profiling events) */
+  double relayout_accesses; /* the variant's accesses to permuted arrays per work-item (last
+                               device entry) */
+  double rate_kernel, rate_variant; /* kernel seconds per work-item of the last launch of
+                               each (use_variant measures the variant against the kernel) */
   long entries, device_runs, host_runs, kernels_launched;
   long bytes_to_device, bytes_to_host;
   long transfers_to_device, transfers_to_host;
@@ -157,6 +174,11 @@ typedef struct ompcl_array_arg {
   unsigned long esize;
   int mode;
   int arg;                 /* index of its first kernel parameter */
+  int nd;                  /* > 0: the variant kernel reads a copy permuted by `perm` (new
+                              position -> dimension) of the whole array, of dimensions `dims` */
+  const long *dims;
+  const int *perm;
+  void *shadow;            /* the permuted copy bound for this launch */
 } ompcl_array_arg;
 
 typedef struct ompcl_launch {
@@ -180,6 +202,9 @@ typedef struct ompcl_launch {
                               `pending` until the model wants the device */
   int npending;
   int settled;             /* the device/host decision is made (ompcl_rt_decide) */
+  int variant;             /* the launch runs the region's variant kernel */
+  double kernel_dt;        /* seconds of the launch's kernel (profiling event) */
+  double relayout_accesses; /* the variant's accesses to permuted arrays per work-item */
   /* filled up to their counts before they are read (not zeroed: a host entry of a region
      pays for the counts only) */
   void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
@@ -212,6 +237,10 @@ int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters);
 /* Arguments, in kernel parameter order. */
 void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize, int mode);
 void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size);
+/* The array argument just added is one the region's variant kernel reads through a copy
+ * whose dimensions (of sizes dims[0..nd-1]) are permuted: new position k holds dimension
+ * perm[k]. */
+void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *perm);
 /* A result buffer: per_group != 0 -> one element per work-group (reduction partials),
  * else a single element (lastprivate). */
 void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group);

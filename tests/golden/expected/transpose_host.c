@@ -95,6 +95,62 @@ static const char ompcl_kernel_source[] =
   "#endif\n"
   "}\n"
   "\n"
+  "/* tests/golden/transpose.c:10:1: omp parallel for collapse(2) */\n"
+  "__kernel void ompcl_k0r(__global double *ompcl_b0,\n"
+  "    const long ompcl_o0,\n"
+  "    const long ompcl_lo0,\n"
+  "    const long ompcl_hi0,\n"
+  "    __global double *ompcl_b1,\n"
+  "    const long ompcl_o1,\n"
+  "    const long ompcl_lo1,\n"
+  "    const long ompcl_hi1,\n"
+  "    const long ompcl_lb0,\n"
+  "    const long ompcl_st0,\n"
+  "    const long ompcl_n0,\n"
+  "    const long ompcl_lb1,\n"
+  "    const long ompcl_st1,\n"
+  "    const long ompcl_n1,\n"
+  "    __global int *ompcl_err)\n"
+  "{\n"
+  "  __global double (*A)[500] = (__global double (*)[500]) (ompcl_b0 + ompcl_o0);\n"
+  "  __global double (*B)[500] = (__global double (*)[500]) (ompcl_b1 + ompcl_o1);\n"
+  "#ifdef OMPCL_BLOCKED\n"
+  "  /* CPU shape: work-item w runs the w-th contiguous chunk of the iterations, in runs along\n"
+  "   * the innermost loop, whose variable steps by a constant (a loop the compiler vectorises) */\n"
+  "  const long ompcl_w = get_global_id(0), ompcl_nw = get_global_size(0);\n"
+  "  const long ompcl_all = 500L * 500L, ompcl_c = ompcl_all / ompcl_nw, ompcl_x = ompcl_all % ompcl_nw;\n"
+  "  long ompcl_q = ompcl_w * ompcl_c + min(ompcl_w, ompcl_x);\n"
+  "  const long ompcl_end = ompcl_q + ompcl_c + (ompcl_w < ompcl_x);\n"
+  "  while (ompcl_q < ompcl_end) {\n"
+  "    const long ompcl_g0 = ompcl_q / 500L;\n"
+  "    long ompcl_g1 = ompcl_q % 500L;\n"
+  "    const long ompcl_e = min(500L, ompcl_g1 + (ompcl_end - ompcl_q));\n"
+  "    int i = (int)(0L + ompcl_g0 * 1L);\n"
+  "    int j = (int)(0L + ompcl_g1 * 1L);\n"
+  "    ompcl_q += ompcl_e - ompcl_g1;\n"
+  "    for (; ompcl_g1 < ompcl_e; ompcl_g1++, j++)\n"
+  "#else\n"
+  "  /* GPU shape: a coalesced grid stride (neighbouring work-items, neighbouring iterations);\n"
+  "   * 32-bit counters: every count and loop value here is below 2^30 */\n"
+  "  for (int ompcl_g0 = (int)get_global_id(1); ompcl_g0 < 500; ompcl_g0 += (int)get_global_size(1))\n"
+  "  for (int ompcl_g1 = (int)get_global_id(0); ompcl_g1 < 500; ompcl_g1 += (int)get_global_size(0))\n"
+  "#endif\n"
+  "  {\n"
+  "#ifndef OMPCL_BLOCKED\n"
+  "    int i = (int)(0 + ompcl_g0 * 1);\n"
+  "    int j = (int)(0 + ompcl_g1 * 1);\n"
+  "#endif\n"
+  "    do\n"
+  "    {\n"
+  "      OMPCL_AT(double, 1, 0, B[i][j]) = OMPCL_AT(double, 0, 1, A[i][j]);\n"
+  "    }\n"
+  "    while (0);\n"
+  "  }\n"
+  "#ifdef OMPCL_BLOCKED\n"
+  "  }\n"
+  "#endif\n"
+  "}\n"
+  "\n"
   "\n"
   "\n"
 ;
@@ -106,7 +162,7 @@ static const ompcl_site ompcl_s0[] = {
   { 1, "B", "tests/golden/transpose.c:13:13" },
   { 0, "A", "tests/golden/transpose.c:13:23" },
 };
-static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/transpose.c", .line = 10, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0 };
+static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/transpose.c", .line = 10, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0, .variant = "ompcl_k0r" };
 #line 1 "tests/golden/transpose.c"
 /* B = A^T: a write that strides along the inner loop of a collapse(2) nest, so the blocked
  * (CPU) shape runs it in tiles */
@@ -122,6 +178,8 @@ static int ompcl_region_0(void)
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
   ompcl_launch ompcl_L;
+  static const long ompcl_ld1[] = { (500), (500) };
+  static const int ompcl_lp1[] = { 1, 0 };
   if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
     return 0;
   ompcl_lb[0] = (long)(0);
@@ -133,6 +191,8 @@ static int ompcl_region_0(void)
   if (ompcl_rt_begin(&ompcl_r0, &ompcl_L, ompcl_n[0] * ompcl_n[1] * ompcl_n[2])) {
     ompcl_rt_arg_array(&ompcl_L, (void *)(A), 0, (long)((500)*(500)) - 1, sizeof(double), OMPCL_READ);
     ompcl_rt_arg_array(&ompcl_L, (void *)(B), 0, (long)((500)*(500)) - 1, sizeof(double), OMPCL_WRITE);
+    ompcl_rt_arg_layout(&ompcl_L, 2, ompcl_ld1, ompcl_lp1);  /* the variant reads a permuted copy */
+    ompcl_L.relayout_accesses = (double)(1.0);
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_n[0], sizeof(long));

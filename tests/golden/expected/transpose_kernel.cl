@@ -84,4 +84,60 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
 #endif
 }
 
+/* tests/golden/transpose.c:10:1: omp parallel for collapse(2) */
+__kernel void ompcl_k0r(__global double *ompcl_b0,
+    const long ompcl_o0,
+    const long ompcl_lo0,
+    const long ompcl_hi0,
+    __global double *ompcl_b1,
+    const long ompcl_o1,
+    const long ompcl_lo1,
+    const long ompcl_hi1,
+    const long ompcl_lb0,
+    const long ompcl_st0,
+    const long ompcl_n0,
+    const long ompcl_lb1,
+    const long ompcl_st1,
+    const long ompcl_n1,
+    __global int *ompcl_err)
+{
+  __global double (*A)[500] = (__global double (*)[500]) (ompcl_b0 + ompcl_o0);
+  __global double (*B)[500] = (__global double (*)[500]) (ompcl_b1 + ompcl_o1);
+#ifdef OMPCL_BLOCKED
+  /* CPU shape: work-item w runs the w-th contiguous chunk of the iterations, in runs along
+   * the innermost loop, whose variable steps by a constant (a loop the compiler vectorises) */
+  const long ompcl_w = get_global_id(0), ompcl_nw = get_global_size(0);
+  const long ompcl_all = 500L * 500L, ompcl_c = ompcl_all / ompcl_nw, ompcl_x = ompcl_all % ompcl_nw;
+  long ompcl_q = ompcl_w * ompcl_c + min(ompcl_w, ompcl_x);
+  const long ompcl_end = ompcl_q + ompcl_c + (ompcl_w < ompcl_x);
+  while (ompcl_q < ompcl_end) {
+    const long ompcl_g0 = ompcl_q / 500L;
+    long ompcl_g1 = ompcl_q % 500L;
+    const long ompcl_e = min(500L, ompcl_g1 + (ompcl_end - ompcl_q));
+    int i = (int)(0L + ompcl_g0 * 1L);
+    int j = (int)(0L + ompcl_g1 * 1L);
+    ompcl_q += ompcl_e - ompcl_g1;
+    for (; ompcl_g1 < ompcl_e; ompcl_g1++, j++)
+#else
+  /* GPU shape: a coalesced grid stride (neighbouring work-items, neighbouring iterations);
+   * 32-bit counters: every count and loop value here is below 2^30 */
+  for (int ompcl_g0 = (int)get_global_id(1); ompcl_g0 < 500; ompcl_g0 += (int)get_global_size(1))
+  for (int ompcl_g1 = (int)get_global_id(0); ompcl_g1 < 500; ompcl_g1 += (int)get_global_size(0))
+#endif
+  {
+#ifndef OMPCL_BLOCKED
+    int i = (int)(0 + ompcl_g0 * 1);
+    int j = (int)(0 + ompcl_g1 * 1);
+#endif
+    do
+    {
+      OMPCL_AT(double, 1, 0, B[i][j]) = OMPCL_AT(double, 0, 1, A[i][j]);
+    }
+    while (0);
+  }
+#ifdef OMPCL_BLOCKED
+  }
+#endif
+}
+
 

@@ -1,0 +1,256 @@
+"""Dynamic index reordering (transform.dynreorder, the runtime's permuted copies): which arrays
+a kernel variant reads permuted and which are left, with the remark that says why; the
+rewritten indexing; then programs built with gcc -fopenmp and through ompcl, run on the
+device with the variant forced, off and chosen by the cost model, with copying and zero-copy
+buffers, the host writing the arrays between kernels: always gcc's answer."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ompcl.pipeline import Options, translate
+from ompcl.transform.dynreorder import permutation
+
+from conftest import ROOT, compare_outputs, gcc_build, load_stats, ompcl_build, run
+
+LINE_SOLVER = r"""#include <stdio.h>
+#define K 20
+#define J 18
+#define I 16
+double u[K][J][I][5];
+double r[K][J][I][5];
+static double q[K][J][I];
+float f[K][J][I];
+
+static void line_solve(void) {
+    int i, j, k, m;
+#pragma omp parallel for private(k, m) collapse(2)
+    for (j = 0; j < J; j++) {
+        for (i = 0; i < I; i++) {
+            double acc[5] = {0, 0, 0, 0, 0};
+            for (k = 0; k < K; k++) {
+                for (m = 0; m < 5; m++) {
+                    acc[m] = 0.5 * acc[m] + u[k][j][i][m] * (1.0 + q[k][j][i]);
+                    r[k][j][i][m] = acc[m];
+                }
+                f[k][j][i] = (float)acc[0];
+            }
+            for (k = K - 2; k >= 0; k--)
+                for (m = 0; m < 5; m++)
+                    r[k][j][i][m] -= 0.25 * r[k + 1][j][i][m];
+        }
+    }
+}
+
+static void add(void) {
+    int i, j, k, m;
+#pragma omp parallel for private(j, i, m)
+    for (k = 0; k < K; k++)
+        for (j = 0; j < J; j++)
+            for (i = 0; i < I; i++)
+                for (m = 0; m < 5; m++)
+                    u[k][j][i][m] += 0.01 * r[k][j][i][m] + 0.001 * f[k][j][i];
+}
+
+int main(void) {
+    int i, j, k, m, step;
+    double s = 0;
+    for (k = 0; k < K; k++)
+        for (j = 0; j < J; j++)
+            for (i = 0; i < I; i++) {
+                q[k][j][i] = 0.001 * ((k * 7 + j * 3 + i) % 11);
+                for (m = 0; m < 5; m++)
+                    u[k][j][i][m] = 1.0 + 0.01 * ((k + 2 * j + 3 * i + m) % 17);
+            }
+    for (step = 0; step < 4; step++) {
+        line_solve();
+        add();
+        u[step][1][2][3] += 0.5;      /* the host writes between kernels */
+        q[1][step][2] = 0.125;
+        if (step == 1)
+            r[3][2][1][0] = 7.0;      /* ... into an array the variant writes */
+    }
+    for (k = 0; k < K; k++)
+        for (j = 0; j < J; j++)
+            for (i = 0; i < I; i++)
+                for (m = 0; m < 5; m++)
+                    s += u[k][j][i][m] * (1 + (k + j + i + m) % 5) + r[k][j][i][m];
+    printf("checksum %.12e %.6e\n", s, (double)f[3][4][5]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("nd,uses,perm", [
+    # each use: (subscripts, address taken, depth of the deepest loop per subscript)
+    (4, [(4, False, [2, 0, 1, 3])], (1, 2, 0, 3)),          # k walked inside (j, i)
+    (4, [(4, False, [2, 0, 1, None])], (1, 2, 0, 3)),       # a constant last subscript stays
+    (3, [(3, False, [0, 1, 2])], (0, 1, 2)),                # already in loop order
+    (3, [(3, False, [2, 0, 1]), (3, False, [0, 3, 1])], (2, 0, 1)),  # deepest walk wins
+    (2, [(2, False, [None, None])], (0, 1)),                # no loop: unchanged
+])
+def test_permutation(nd, uses, perm):
+    assert permutation(nd, uses) == perm
+
+
+def _translate(tmp_path: Path, src: str, **opts):
+    p = tmp_path / "prog.c"
+    p.write_text(src)
+    return translate(str(p), Options(**opts))
+
+
+def test_variant_indexing_and_remarks(tmp_path, capsys):
+    u = _translate(tmp_path, LINE_SOLVER, dump_after="dynreorder")
+    dump = capsys.readouterr().err
+    assert "kernel ompcl_k0r: f perm=[1, 2, 0], q perm=[1, 2, 0], r perm=[1, 2, 0, 3], " \
+           "u perm=[1, 2, 0, 3]" in dump
+    # golden: the variant's accesses, permuted; the host's text keeps the user's order
+    assert re.search(r"OMPCL_AT\(double, \d+, \d+, u\[j\]\[i\]\[k\]\[m\]\)", dump)
+    assert re.search(r"r\[j\]\[i\]\[k \+ 1\]\[m\]", dump)
+    assert "u[k][j][i][m]" in u.host_source
+    done = [m for m in u.remarks if m.id == "dynreorder"]
+    assert {re.search(r"'(\w+)'", m.message)[1] for m in done} == {"u", "r", "q", "f"}
+    assert "u[d0][d1][d2][d3] -> u[d1][d2][d0][d3]" in "\n".join(m.message for m in done)
+    # the second kernel walks its arrays in loop order: no variant
+    assert set(u.variants) == {0}
+    assert "__kernel void ompcl_k0r(" in u.kernel_source
+    assert '.variant = "ompcl_k0r"' in u.host_source
+    assert "ompcl_rt_arg_layout(&ompcl_L, 4, ompcl_ld" in u.host_source
+
+
+def test_switched_off(tmp_path):
+    u = _translate(tmp_path, LINE_SOLVER, dynreorder=False)
+    assert not u.variants and "ompcl_k0r" not in u.kernel_source
+    assert "ompcl_rt_arg_layout" not in u.host_source
+
+
+MISSED = [
+    # (kernel body inside 'for (j) for (i)' over a[K][J][I][4], the remark's reason)
+    ("for (k = 0; k < K; k++) h(&a[k][j][i][0]);", "address of an element"),
+    ("for (k = 0; k < K; k++) { g(a[k][j]); a[k][j][i][0] += 1.0; }", "trailing dimensions"),
+]
+
+
+@pytest.mark.parametrize("body,why", MISSED)
+def test_left_alone_with_remark(tmp_path, body, why):
+    src = ("#define K 8\n#define J 6\n#define I 5\ndouble a[K][J][I][4];\n"
+           "void h(double *p) { p[0] += 1.0; }\n"
+           "void g(double (*p)[4]) { p[1][2] += 1.0; }\n"
+           "int main(void) { int i, j, k;\n#pragma omp parallel for private(k, i)\n"
+           f"for (j = 0; j < J; j++) for (i = 0; i < I; i++) {{ {body} }}\nreturn 0; }}\n")
+    u = _translate(tmp_path, src)
+    assert not u.variants
+    missed = [m for m in u.remarks if m.id == "dynreorder-missed"]
+    assert missed and why in missed[0].message, [m.format() for m in u.remarks]
+
+
+@pytest.fixture(scope="module")
+def line_solver(tmp_path_factory, cache_dir):
+    d = tmp_path_factory.mktemp("dynreorder")
+    src = d / "line.c"
+    src.write_text(LINE_SOLVER)
+    ref, exe = d / "ref", d / "exe"
+    gcc_build(src, ref)
+    # the global reordering would make f contiguous for the solver (whole program): off, so
+    # the variant permutes all four arrays
+    os.environ["OMPCL_REORDER"] = "0"
+    try:
+        res = ompcl_build([src], exe, "--model", "none")
+    finally:
+        del os.environ["OMPCL_REORDER"]
+    assert res.returncode == 0, res.stderr
+    return run(ref).stdout, exe
+
+
+def _solver_run(line_solver, tmp_path: Path, **env: str) -> dict:
+    """Runs the line solver on the device with ``env``: gcc's answer, four kernel entries;
+    the solver's statistics."""
+    expected, exe = line_solver
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats), **env)
+    assert out.returncode == 0, out.stderr
+    compare_outputs(expected, out.stdout, 1e-12)
+    st = load_stats(stats)
+    if not st["device"]["available"]:
+        pytest.skip("no OpenCL device")
+    solver = next(r for r in st["regions"] if r["kernel"] == "ompcl_k0")
+    assert solver["device_runs"] == 4
+    return solver
+
+
+@pytest.mark.parametrize("layout", ["1", "0", "auto"])
+@pytest.mark.parametrize("zero_copy", ["0", "1"])
+def test_same_answer_on_device(line_solver, layout, zero_copy, tmp_path):
+    solver = _solver_run(line_solver, tmp_path, OMPCL_ZERO_COPY=zero_copy,
+                         OMPCL_DYNLAYOUT=layout)
+    if layout == "1":
+        # in: 4 arrays at the first entry, then u (add wrote it) and q (the host wrote it)
+        # at each later one, and r once more after the host wrote it; out: f and r after
+        # every entry (a written copy stays current for the next entry)
+        assert solver["relayout_runs"] == 4
+        assert solver["relayout_copies"] == (4 + 3 * 2 + 1) + 4 * 2
+        assert solver["relayout_accesses"] > 0
+    elif layout == "0":
+        assert solver["relayout_runs"] == 0 and solver["relayout_copies"] == 0
+
+
+@pytest.mark.parametrize("fault,runs", [("slow-variant", 1), ("", None)])
+def test_cost_model_checked_by_measurement(line_solver, tmp_path, fault, runs):
+    """With coefficients that make the variant look worth it (OMPCL_LAYOUT_COST), auto mode
+    runs the kernel at the first entry, the variant at the second, and from then on the
+    side whose measured seconds per work-item, transpositions included, pay; a variant
+    measured slower (fault hook) never runs again."""
+    solver = _solver_run(line_solver, tmp_path, OMPCL_DYNLAYOUT="auto", OMPCL_FAULT=fault,
+                         OMPCL_LAYOUT_COST="1,0,0")
+    if runs is not None:
+        assert solver["relayout_runs"] == runs
+    else:
+        assert 1 <= solver["relayout_runs"] <= 3
+
+
+def test_failed_transposition_falls_back(line_solver, tmp_path):
+    expected, exe = line_solver
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_DYNLAYOUT="1", OMPCL_FAULT="permute",
+              OMPCL_STATS=str(stats))
+    assert out.returncode == 0
+    compare_outputs(expected, out.stdout, 1e-12)
+    st = load_stats(stats)
+    if st["device"]["available"]:
+        solver = next(r for r in st["regions"] if r["kernel"] == "ompcl_k0")
+        assert solver["host_runs"] == 4 and "transposing" in solver["fallback"]
+        assert "transposing an array on the device failed" in out.stderr
+
+
+def test_cost_model_shipped():
+    """The shipped coefficients come from the micro-benchmark and are compiled in."""
+    record = json.loads((ROOT / "models" / "layout-cost.json").read_text())
+    c = record["coefficients"]
+    assert c["gain_per_access"] > 0 and c["seconds_per_byte"] > 0
+    assert record["points"] and "ompcl.bench.layout_cost" in record["command"]
+
+
+def test_cost_model_fit():
+    from ompcl.bench.layout_cost import fit
+    pts = [{"saved": 2e-9 * a, "accesses": a, "copy_seconds": 3 * (1e-5 + 1e-10 * b),
+            "copies": 3, "copy_bytes": b} for a, b in ((1e6, 1e6), (4e6, 8e6), (9e6, 3e7))]
+    c = fit(pts)
+    assert c["gain_per_access"] == pytest.approx(2e-9)
+    assert c["seconds_per_byte"] == pytest.approx(1e-10)
+    assert c["seconds_per_copy"] == pytest.approx(1e-5)
+
+
+def test_benchmark_command_runs(tmp_path, cache_dir):
+    out = tmp_path / "lc.json"
+    res = subprocess.run([sys.executable, "-m", "ompcl.bench.layout_cost", "--sizes", "8",
+                          "--steps", "2", "--repeats", "1", "-o", str(out)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert "fitted: gain_per_access" in res.stdout
+    assert json.loads(out.read_text())["points"][0]["n"] == 8
