@@ -146,6 +146,7 @@ static struct {
   double layout_cost[3];
   void *permute[4];     /* cl_kernels of the runtime's transposition, by element size 1 2 4 8 */
   int permute_state;    /* 0 not built, 1 ready, -1 failed */
+  double permute_seconds, permute_bytes; /* transpositions so far (profiling events) */
   const char *model_path;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -1655,8 +1656,10 @@ static void bind_array(ompcl_launch *L, int k) {
 
 /* dst (from dst_off) in runs of `run` elements contiguous in both layouts; the run with
  * coordinates c in the dimensions d of the runs (dst's layout) is the run of src at src_off +
- * sum_k c_k * s_k, s the source's strides of those dimensions; work-item x copies the n-th
- * row of runs along the last of d (no division there); one kernel per element size (other sizes:
+ * sum_k c_k * s_k, s the source's strides of those dimensions. Work-item x copies the x-th
+ * block of OMPCL_PERMUTE_ROWS rows of runs along the last of d, a column of the block at a
+ * time (the reads of a column are near each other where the rows are, the block's rows stay
+ * in cache while the columns advance); no division inside a row; one kernel per element size (other sizes:
  * bytes, with the element as an innermost dimension). */
 #define OMPCL_PERMUTE_KERNEL(T) \
   "__kernel void ompcl_permute_" #T "(__global const " #T " *src, const long src_off,\n" \
@@ -1669,19 +1672,29 @@ static void bind_array(ompcl_launch *L, int k) {
   "  const long d[8] = {d0, d1, d2, d3, d4, d5, d6, d7};\n" \
   "  const long s[8] = {s0, s1, s2, s3, s4, s5, s6, s7};\n" \
   "  const long last = d[nd - 1], sl = s[nd - 1];\n" \
-  "  for (long x = get_global_id(0); x < n; x += get_global_size(0)) {\n" \
-  "    long r = x, off = src_off;\n" \
-  "    __global " #T " *out = dst + dst_off + x * last * run;\n" \
-  "    for (int k = nd - 2; k >= 0; k--) {\n" \
-  "      off += (r % d[k]) * s[k];\n" \
-  "      r /= d[k];\n" \
+  "  long offs[OMPCL_PERMUTE_ROWS];\n" \
+  "  for (long x = get_global_id(0); x * OMPCL_PERMUTE_ROWS < n; x += get_global_size(0)) {\n" \
+  "    const long r0 = x * OMPCL_PERMUTE_ROWS, nr = min((long)OMPCL_PERMUTE_ROWS, n - r0);\n" \
+  "    __global " #T " *out = dst + dst_off + r0 * last * run;\n" \
+  "    for (long q = 0; q < nr; q++) {\n" \
+  "      long r = r0 + q, off = src_off;\n" \
+  "      for (int k = nd - 2; k >= 0; k--) {\n" \
+  "        off += (r % d[k]) * s[k];\n" \
+  "        r /= d[k];\n" \
+  "      }\n" \
+  "      offs[q] = off;\n" \
   "    }\n" \
-  "    for (long c = 0; c < last; c++, off += sl)\n" \
-  "      for (long t = 0; t < run; t++)\n" \
-  "        *out++ = src[off + t];\n" \
+  "    for (long c = 0; c < last; c++)\n" \
+  "      for (long q = 0; q < nr; q++)\n" \
+  "        for (long t = 0; t < run; t++)\n" \
+  "          out[(q * last + c) * run + t] = src[offs[q] + c * sl + t];\n" \
   "  }\n" \
   "}\n"
+#define OMPCL_PERMUTE_ROWS 16
+#define OMPCL_STR2(x) #x
+#define OMPCL_STR(x) OMPCL_STR2(x)
 static const char permute_source[] =
+    "#define OMPCL_PERMUTE_ROWS " OMPCL_STR(OMPCL_PERMUTE_ROWS) "\n"
     OMPCL_PERMUTE_KERNEL(uchar) OMPCL_PERMUTE_KERNEL(ushort) OMPCL_PERMUTE_KERNEL(uint)
     OMPCL_PERMUTE_KERNEL(ulong);
 static ompcl_program permute_program = {.source = permute_source, .file = "ompcl runtime",
@@ -1758,7 +1771,8 @@ static int permute(ompcl_launch *L, cl_mem src, long src_off, cl_mem dst, long d
     err |= rt.cl.SetKernelArg(k, 7 + j, sizeof d[j], &d[j]);
     err |= rt.cl.SetKernelArg(k, 15 + j, sizeof st[j], &st[j]);
   }
-  global = (size_t)OMPCL_MAX(1L, OMPCL_MIN(n, 1L << 20));
+  global = (size_t)OMPCL_MAX(1L, OMPCL_MIN((n + OMPCL_PERMUTE_ROWS - 1) / OMPCL_PERMUTE_ROWS,
+                                           1L << 20)); /* blocks of rows */
   if (err == CL_SUCCESS && !fault("permute"))
     err = rt.cl.EnqueueNDRangeKernel(rt.queue, k, 1, 0, &global, 0, 0, 0, &ev);
   else if (err == CL_SUCCESS)
@@ -1768,6 +1782,10 @@ static int permute(ompcl_launch *L, cl_mem src, long src_off, cl_mem dst, long d
     double dt = event_seconds(ev);
     L->r->relayout_seconds += dt;
     L->r->t_kernel += dt;
+    if (dt > 0) {
+      rt.permute_seconds += dt;
+      rt.permute_bytes += (double)(n * d[m - 1] * run) * (double)unit;
+    }
   }
   L->r->relayout_copies++;
   log_line("%s:%d: transposed %ld elements of %zu bytes", L->r->file, L->r->line,
@@ -1854,39 +1872,47 @@ void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *p
 
 /* Whether a launch runs the variant kernel: OMPCL_DYNLAYOUT, else the cost model: the
  * accesses to permuted arrays save `gain` seconds each; a transposition (to a copy that is
- * not current, and back when the kernel writes the array) costs `copy` + `byte` per byte.
- * The model's guess is checked by measurement: the kernel runs first, then (where the model
- * says the variant pays) the variant once; from then on the seconds per work-item measured
- * for each replace the model's saving. */
+ * not current, and back when the kernel writes the array) costs `copy` + `byte` per byte
+ * (`byte` as measured on this device once a transposition has run). The model's guess is
+ * checked by measurement: the kernel runs first, then the variant once, where the model says
+ * it pays or where trying it costs no more than the kernel itself; from then on the seconds
+ * per work-item measured for each replace the model's saving. */
 static int use_variant(ompcl_launch *L) {
   const ompcl_region *r = L->r;
   const double *c = rt.layout_env ? rt.layout_cost : r->prog->layout_cost;
   int have = rt.layout_env || c[0] > 0;
   double gain = have ? c[0] : OMPCL_LAYOUT_GAIN, copy = have ? c[1] : OMPCL_LAYOUT_COPY;
-  double byte = have ? c[2] : OMPCL_LAYOUT_BYTE, cost = 0, saved;
-  int any = 0;
+  double byte = have ? c[2] : OMPCL_LAYOUT_BYTE, bytes = 0, saved, cost;
+  int any = 0, copies = 0;
   if (!r->variant_handle || rt.relayout < 0 || !ensure_permute()) return 0;
   for (int k = 0; k < L->narrays; k++) {
     const ompcl_array_arg *a = &L->arrays[k];
     long n;
     mapping *m;
     shadow *sh;
-    int copies;
+    int moves;
     if (!a->nd) continue;
     n = elements_of(a);
     if (a->lo < 0 || a->hi >= n) return 0; /* the kernel may touch more than the array */
     m = find_containing((uintptr_t)a->ptr, (uintptr_t)a->ptr + (uintptr_t)n * a->esize);
     sh = find_shadow(m, a);
-    copies = ((a->mode & OMPCL_WRITE) != 0) +
-             !(m && m->dev_valid && !m->ndirty && sh && sh->version == m->version);
-    cost += copies * (copy + byte * (double)n * (double)a->esize);
+    moves = ((a->mode & OMPCL_WRITE) != 0) +
+            !(m && m->dev_valid && !m->ndirty && sh && sh->version == m->version);
+    copies += moves;
+    bytes += moves * (double)n * (double)a->esize;
     any = 1;
   }
   if (!any) return 0;
   if (rt.relayout > 0) return 1;
   if (r->rate_kernel <= 0) return 0; /* the kernel's own speed is measured first */
-  saved = r->rate_variant > 0 ? (r->rate_kernel - r->rate_variant) * (double)L->iters
-                              : gain * L->relayout_accesses * (double)L->iters;
+  if (rt.permute_bytes > 0) byte = rt.permute_seconds / rt.permute_bytes;
+  cost = copies * copy + bytes * byte;
+  if (r->rate_variant > 0) {
+    saved = (r->rate_kernel - r->rate_variant) * (double)L->iters;
+  } else {
+    saved = gain * L->relayout_accesses * (double)L->iters;
+    if (cost <= r->rate_kernel * (double)L->iters) saved = cost + 1; /* tried: cheap */
+  }
   log_line("%s:%d: variant %s: saves %.6f s (%s), transpositions cost %.6f s", r->file,
            r->line, r->variant, saved, r->rate_variant > 0 ? "measured" : "model", cost);
   return saved > cost;
