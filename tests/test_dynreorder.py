@@ -254,3 +254,26 @@ def test_benchmark_command_runs(tmp_path, cache_dir):
     assert res.returncode == 0, res.stderr
     assert "fitted: gain_per_access" in res.stdout
     assert json.loads(out.read_text())["points"][0]["n"] == 8
+
+
+def test_translation_cache_sees_a_refitted_cost_model(tmp_path, monkeypatch):
+    """The coefficients are compiled in: an `ompcl cc` translation cached with one
+    layout-cost.json is not reused once the file changes."""
+    from ompcl.codegen import host
+    from ompcl.driver import cache, cc
+    from ompcl.frontend.preprocess import CppOptions
+    from ompcl.predict import model
+    monkeypatch.setenv("OMPCL_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "line.c"
+    src.write_text(LINE_SOLVER)
+    cost = tmp_path / "layout-cost.json"
+    monkeypatch.setattr(model, "LAYOUT_COST", cost)
+    monkeypatch.setattr(host, "LAYOUT_COST", cost)
+    texts = []
+    for gain in (1e-9, 3e-9):
+        cost.write_text(json.dumps({"coefficients": {
+            "gain_per_access": gain, "seconds_per_copy": 0.0, "seconds_per_byte": 1e-10}}))
+        text, _ = cache.cached(str(src), CppOptions(), cc._translate_file)
+        texts.append(text)
+    assert ".layout_cost = { 1e-09, 0.0, 1e-10 }" in texts[0]
+    assert ".layout_cost = { 3e-09, 0.0, 1e-10 }" in texts[1]

@@ -26,6 +26,7 @@ from ..ir import HostInterface, HostParam, Region, ResidencyPlan, SpliceRange, T
 from ..transform.reductions import combine
 from . import names as N
 from ..predict.export import c_source
+from ..predict.model import LAYOUT_COST
 from .features import KernelFeatures
 from .hostloop import HostLoop, declaration as _decl, host_loop
 from .scratchcheck import (check_functions, check_lines, iteration_point, range_bytes,
@@ -169,9 +170,6 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         preconditions=list(region.preconditions), inspections=_inspections(region),
         distinct=_distinct_pairs(region),
         check=check_lines(region, _array_args(region)))
-
-
-LAYOUT_COST = Path(__file__).resolve().parents[2] / "models" / "layout-cost.json"
 
 
 def layout_cost(path: str = "") -> list[str]:

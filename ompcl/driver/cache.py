@@ -41,11 +41,13 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str 
     from ..frontend.preprocess import preprocess
     from ..frontend.siblings import candidate_sources, watched
     try:
-        from ..predict.model import model_file
+        from ..predict.model import LAYOUT_COST, model_file
         others = candidate_sources(path, tuple(cpp.include_dirs), sources)
         with open(path, "rb") as fh:
             source = fh.read()
-        parts = _parts(path, cpp, model_file(model), model)
+        chosen = [model_file(model)] if model_file(model) else []
+        chosen += [str(LAYOUT_COST)] if LAYOUT_COST.exists() else []
+        parts = _parts(path, cpp, chosen, model)
         book = None
         if manifest.enabled():
             direct = manifest.direct_key(parts, source, cpp, path)
@@ -106,11 +108,11 @@ def _stats(files) -> list[str]:
     return out
 
 
-def _parts(path: str, cpp, chosen: str | None, model: str) -> list[str]:
-    """The key's inputs besides the source and its preprocessed text (the model compiled
-    in is read by every translation that offloads a loop)."""
+def _parts(path: str, cpp, chosen: list[str], model: str) -> list[str]:
+    """The key's inputs besides the source and its preprocessed text (the models compiled
+    in, ``chosen``, are read by every translation that offloads a loop)."""
     env = [os.environ.get(v, "") for v in _TRANSLATION_ENV]
-    return [*_stats([chosen] if chosen else []), _VERSION, package_fingerprint(), path,
+    return [*_stats(chosen), _VERSION, package_fingerprint(), path,
             repr(cpp), repr(env), model]
 
 

@@ -14,6 +14,8 @@ from . import export
 
 #: the model compiled into translated programs unless another is chosen
 DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "models" / "default.json"
+#: dynamic index reordering's cost model (codegen.host.layout_cost compiles it in)
+LAYOUT_COST = DEFAULT_MODEL.with_name("layout-cost.json")
 
 
 class ModelError(InputError):

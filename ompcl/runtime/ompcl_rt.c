@@ -146,7 +146,8 @@ static struct {
   double layout_cost[3];
   void *permute[4];     /* cl_kernels of the runtime's transposition, by element size 1 2 4 8 */
   int permute_state;    /* 0 not built, 1 ready, -1 failed */
-  double permute_seconds, permute_bytes; /* transpositions so far (profiling events) */
+  double permute_rate;  /* seconds per byte of the last transposition (profiling events;
+                           the first fill of a copy also pays for its pages: not counted) */
   const char *model_path;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -1725,7 +1726,7 @@ static long elements_of(const ompcl_array_arg *a) {
 /* One transposition: dst (at element dst_off) gets src (from src_off) in the layout of
  * dimensions dd, whose source strides are ss (elements of esize bytes). */
 static int permute(ompcl_launch *L, cl_mem src, long src_off, cl_mem dst, long dst_off,
-                   int nd, const long *dd, const long *ss, size_t esize) {
+                   int nd, const long *dd, const long *ss, size_t esize, int first) {
   long d[8] = {1, 1, 1, 1, 1, 1, 1, 1}, st[8] = {0}, n = 1, run = 1;
   int which = esize == 8 ? 3 : esize == 4 ? 2 : esize == 2 ? 1 : 0, m = 0;
   size_t unit = (size_t)1 << which, global;
@@ -1782,10 +1783,8 @@ static int permute(ompcl_launch *L, cl_mem src, long src_off, cl_mem dst, long d
     double dt = event_seconds(ev);
     L->r->relayout_seconds += dt;
     L->r->t_kernel += dt;
-    if (dt > 0) {
-      rt.permute_seconds += dt;
-      rt.permute_bytes += (double)(n * d[m - 1] * run) * (double)unit;
-    }
+    if (dt > 0 && !first)
+      rt.permute_rate = dt / ((double)(n * d[m - 1] * run) * (double)unit);
   }
   L->r->relayout_copies++;
   log_line("%s:%d: transposed %ld elements of %zu bytes", L->r->file, L->r->line,
@@ -1814,7 +1813,7 @@ static int permute_in(ompcl_launch *L, const ompcl_array_arg *a, mapping *m, lon
     dd[k] = a->dims[a->perm[k]];
     ss[k] = so[a->perm[k]];
   }
-  return permute(L, m->mem, off, sh->mem, 0, a->nd, dd, ss, a->esize);
+  return permute(L, m->mem, off, sh->mem, 0, a->nd, dd, ss, a->esize, !sh->version);
 }
 
 /* The permuted copy sh back into the original (at element off of m). */
@@ -1823,7 +1822,7 @@ static int permute_out(ompcl_launch *L, const ompcl_array_arg *a, mapping *m, lo
   long so[OMPCL_MAX_DIMS], sp[OMPCL_MAX_DIMS], ss[OMPCL_MAX_DIMS];
   strides(a, so, sp);
   for (int k = 0; k < a->nd; k++) ss[a->perm[k]] = sp[k];
-  return permute(L, sh->mem, 0, m->mem, off, a->nd, a->dims, ss, a->esize);
+  return permute(L, sh->mem, 0, m->mem, off, a->nd, a->dims, ss, a->esize, 0);
 }
 
 static shadow *find_shadow(const mapping *m, const ompcl_array_arg *a) {
@@ -1905,7 +1904,7 @@ static int use_variant(ompcl_launch *L) {
   if (!any) return 0;
   if (rt.relayout > 0) return 1;
   if (r->rate_kernel <= 0) return 0; /* the kernel's own speed is measured first */
-  if (rt.permute_bytes > 0) byte = rt.permute_seconds / rt.permute_bytes;
+  if (rt.permute_rate > 0) byte = rt.permute_rate;
   cost = copies * copy + bytes * byte;
   if (r->rate_variant > 0) {
     saved = (r->rate_kernel - r->rate_variant) * (double)L->iters;
