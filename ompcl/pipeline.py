@@ -83,8 +83,10 @@ class Unit:
     kernels: tuple[KernelSpec, ...] = ()
     interfaces: tuple[HostInterface, ...] = ()
     features: dict[int, KernelFeatures] = field(default_factory=dict)
-    variants: dict[int, Variant] = field(default_factory=dict)  # region id -> reordered kernel
+    #: region id -> its reordered kernels (one per kernel shape that has one)
+    variants: dict[int, tuple[Variant, ...]] = field(default_factory=dict)
     kernel_source: str = ""
+    variant_source: str = ""  # the reordered kernels: a program built when one is wanted
     layout: tuple = ()  # codegen.records.Layout entries of the kernel program
     host_source: str = ""
     remarks: tuple[Remark, ...] = ()
@@ -203,24 +205,25 @@ def dynreorder(u: Unit) -> Unit:
     over a device copy whose dimensions follow the loops (the runtime makes it, when its cost
     model says it pays, and keeps the host's layout). Ordering: after 'outline' (the kernels
     as printed, bounds checks included), before 'kernels' prints them."""
-    if not u.options.dynreorder:
+    if not u.options.dynreorder or not u.options.embed:  # (a kernel file holds one program)
         return u
     variants, remarks = {}, []
     for k, r in zip(u.kernels, u.offloaded):
-        v, found = reorder_kernel(k, r, view_decl)
-        remarks += found
-        if v is not None:
-            variants[r.id] = v
+        found, notes = reorder_kernel(k, r, view_decl)
+        remarks += notes
+        if found:
+            variants[r.id] = found
     return replace(u, variants=variants, remarks=u.remarks + tuple(remarks))
 
 
 def _dump_variants(u: Unit) -> str:
     from .codegen.cprinter import OpenCLPrinter  # noqa: PLC0415 (dump only)
     out = []
-    for rid, v in sorted(u.variants.items()):
-        arrays = ", ".join(f"{a.name} perm={list(a.perm)}" for a in v.arrays)
-        out.append(f"region {rid}: kernel {v.spec.name}: {arrays}")
-        out.append(OpenCLPrinter(TypeEnv.of(u.program.ast)).visit(v.spec.body))
+    for rid, found in sorted(u.variants.items()):
+        for v in found:
+            arrays = ", ".join(f"{a.name} perm={list(a.perm)}" for a in v.arrays)
+            out.append(f"region {rid}: kernel {v.spec.name} ({v.shape} shape): {arrays}")
+            out.append(OpenCLPrinter(TypeEnv.of(u.program.ast)).visit(v.spec.body))
     return "\n".join(out)
 
 
@@ -228,10 +231,20 @@ def print_kernels(u: Unit) -> Unit:
     """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
     if not u.kernels:
         return u
-    specs = u.kernels + tuple(v.spec for _, v in sorted(u.variants.items()))
-    prog = generate_kernels(specs, list(u.regions), u.program.ast, TypeEnv.of(u.program.ast),
-                            u.path)
-    return replace(u, kernel_source=prog.source, layout=prog.layout)
+    env = TypeEnv.of(u.program.ast)
+    prog = generate_kernels(u.kernels, list(u.regions), u.program.ast, env, u.path)
+    u = replace(u, kernel_source=prog.source, layout=prog.layout)
+    if not u.variants:
+        return u
+    # the variants are a program of their own, built only when one is wanted (they would
+    # double the device compiler's work on every first run); it must lay out the structs
+    # the host passes as the kernels' program does, else no variant
+    specs = tuple(v.spec for _, found in sorted(u.variants.items()) for v in found)
+    variants = generate_kernels(specs, list(u.regions), u.program.ast, env, u.path)
+    if variants.layout != prog.layout:
+        return replace(u, variants={}, remarks=tuple(m for m in u.remarks
+                                                     if m.id != "dynreorder"))
+    return replace(u, variant_source=variants.source)
 
 
 def splice_host(u: Unit) -> Unit:
@@ -244,24 +257,31 @@ def splice_host(u: Unit) -> Unit:
                   for t in u.teams if t.offload)
     model = resolve_model(u.options.model) if hosted else None
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
-                         u.options.kernel_file, teams, u.layout, model, u.options.layout_cost)
+                         u.options.kernel_file, teams, u.layout, model, u.options.layout_cost,
+                         u.variant_source)
     verdicts = tuple(_verdict(r) for r in u.regions) + tuple(
         _team_verdict(t) for t in u.teams)
     remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))
     return replace(u, host_source=host, remarks=remarks)
 
 
-def _relayout(u: Unit, r: Region):
-    """What the host passes for a region's reordered variant: its name, the permuted arrays
-    and their accesses per work-item (features of the variant on those buffers only)."""
-    v = u.variants.get(r.id)
-    if v is None:
+def _relayout(u: Unit, r: Region) -> RelayoutInfo | None:
+    """What the host passes for a region's reordered variants: their names, the permuted
+    arrays and the variants' accesses to them per work-item (the features of each variant on
+    those buffers only), by kernel shape."""
+    found = {v.shape: v for v in u.variants.get(r.id, ())}
+    if not found:
         return None
-    names = {device_name(a.name) for a in v.arrays}
-    f = static_features(v.spec, names, {device_name(s.name): s.name for s in r.scalars})
     mem = STATIC.index("mem")
-    return RelayoutInfo(v.spec.name, v.arrays, f.c_exprs[mem] if f.c_exprs else
-                        repr(float(f.values[mem])))
+    scalars = {device_name(s.name): s.name for s in r.scalars}
+    kernels, accesses, perms = {}, {}, {}
+    for shape, v in found.items():
+        f = static_features(v.spec, {device_name(a.name) for a in v.arrays}, scalars)
+        kernels[shape] = v.spec.name
+        accesses[shape] = f.c_exprs[mem] if f.c_exprs else repr(float(f.values[mem]))
+        for a in v.arrays:
+            perms.setdefault(a.buffer, (a, {}))[1][shape] = a.perm
+    return RelayoutInfo(kernels, tuple(perms.values()), accesses)
 
 
 def _team_verdict(t: Team) -> Remark:
@@ -298,7 +318,7 @@ PASSES: tuple[Pass, ...] = (
         f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id].values}"
         for k in u.kernels)),
     Pass("dynreorder", dynreorder, _dump_variants),
-    Pass("kernels", print_kernels, lambda u: u.kernel_source),
+    Pass("kernels", print_kernels, lambda u: u.kernel_source + u.variant_source),
     Pass("host", splice_host, lambda u: u.host_source),
 )
 PASS_NAMES = tuple(p.name for p in PASSES)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ompcl.pipeline import Options, translate
-from ompcl.transform.dynreorder import permutation
+from ompcl.transform.dynreorder import grid_permutation, permutation
 
 from conftest import ROOT, compare_outputs, gcc_build, load_stats, ompcl_build, run
 
@@ -87,16 +87,34 @@ int main(void) {
 """
 
 
+def _use(*depths):
+    """A full subscript chain; per subscript the depths of the loops it mentions."""
+    return (len(depths), False, [frozenset(d) for d in depths])
+
+
 @pytest.mark.parametrize("nd,uses,perm", [
-    # each use: (subscripts, address taken, depth of the deepest loop per subscript)
-    (4, [(4, False, [2, 0, 1, 3])], (1, 2, 0, 3)),          # k walked inside (j, i)
-    (4, [(4, False, [2, 0, 1, None])], (1, 2, 0, 3)),       # a constant last subscript stays
-    (3, [(3, False, [0, 1, 2])], (0, 1, 2)),                # already in loop order
-    (3, [(3, False, [2, 0, 1]), (3, False, [0, 3, 1])], (2, 0, 1)),  # deepest walk wins
-    (2, [(2, False, [None, None])], (0, 1)),                # no loop: unchanged
+    # range loops (j, i) at depths 0, 1; the body's k at 2, m at 3
+    (4, [_use({2}, {0}, {1}, {3})], (1, 2, 0, 3)),          # k walked inside (j, i)
+    (4, [_use({2}, {0}, {1}, ())], (1, 2, 0, 3)),           # a constant last subscript stays
+    (3, [_use({0}, {1}, {2})], (0, 1, 2)),                  # already in loop order
+    (3, [_use({2}, {0}, {1}), _use({0}, {3}, {1})], (2, 0, 1)),  # deepest walk wins
+    (2, [_use((), ())], (0, 1)),                            # no loop: unchanged
+    (2, [_use({0, 2}, {1})], (1, 0)),                       # a[j + k][i]: k is deepest
 ])
-def test_permutation(nd, uses, perm):
+def test_blocked_order(nd, uses, perm):
     assert permutation(nd, uses) == perm
+
+
+@pytest.mark.parametrize("nd,uses,perm", [
+    # the innermost range loop (neighbouring work-items) is depth 1
+    (4, [_use({2}, {0}, {1}, {3})], (0, 1, 3, 2)),          # u[k][j][i][m]: i last
+    (2, [_use({1}, {0})], (1, 0)),                          # a transposed access
+    (2, [_use({0}, {1})], (0, 1)),                          # already coalesced
+    (2, [_use({1}, {0}), _use({0}, {1})], None),            # two dimensions walked
+    (2, [_use({0}, {2})], None),                            # work-items share the element
+])
+def test_grid_order(nd, uses, perm):
+    assert grid_permutation(nd, uses, 1) == perm
 
 
 def _translate(tmp_path: Path, src: str, **opts):
@@ -108,25 +126,41 @@ def _translate(tmp_path: Path, src: str, **opts):
 def test_variant_indexing_and_remarks(tmp_path, capsys):
     u = _translate(tmp_path, LINE_SOLVER, dump_after="dynreorder")
     dump = capsys.readouterr().err
-    assert "kernel ompcl_k0r: f perm=[1, 2, 0], q perm=[1, 2, 0], r perm=[1, 2, 0, 3], " \
-           "u perm=[1, 2, 0, 3]" in dump
+    assert "kernel ompcl_k0r (blocked shape): f perm=[1, 2, 0], q perm=[1, 2, 0], " \
+           "r perm=[1, 2, 0, 3], u perm=[1, 2, 0, 3]" in dump
+    # the grid shape: the innermost range loop's dimension (i) last
+    assert "kernel ompcl_k0g (grid shape): f perm=[0, 1, 2], " not in dump
+    assert "kernel ompcl_k0g (grid shape): r perm=[0, 1, 3, 2], u perm=[0, 1, 3, 2]" in dump
+    assert re.search(r"OMPCL_AT\(double, \d+, \d+, u\[k\]\[j\]\[m\]\[i\]\)", dump)
     # golden: the variant's accesses, permuted; the host's text keeps the user's order
     assert re.search(r"OMPCL_AT\(double, \d+, \d+, u\[j\]\[i\]\[k\]\[m\]\)", dump)
     assert re.search(r"r\[j\]\[i\]\[k \+ 1\]\[m\]", dump)
     assert "u[k][j][i][m]" in u.host_source
     done = [m for m in u.remarks if m.id == "dynreorder"]
     assert {re.search(r"'(\w+)'", m.message)[1] for m in done} == {"u", "r", "q", "f"}
-    assert "u[d0][d1][d2][d3] -> u[d1][d2][d0][d3]" in "\n".join(m.message for m in done)
-    # the second kernel walks its arrays in loop order: no variant
-    assert set(u.variants) == {0}
-    assert "__kernel void ompcl_k0r(" in u.kernel_source
-    assert '.variant = "ompcl_k0r"' in u.host_source
-    assert "ompcl_rt_arg_layout(&ompcl_L, 4, ompcl_ld" in u.host_source
+    text = "\n".join(m.message for m in done)
+    assert "(blocked shape): u[d0][d1][d2][d3] -> u[d1][d2][d0][d3]" in text
+    assert "(grid shape): u[d0][d1][d2][d3] -> u[d0][d1][d3][d2]" in text
+    # the second kernel walks its arrays in loop order (no blocked variant); its work-items
+    # take neighbouring k, which the grid variant makes the last dimension
+    assert [v.shape for v in u.variants[0]] == ["blocked", "grid"]
+    assert [v.shape for v in u.variants[1]] == ["grid"]
+    # a program of their own, built when a variant is first wanted
+    assert "ompcl_k0r" not in u.kernel_source
+    assert "__kernel void ompcl_k0r(" in u.variant_source
+    assert "__kernel void ompcl_k0g(" in u.variant_source
+    assert "static ompcl_program ompcl_vprog = { .source = ompcl_variant_source" in \
+        u.host_source
+    assert '.vprog = &ompcl_vprog, .variant = "ompcl_k0r", .variant_grid = "ompcl_k0g"' in \
+        u.host_source
+    assert "ompcl_rt_arg_layout(&ompcl_L, 4, ompcl_ld3, ompcl_lp3_0, ompcl_lp3_1)" in \
+        u.host_source
+    assert "ompcl_rt_arg_layout(&ompcl_L, 3, ompcl_ld0, ompcl_lp0_0, 0)" in u.host_source
 
 
 def test_switched_off(tmp_path):
     u = _translate(tmp_path, LINE_SOLVER, dynreorder=False)
-    assert not u.variants and "ompcl_k0r" not in u.kernel_source
+    assert not u.variants and not u.variant_source
     assert "ompcl_rt_arg_layout" not in u.host_source
 
 
@@ -168,6 +202,15 @@ def line_solver(tmp_path_factory, cache_dir):
     return run(ref).stdout, exe
 
 
+@pytest.mark.parametrize("zero_copy", ["0", "1"])
+def test_grid_shape_variant_same_answer(line_solver, zero_copy, tmp_path):
+    """The grid shape (GPUs; forced here on the CPU device) runs the grid variants (each
+    array with the dimension neighbouring work-items walk last): gcc's answer."""
+    solver = _solver_run(line_solver, tmp_path, OMPCL_ZERO_COPY=zero_copy, OMPCL_DYNLAYOUT="1",
+                         OMPCL_SHAPE="grid")
+    assert solver["relayout_runs"] == 3 and solver["relayout_copies"] > 0
+
+
 def _solver_run(line_solver, tmp_path: Path, **env: str) -> dict:
     """Runs the line solver on the device with ``env``: gcc's answer, four kernel entries;
     the solver's statistics."""
@@ -188,33 +231,46 @@ def _solver_run(line_solver, tmp_path: Path, **env: str) -> dict:
 @pytest.mark.parametrize("zero_copy", ["0", "1"])
 def test_same_answer_on_device(line_solver, layout, zero_copy, tmp_path):
     solver = _solver_run(line_solver, tmp_path, OMPCL_ZERO_COPY=zero_copy,
-                         OMPCL_DYNLAYOUT=layout)
+                         OMPCL_DYNLAYOUT=layout, OMPCL_SHAPE="blocked")
     if layout == "1":
-        # in: 4 arrays at the first entry, then u (add wrote it) and q (the host wrote it)
-        # at each later one, and r once more after the host wrote it; out: f and r after
-        # every entry (a written copy stays current for the next entry)
-        assert solver["relayout_runs"] == 4
-        assert solver["relayout_copies"] == (4 + 3 * 2 + 1) + 4 * 2
+        # the first entry builds the variants' program and runs the kernel; in: 4 arrays at
+        # the second entry, then u (add wrote it) and q (the host wrote it) at each later
+        # one, and r once more after the host wrote it; out: f and r after every variant
+        # entry (a written copy stays current for the next entry)
+        assert solver["relayout_runs"] == 3
+        assert solver["relayout_copies"] == (4 + 2 * 2 + 1) + 3 * 2
         assert solver["relayout_accesses"] > 0
     elif layout == "0":
         assert solver["relayout_runs"] == 0 and solver["relayout_copies"] == 0
 
 
+def test_short_runs_never_build_the_variants(line_solver, tmp_path):
+    """Auto mode: however much the model wants a variant, its program is built only after
+    the kernel has run for OMPCL_LAYOUT_BUILD times as long as its own program's build took
+    (here: never, in a run of milliseconds)."""
+    solver = _solver_run(line_solver, tmp_path, OMPCL_DYNLAYOUT="auto",
+                         OMPCL_LAYOUT_COST="1,0,0", OMPCL_LAYOUT_BUILD="1e6")
+    assert solver["relayout_runs"] == 0
+
+
 @pytest.mark.parametrize("fault,runs", [("slow-variant", 1), ("", None)])
 def test_cost_model_checked_by_measurement(line_solver, tmp_path, fault, runs):
     """With coefficients that make the variant look worth it (OMPCL_LAYOUT_COST), auto mode
-    runs the kernel at the first entry, the variant at the second, and from then on the
-    side whose measured seconds per work-item, transpositions included, pay; a variant
-    measured slower (fault hook) never runs again."""
+    runs the kernel at the first entry (measured), builds the variants' program at the
+    second (the kernel runs), runs the variant at the third, and from then on the side whose
+    measured seconds per work-item, transpositions included, pay; a variant measured slower
+    (fault hook) never runs again."""
     solver = _solver_run(line_solver, tmp_path, OMPCL_DYNLAYOUT="auto", OMPCL_FAULT=fault,
-                         OMPCL_LAYOUT_COST="1,0,0")
+                         OMPCL_LAYOUT_COST="1,0,0", OMPCL_LAYOUT_BUILD="0")
     if runs is not None:
         assert solver["relayout_runs"] == runs
     else:
-        assert 1 <= solver["relayout_runs"] <= 3
+        assert 1 <= solver["relayout_runs"] <= 2
 
 
 def test_failed_transposition_falls_back(line_solver, tmp_path):
+    """A transposition that fails (fault hook): gcc's answer, that entry on the host, the
+    variant given up."""
     expected, exe = line_solver
     stats = tmp_path / "s.json"
     out = run(exe, OMPCL_DEVICE="opencl", OMPCL_DYNLAYOUT="1", OMPCL_FAULT="permute",
@@ -224,7 +280,10 @@ def test_failed_transposition_falls_back(line_solver, tmp_path):
     st = load_stats(stats)
     if st["device"]["available"]:
         solver = next(r for r in st["regions"] if r["kernel"] == "ompcl_k0")
-        assert solver["host_runs"] == 4 and "transposing" in solver["fallback"]
+        # the first entry runs the kernel (and builds the variants), the second fails to
+        # transpose and runs on the host, the others run the kernel again
+        assert solver["host_runs"] == 1 and solver["device_runs"] == 3
+        assert solver["relayout_runs"] == 0 and "transposing" in solver["fallback"]
         assert "transposing an array on the device failed" in out.stderr
 
 

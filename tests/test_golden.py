@@ -71,12 +71,15 @@ def test_emitted_code_is_valid(src, tmp_path):
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "ompcl" not in res.stderr, f"warnings in generated code:\n{res.stderr}"
+    variants = [v.spec.name for _, found in sorted(t.variants.items()) for v in found]
+    programs = [(t.kernel_source, [f"ompcl_k{r.id}" for r in t.offloaded])]
+    programs += [(t.variant_source, variants)] if variants else []
     for defines in ((), ("OMPCL_BOUNDS_CHECK",)) if t.offloaded else ():
-        ast = c_parser.CParser().parse(kernel_as_c(t.kernel_source, *defines), "kernel.cl")
-        kernels = [e.decl.name for e in ast.ext if hasattr(e, "decl")
-                   and e.decl.name.startswith("ompcl_k")]
-        assert kernels == [f"ompcl_k{r.id}" for r in t.offloaded] + [
-            v.spec.name for _, v in sorted(t.variants.items())]
+        for source, names in programs:
+            ast = c_parser.CParser().parse(kernel_as_c(source, *defines), "kernel.cl")
+            kernels = [e.decl.name for e in ast.ext if hasattr(e, "decl")
+                       and e.decl.name.startswith("ompcl_k")]
+            assert kernels == names
     # the host file re-parses as well: analysis of the output finds the same OpenMP loops
     assert t.host_source.count("#pragma omp") >= len(t.offloaded)
 
@@ -100,8 +103,11 @@ def test_kernels_build(src, cl_context):
     t = translate(str(src))
     if not t.offloaded:
         pytest.skip("no kernel in this program")
+    programs = [(t.kernel_source, {f"ompcl_k{r.id}" for r in t.offloaded})]
+    if t.variant_source:   # the reordered kernels: a program of their own
+        programs.append((t.variant_source,
+                         {v.spec.name for found in t.variants.values() for v in found}))
     for options in ([], ["-DOMPCL_BOUNDS_CHECK"]):
-        prog = cl.Program(ctx, t.kernel_source).build(options=options)
-        kernels = {k.function_name for k in prog.all_kernels()} - {"ompcl_layout"}
-        assert kernels == {f"ompcl_k{r.id}" for r in t.offloaded} | {
-            v.spec.name for v in t.variants.values()}
+        for source, names in programs:
+            prog = cl.Program(ctx, source).build(options=options)
+            assert {k.function_name for k in prog.all_kernels()} - {"ompcl_layout"} == names

@@ -83,7 +83,7 @@ def _kernel(source: str, name: str) -> str:
 
 def test_both_shapes_in_every_kernel():
     src = translate(str(HEAT)).kernel_source
-    kernels = re.findall(r"__kernel void (ompcl_k\d+)", src)
+    kernels = re.findall(r"__kernel void (ompcl_k\d+)\(", src)
     assert len(kernels) == 4
     for name in kernels:
         k = _kernel(src, name)

@@ -50,12 +50,13 @@ class HostTeam:
 
 @dataclass(frozen=True)
 class RelayoutInfo:
-    """A region's kernel variant over permuted arrays (``transform.dynreorder``): its name,
-    the arrays (``Relayout``) and a C expression for its accesses to them per work-item."""
+    """A region's kernel variants over permuted arrays (``transform.dynreorder``), by kernel
+    shape ('blocked', 'grid'): their names; per permuted array, a ``Relayout`` and its
+    permutation in each shape; a C expression for the accesses to them per work-item."""
 
-    kernel: str
+    kernels: dict
     arrays: tuple
-    accesses: str
+    accesses: dict
 
 
 @dataclass(frozen=True)
@@ -94,17 +95,18 @@ def copies_and_writebacks(iface: HostInterface) -> tuple[list[str], list[str]]:
 
 
 def _array_args(region: Region, relayout: RelayoutInfo | None = None) -> list[dict]:
-    permuted = {x.buffer: x for x in relayout.arrays} if relayout else {}
+    permuted = {x.buffer: (x, p) for x, p in relayout.arrays} if relayout else {}
     out = []
     for k, a in enumerate(region.arrays):
         lo, hi = N.extent(a.extent, a.var.ctype.dims)
         ptr = a.name
         if a.var.ctype.is_scalar:  # a scalar updated atomically: the variable itself
             ptr = N.outer_ref(a.name) if a.var.storage != "global" else f"&{a.name}"
-        x = permuted.get(k)
+        x, perms = permuted.get(k, (None, {}))
         out.append({"name": ptr, "lo": lo, "hi": hi, "ctype": a.var.ctype.base,
                     "mode": _MODES[a.mode], "k": k,
-                    "layout": {"dims": [f"({d})" for d in x.dims], "perm": list(x.perm)}
+                    "layout": {"dims": [f"({d})" for d in x.dims],
+                               "perms": [list(perms.get(s, ())) for s in ("blocked", "grid")]}
                     if x else None})
     return out
 
@@ -453,7 +455,8 @@ def _markers(plan) -> list[str]:
 def generate_host(prog: Program, regions: list[HostRegion], residency: ResidencyPlan,
                   kernel_source: str, embed: bool = True, kernel_file: str = "",
                   teams: tuple[HostTeam, ...] = (), layout: tuple = (),
-                  model: dict | None = None, layout_model: str = "") -> str:
+                  model: dict | None = None, layout_model: str = "",
+                  variant_source: str = "") -> str:
     """The spliced host source for the offloaded ``regions`` and ``teams`` (original text if
     none)."""
     hostplan = residency.host
@@ -504,12 +507,13 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
     prologue = render(
         "host_prologue.c.j2", file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
         kernel_lines=_c_lines(kernel_source), model=c_source(model) if model else "",
+        variant_lines=_c_lines(variant_source) if variant_source else [],
         predict="ompcl_model" if model else "0",
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),
                   "features": [repr(float(v)) for v in hr.features],
                   "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
                             for s in hr.sites],
-                  "variant": hr.relayout.kernel if hr.relayout else ""} for hr in regions],
+                  "variants": hr.relayout.kernels if hr.relayout else {}} for hr in regions],
         layout_cost=layout_cost(layout_model) if any(hr.relayout for hr in regions) else None,
         teams=[{"id": ht.team.id, "line": ht.team.loc.line,
                 "keep": int(bool(hostplan) and ht.team.id in hostplan.teams),

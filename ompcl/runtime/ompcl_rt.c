@@ -146,6 +146,7 @@ static struct {
   double layout_cost[3];
   void *permute[4];     /* cl_kernels of the runtime's transposition, by element size 1 2 4 8 */
   int permute_state;    /* 0 not built, 1 ready, -1 failed */
+  double layout_build;  /* OMPCL_LAYOUT_BUILD (want_variant) */
   double permute_rate;  /* seconds per byte of the last transposition (profiling events;
                            the first fill of a copy also pays for its pages: not counted) */
   const char *model_path;
@@ -313,6 +314,8 @@ static void start(void) {
   rt.regions_tail = &rt.regions;
   rt.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
   rt.relayout = parse_relayout(getenv("OMPCL_DYNLAYOUT"));
+  rt.layout_build = getenv("OMPCL_LAYOUT_BUILD") ? atof(getenv("OMPCL_LAYOUT_BUILD"))
+                                                 : OMPCL_LAYOUT_BUILD_FACTOR;
   rt.layout_env = getenv("OMPCL_LAYOUT_COST") &&
                   sscanf(getenv("OMPCL_LAYOUT_COST"), "%lf,%lf,%lf", &rt.layout_cost[0],
                          &rt.layout_cost[1], &rt.layout_cost[2]) == 3;
@@ -834,7 +837,8 @@ static int ensure_program(ompcl_program *prog) {
   }
   prog->handle = p;
   prog->state = 1;
-  log_line("built %s from %s in %.3f s", prog->file, how, now() - t0);
+  prog->build_seconds = now() - t0;
+  log_line("built %s from %s in %.3f s", prog->file, how, prog->build_seconds);
   if (prog->nlayout && (fault("layout") || !check_layout(prog))) {
     if (fault("layout"))
       fprintf(stderr, "ompcl: warning: %s: the OpenCL device lays out this file's structs "
@@ -864,13 +868,7 @@ static int ensure_kernel(ompcl_region *r) {
   cl_int err;
   if (r->kernel_handle) return 1;
   r->kernel_handle = rt.cl.CreateKernel((cl_program)r->prog->handle, r->kernel, &err);
-  if (err == CL_SUCCESS) {
-    if (r->variant && rt.relayout >= 0) { /* none: the kernel alone */
-      r->variant_handle = rt.cl.CreateKernel((cl_program)r->prog->handle, r->variant, &err);
-      if (err != CL_SUCCESS) r->variant_handle = 0;
-    }
-    return 1;
-  }
+  if (err == CL_SUCCESS) return 1;
   r->kernel_handle = 0;
   region_fail(r, "OpenCL kernel creation failed", err);
   return 0;
@@ -1611,7 +1609,7 @@ static void arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned lon
   a->esize = esize;
   a->mode = mode;
   a->arg = L->nargs;
-  a->nd = 0;
+  a->ndims = a->nd = 0;
   a->shadow = 0;
   L->nargs += 4; /* buffer, offset, checked low and high element */
 }
@@ -1789,7 +1787,10 @@ static int permute(ompcl_launch *L, cl_mem src, long src_off, cl_mem dst, long d
   L->r->relayout_copies++;
   log_line("%s:%d: transposed %ld elements of %zu bytes", L->r->file, L->r->line,
            n * d[m - 1] * run, unit);
-  if (err != CL_SUCCESS) launch_fail(L, "transposing an array on the device failed", err);
+  if (err != CL_SUCCESS) { /* this entry runs on the host, later ones without the variant */
+    launch_fail(L, "transposing an array on the device failed", err);
+    L->r->variant_state = -1;
+  }
   return err == CL_SUCCESS;
 }
 
@@ -1857,16 +1858,62 @@ static shadow *new_shadow(ompcl_launch *L, mapping *m, const ompcl_array_arg *a)
   return sh;
 }
 
-void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *perm) {
+void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *blocked,
+                         const int *grid) {
   ompcl_array_arg *a;
   if (!L->ok || !L->narrays) return;
   a = &L->arrays[L->narrays - 1];
   if (nd < 1 || nd > OMPCL_MAX_DIMS) return;
   for (int k = 0; k < nd; k++)
     if (dims[k] < 1) return;
-  a->nd = nd;
+  a->ndims = nd;
   a->dims = dims;
-  a->perm = perm;
+  a->perms[0] = blocked;
+  a->perms[1] = grid;
+}
+
+/* The variant kernel of the device's shape, its program built on first use (device set-up,
+ * kept out of the region's seconds); 0 where there is none. Kernel arguments are set on it
+ * from the next launch on, so a launch that creates it does not run it. */
+static int ensure_variant(ompcl_launch *L) {
+  ompcl_region *r = L->r;
+  const char *name = shape.blocked ? r->variant : r->variant_grid;
+  double t0 = now(), dt;
+  cl_int err;
+  if (r->variant_state || !name || !r->vprog) return 0;
+  r->variant_state = -1;
+  if (ensure_program(r->vprog)) {
+    r->variant_handle = rt.cl.CreateKernel((cl_program)r->vprog->handle, name, &err);
+    if (err == CL_SUCCESS) r->variant_state = 1;
+    else r->variant_handle = 0;
+  }
+  dt = now() - t0;
+  rt.setup_seconds += dt;
+  r->t_start += dt;
+  return 0;
+}
+
+/* The arrays the variant of the device's shape permutes (nd, perm), for this launch. */
+static void resolve_layouts(ompcl_launch *L) {
+  for (int k = 0; k < L->narrays; k++) {
+    ompcl_array_arg *a = &L->arrays[k];
+    a->perm = a->ndims ? a->perms[!shape.blocked] : 0;
+    a->nd = a->perm ? a->ndims : 0;
+  }
+}
+
+/* The variant is wanted: 1 when it can run now (its kernel and the transpositions ready).
+ * Unless forced, its program is built only once the kernel has run for a few times as long
+ * as the kernels' program took to build: a short run never pays for it. */
+static int want_variant(ompcl_launch *L) {
+  const ompcl_region *r = L->r;
+  if (r->variant_handle) return ensure_permute();
+  if (rt.relayout <= 0 && r->kernel_seconds < rt.layout_build * r->prog->build_seconds) {
+    log_line("%s:%d: variant wanted; built after %.3f s of kernels (%.3f so far)", r->file,
+             r->line, rt.layout_build * r->prog->build_seconds, r->kernel_seconds);
+    return 0;
+  }
+  return ensure_variant(L);
 }
 
 /* Whether a launch runs the variant kernel: OMPCL_DYNLAYOUT, else the cost model: the
@@ -1883,7 +1930,11 @@ static int use_variant(ompcl_launch *L) {
   double gain = have ? c[0] : OMPCL_LAYOUT_GAIN, copy = have ? c[1] : OMPCL_LAYOUT_COPY;
   double byte = have ? c[2] : OMPCL_LAYOUT_BYTE, bytes = 0, saved, cost;
   int any = 0, copies = 0;
-  if (!r->variant_handle || rt.relayout < 0 || !ensure_permute()) return 0;
+  double accesses = L->relayout_accesses[!shape.blocked];
+  if (!(shape.blocked ? r->variant : r->variant_grid) || r->variant_state < 0 ||
+      rt.relayout < 0)
+    return 0;
+  resolve_layouts(L);
   for (int k = 0; k < L->narrays; k++) {
     const ompcl_array_arg *a = &L->arrays[k];
     long n;
@@ -1902,19 +1953,19 @@ static int use_variant(ompcl_launch *L) {
     any = 1;
   }
   if (!any) return 0;
-  if (rt.relayout > 0) return 1;
+  if (rt.relayout > 0) return want_variant(L);
   if (r->rate_kernel <= 0) return 0; /* the kernel's own speed is measured first */
   if (rt.permute_rate > 0) byte = rt.permute_rate;
   cost = copies * copy + bytes * byte;
   if (r->rate_variant > 0) {
     saved = (r->rate_kernel - r->rate_variant) * (double)L->iters;
   } else {
-    saved = gain * L->relayout_accesses * (double)L->iters;
+    saved = gain * accesses * (double)L->iters;
     if (cost <= r->rate_kernel * (double)L->iters) saved = cost + 1; /* tried: cheap */
   }
-  log_line("%s:%d: variant %s: saves %.6f s (%s), transpositions cost %.6f s", r->file,
-           r->line, r->variant, saved, r->rate_variant > 0 ? "measured" : "model", cost);
-  return saved > cost;
+  log_line("%s:%d: variant: saves %.6f s (%s), transpositions cost %.6f s", r->file,
+           r->line, saved, r->rate_variant > 0 ? "measured" : "model", cost);
+  return saved > cost && want_variant(L);
 }
 
 /* The kernel seconds per work-item of the launch, for use_variant. */
@@ -1922,7 +1973,7 @@ static void measure_variant(ompcl_launch *L) {
   /* test hook: the variant looks a second slower to the measurement */
   double dt = L->kernel_dt + (L->variant && fault("slow-variant") ? 1.0 : 0.0);
   double rate = dt / (double)OMPCL_MAX(L->iters, 1L);
-  if (!L->r->variant_handle || L->kernel_dt <= 0) return;
+  if (!(shape.blocked ? L->r->variant : L->r->variant_grid) || L->kernel_dt <= 0) return;
   if (L->variant)
     L->r->rate_variant = rate;
   else
@@ -2348,7 +2399,7 @@ static int settle(ompcl_launch *L, int ndim, const long n[]) {
 static int launch(ompcl_launch *L, int ndim, const long n[]) {
   if (!settle(L, ndim, n)) return 0;
   L->variant = use_variant(L);
-  L->r->relayout_accesses = L->relayout_accesses;
+  L->r->relayout_accesses = L->relayout_accesses[!shape.blocked];
   for (int k = 0; k < L->narrays && L->ok; k++) {
     if (L->variant && L->arrays[k].nd)
       bind_permuted(L, k);

@@ -47,6 +47,7 @@ typedef struct ompcl_program {
   /* runtime state (zero-initialised) */
   int state;               /* 0 = not built, 1 = built, -1 = failed */
   void *handle;            /* cl_program */
+  double build_seconds;    /* what making it ready took (from source or the binary cache) */
 } ompcl_program;
 
 /* A checked array access of a kernel (reported when OMPCL_BOUNDS_CHECK=1 finds it out of
@@ -84,6 +85,10 @@ typedef struct ompcl_site {
 #define OMPCL_LAYOUT_GAIN 2e-10
 #define OMPCL_LAYOUT_COPY 5e-5
 #define OMPCL_LAYOUT_BYTE 3e-11
+/* auto mode builds a region's reordered variants once its kernel has run this many times as
+   long as building the kernels' program took (the variants' program costs about as much;
+   OMPCL_LAYOUT_BUILD overrides) */
+#define OMPCL_LAYOUT_BUILD_FACTOR 4
 /* Megabytes of kernel binaries the cache keeps (OMPCL_CACHE_MB overrides). */
 #define OMPCL_CACHE_MB_DEFAULT 256
 #define OMPCL_MAX_SIZES 32     /* problem-size classes per region (log2 of the work-items) */
@@ -123,7 +128,10 @@ typedef struct ompcl_region {
                               at its entry and exit */
   int serial;              /* a team's loops left on the host, run on its one thread: its
                               device version only when the device is forced */
-  const char *variant;     /* kernel over permuted copies of some arrays, or 0 */
+  ompcl_program *vprog;    /* the program of the variants (built when one is wanted): */
+  const char *variant;     /* kernel over permuted copies of some arrays, or 0: for the
+                              blocked shape (CPUs) */
+  const char *variant_grid; /* ... for the grid shape (GPUs) */
   int nloops;              /* a team's own loops that are kernels (auto mode: none, the
                               original region runs) */
   int idle;                /* runtime: a team whose device version launched no kernel (auto
@@ -133,7 +141,8 @@ typedef struct ompcl_region {
   int registered;
   struct ompcl_region *next;
   void *kernel_handle;     /* cl_kernel */
-  void *variant_handle;    /* cl_kernel of `variant` (0: none or not created) */
+  void *variant_handle;    /* cl_kernel of the variant of the device's shape (0: none) */
+  int variant_state;       /* 0 not created, 1 created, -1 failed */
   long relayout_runs, relayout_copies; /* launches of the variant; transpositions they made */
   double relayout_seconds; /* of those transpositions (profiling events) */
   double relayout_accesses; /* the variant's accesses to permuted arrays per work-item (last
@@ -174,9 +183,13 @@ typedef struct ompcl_array_arg {
   unsigned long esize;
   int mode;
   int arg;                 /* index of its first kernel parameter */
-  int nd;                  /* > 0: the variant kernel reads a copy permuted by `perm` (new
-                              position -> dimension) of the whole array, of dimensions `dims` */
+  int ndims;               /* > 0: the variant kernels read copies of the whole array, of
+                              dimensions `dims`, permuted by perms[0] (the blocked shape's
+                              variant) or perms[1] (the grid shape's): new position ->
+                              dimension; 0 where that variant reads the array as it is */
   const long *dims;
+  const int *perms[2];
+  int nd;                  /* launch: ndims where the variant run permutes it, else 0 */
   const int *perm;
   void *shadow;            /* the permuted copy bound for this launch */
 } ompcl_array_arg;
@@ -204,7 +217,8 @@ typedef struct ompcl_launch {
   int settled;             /* the device/host decision is made (ompcl_rt_decide) */
   int variant;             /* the launch runs the region's variant kernel */
   double kernel_dt;        /* seconds of the launch's kernel (profiling event) */
-  double relayout_accesses; /* the variant's accesses to permuted arrays per work-item */
+  double relayout_accesses[2]; /* the variants' accesses to permuted arrays per work-item
+                                  (blocked, grid) */
   /* filled up to their counts before they are read (not zeroed: a host entry of a region
      pays for the counts only) */
   void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
@@ -237,10 +251,12 @@ int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters);
 /* Arguments, in kernel parameter order. */
 void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize, int mode);
 void ompcl_rt_arg_scalar(ompcl_launch *L, const void *value, unsigned long size);
-/* The array argument just added is one the region's variant kernel reads through a copy
+/* The array argument just added is one the region's variant kernels read through a copy
  * whose dimensions (of sizes dims[0..nd-1]) are permuted: new position k holds dimension
- * perm[k]. */
-void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *perm);
+ * perm[k], `blocked` for the blocked shape's variant, `grid` for the grid shape's (0: that
+ * variant reads it as it is). */
+void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *blocked,
+                         const int *grid);
 /* A result buffer: per_group != 0 -> one element per work-group (reduction partials),
  * else a single element (lastprivate). */
 void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group);

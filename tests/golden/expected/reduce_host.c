@@ -130,6 +130,7 @@ static const char ompcl_kernel_source[] =
 
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/reduce.c", .kernel_path = "" };
+
 static const double ompcl_f0[] = { 21.0, 2.0, 4.0, 2.0, 0.0, 0.0 };
 static const ompcl_site ompcl_s0[] = {
   { 0, "a", "tests/golden/reduce.c:11:20" },

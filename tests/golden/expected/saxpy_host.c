@@ -89,6 +89,7 @@ static const char ompcl_kernel_source[] =
 
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/saxpy.c", .kernel_path = "" };
+
 static const double ompcl_f0[] = { 2.0, 3.0, 0.0, 3.0, 0.0, 0.0 };
 static const ompcl_site ompcl_s0[] = {
   { 1, "y", "tests/golden/saxpy.c:8:9" },

@@ -98,6 +98,7 @@ static const char ompcl_kernel_source[] =
 
 
 static ompcl_program ompcl_prog = { .source = ompcl_kernel_source, .file = "tests/golden/stencil.c", .kernel_path = "" };
+
 static const double ompcl_f0[] = { 8.0, 5.0, 0.0, 5.0, 0.0, 0.0 };
 static const ompcl_site ompcl_s0[] = {
   { 1, "v", "tests/golden/stencil.c:10:13" },
