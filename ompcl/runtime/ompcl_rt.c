@@ -2416,6 +2416,10 @@ static int launch(ompcl_launch *L, int ndim, const long n[]) {
   if (L->variant && L->ok) {
     shadows_current(L);
     L->r->relayout_runs++;
+  } else if (L->variant) { /* a failed variant may have half-written its copies */
+    for (int k = 0; k < L->narrays; k++)
+      if (L->arrays[k].shadow && (L->arrays[k].mode & OMPCL_WRITE))
+        ((shadow *)L->arrays[k].shadow)->version = 0;
   }
   if (!L->ok) return 0;
   L->r->kernels_launched++;
