@@ -1921,14 +1921,15 @@ static int want_variant(ompcl_launch *L) {
  * not current, and back when the kernel writes the array) costs `copy` + `byte` per byte
  * (`byte` as measured on this device once a transposition has run). The model's guess is
  * checked by measurement: the kernel runs first, then the variant once, where the model says
- * it pays or where trying it costs no more than the kernel itself; from then on the seconds
- * per work-item measured for each replace the model's saving. */
+ * it pays or where the transpositions that repeat (first fills aside) cost no more than the
+ * kernel itself; from then on the seconds per work-item measured for each replace the
+ * model's saving. */
 static int use_variant(ompcl_launch *L) {
   const ompcl_region *r = L->r;
   const double *c = rt.layout_env ? rt.layout_cost : r->prog->layout_cost;
   int have = rt.layout_env || c[0] > 0;
   double gain = have ? c[0] : OMPCL_LAYOUT_GAIN, copy = have ? c[1] : OMPCL_LAYOUT_COPY;
-  double byte = have ? c[2] : OMPCL_LAYOUT_BYTE, bytes = 0, saved, cost;
+  double byte = have ? c[2] : OMPCL_LAYOUT_BYTE, bytes = 0, again = 0, saved, cost;
   int any = 0, copies = 0;
   double accesses = L->relayout_accesses[!shape.blocked];
   if (!(shape.blocked ? r->variant : r->variant_grid) || r->variant_state < 0 ||
@@ -1950,6 +1951,10 @@ static int use_variant(ompcl_launch *L) {
             !(m && m->dev_valid && !m->ndirty && sh && sh->version == m->version);
     copies += moves;
     bytes += moves * (double)n * (double)a->esize;
+    /* what later launches will likely pay again: the write-back, and the refill of a copy
+       that went stale since it was made (a first fill is paid once) */
+    again += (moves - (sh == 0 && moves > ((a->mode & OMPCL_WRITE) != 0))) * (double)n *
+             (double)a->esize;
     any = 1;
   }
   if (!any) return 0;
@@ -1961,7 +1966,8 @@ static int use_variant(ompcl_launch *L) {
     saved = (r->rate_kernel - r->rate_variant) * (double)L->iters;
   } else {
     saved = gain * accesses * (double)L->iters;
-    if (cost <= r->rate_kernel * (double)L->iters) saved = cost + 1; /* tried: cheap */
+    /* a try costs at most about the kernel itself each time it repeats: tried */
+    if (copy + again * byte <= r->rate_kernel * (double)L->iters) saved = cost + 1;
   }
   log_line("%s:%d: variant: saves %.6f s (%s), transpositions cost %.6f s", r->file,
            r->line, saved, r->rate_variant > 0 ? "measured" : "model", cost);
