@@ -1974,16 +1974,17 @@ static int use_variant(ompcl_launch *L) {
   return saved > cost && want_variant(L);
 }
 
-/* The kernel seconds per work-item of the launch, for use_variant. */
+/* The kernel seconds per work-item of the launch, for use_variant (the fastest so far). */
 static void measure_variant(ompcl_launch *L) {
   /* test hook: the variant looks a second slower to the measurement */
   double dt = L->kernel_dt + (L->variant && fault("slow-variant") ? 1.0 : 0.0);
   double rate = dt / (double)OMPCL_MAX(L->iters, 1L);
   if (!(shape.blocked ? L->r->variant : L->r->variant_grid) || L->kernel_dt <= 0) return;
+  /* the best of each: a launch slowed by other work on the machine moves neither */
   if (L->variant)
-    L->r->rate_variant = rate;
+    L->r->rate_variant = L->r->rate_variant > 0 ? OMPCL_MIN(L->r->rate_variant, rate) : rate;
   else
-    L->r->rate_kernel = rate;
+    L->r->rate_kernel = L->r->rate_kernel > 0 ? OMPCL_MIN(L->r->rate_kernel, rate) : rate;
 }
 
 /* Map the whole of permuted array k, make its permuted copy current and bind that copy. */

@@ -147,7 +147,7 @@ typedef struct ompcl_region {
   double relayout_seconds; /* of those transpositions (profiling events) */
   double relayout_accesses; /* the variant's accesses to permuted arrays per work-item (last
                                device entry) */
-  double rate_kernel, rate_variant; /* kernel seconds per work-item of the last launch of
+  double rate_kernel, rate_variant; /* kernel seconds per work-item, the fastest launch of
                                each (use_variant measures the variant against the kernel) */
   long entries, device_runs, host_runs, kernels_launched;
   long bytes_to_device, bytes_to_host;
