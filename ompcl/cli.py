@@ -304,9 +304,18 @@ def bench_residency(args) -> None:
 @bench_group.command("layout", context_settings={"ignore_unknown_options": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def bench_layout(args) -> None:
-    """Layout passes (interchange, reordering) off and on: BT, SP, MG and a probe."""
+    """Layout passes (interchange, reordering, dynamic reordering) off and on: BT, SP, MG and
+    a probe."""
     from .bench import layout
     sys.exit(layout.main(list(args)))
+
+
+@bench_group.command("layout-cost", context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_layout_cost(args) -> None:
+    """Fit dynamic reordering's cost model (models/layout-cost.json) on this device."""
+    from .bench import layout_cost
+    sys.exit(layout_cost.main(list(args)))
 
 
 if __name__ == "__main__":

@@ -307,8 +307,8 @@ def test_cost_model_fit():
 
 def test_benchmark_command_runs(tmp_path, cache_dir):
     out = tmp_path / "lc.json"
-    res = subprocess.run([sys.executable, "-m", "ompcl.bench.layout_cost", "--sizes", "8",
-                          "--steps", "2", "--repeats", "1", "-o", str(out)],
+    res = subprocess.run([sys.executable, "-m", "ompcl.cli", "bench", "layout-cost",
+                          "--sizes", "8", "--steps", "2", "--repeats", "1", "-o", str(out)],
                          capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert res.returncode == 0, res.stderr
     assert "fitted: gain_per_access" in res.stdout
