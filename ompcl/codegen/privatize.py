@@ -26,6 +26,7 @@ from ..frontend.clone import clone
 from ..analysis.loops import const_int
 from ..ir import ArrayArg, KernelSpec, Region
 from ..transform.atomics import OP_NAMES, helper
+from ..transform.boundscheck import unchecked
 from ..transform.rename import device_name
 from .kernelspec import cl_type
 
@@ -151,10 +152,7 @@ def _target_id(call: c_ast.FuncCall) -> c_ast.ID | None:
     args = call.args.exprs if call.args else []
     if len(args) != 2 or not (isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&"):
         return None
-    ref = args[0].expr
-    if isinstance(ref, c_ast.FuncCall) and isinstance(ref.name, c_ast.ID) and \
-            ref.name.name == "OMPCL_AT" and ref.args and len(ref.args.exprs) == 4:
-        ref = ref.args.exprs[3]
+    ref = unchecked(args[0].expr)
     if not isinstance(ref, c_ast.ArrayRef):
         return None
     while isinstance(ref, c_ast.ArrayRef):

@@ -1658,8 +1658,8 @@ static void bind_array(ompcl_launch *L, int k) {
  * sum_k c_k * s_k, s the source's strides of those dimensions. Work-item x copies the x-th
  * block of OMPCL_PERMUTE_ROWS rows of runs along the last of d, a column of the block at a
  * time (the reads of a column are near each other where the rows are, the block's rows stay
- * in cache while the columns advance); no division inside a row; one kernel per element size (other sizes:
- * bytes, with the element as an innermost dimension). */
+ * in cache while the columns advance); no division inside a row. One kernel per element
+ * size (other sizes: bytes, with the element as an innermost dimension). */
 #define OMPCL_PERMUTE_KERNEL(T) \
   "__kernel void ompcl_permute_" #T "(__global const " #T " *src, const long src_off,\n" \
   "    __global " #T " *dst, const long dst_off, const long n, const long run, const int nd,\n" \
@@ -1719,6 +1719,17 @@ static long elements_of(const ompcl_array_arg *a) {
   long n = 1;
   for (int k = 0; k < a->nd; k++) n *= a->dims[k];
   return n;
+}
+
+/* The mapping holding the whole of permuted array a, if any. */
+static mapping *whole_mapping(const ompcl_array_arg *a) {
+  return find_containing((uintptr_t)a->ptr,
+                         (uintptr_t)a->ptr + (uintptr_t)elements_of(a) * a->esize);
+}
+
+/* The region's variant kernel for the device's shape (0: none). */
+static const char *variant_of(const ompcl_region *r) {
+  return shape.blocked ? r->variant : r->variant_grid;
 }
 
 /* One transposition: dst (at element dst_off) gets src (from src_off) in the layout of
@@ -1877,7 +1888,7 @@ void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *b
  * from the next launch on, so a launch that creates it does not run it. */
 static int ensure_variant(ompcl_launch *L) {
   ompcl_region *r = L->r;
-  const char *name = shape.blocked ? r->variant : r->variant_grid;
+  const char *name = variant_of(r);
   double t0 = now(), dt;
   cl_int err;
   if (r->variant_state || !name || !r->vprog) return 0;
@@ -1930,31 +1941,28 @@ static int use_variant(ompcl_launch *L) {
   int have = rt.layout_env || c[0] > 0;
   double gain = have ? c[0] : OMPCL_LAYOUT_GAIN, copy = have ? c[1] : OMPCL_LAYOUT_COPY;
   double byte = have ? c[2] : OMPCL_LAYOUT_BYTE, bytes = 0, again = 0, saved, cost;
-  int any = 0, copies = 0;
+  int any = 0, copies = 0, tried = 0;
   double accesses = L->relayout_accesses[!shape.blocked];
-  if (!(shape.blocked ? r->variant : r->variant_grid) || r->variant_state < 0 ||
-      rt.relayout < 0)
-    return 0;
+  if (!variant_of(r) || r->variant_state < 0 || rt.relayout < 0) return 0;
   resolve_layouts(L);
   for (int k = 0; k < L->narrays; k++) {
     const ompcl_array_arg *a = &L->arrays[k];
     long n;
     mapping *m;
     shadow *sh;
-    int moves;
+    int back, fill;
     if (!a->nd) continue;
     n = elements_of(a);
     if (a->lo < 0 || a->hi >= n) return 0; /* the kernel may touch more than the array */
-    m = find_containing((uintptr_t)a->ptr, (uintptr_t)a->ptr + (uintptr_t)n * a->esize);
+    m = whole_mapping(a);
     sh = find_shadow(m, a);
-    moves = ((a->mode & OMPCL_WRITE) != 0) +
-            !(m && m->dev_valid && !m->ndirty && sh && sh->version == m->version);
-    copies += moves;
-    bytes += moves * (double)n * (double)a->esize;
+    back = (a->mode & OMPCL_WRITE) != 0;
+    fill = !(m && m->dev_valid && !m->ndirty && sh && sh->version == m->version);
+    copies += back + fill;
+    bytes += (back + fill) * (double)n * (double)a->esize;
     /* what later launches will likely pay again: the write-back, and the refill of a copy
        that went stale since it was made (a first fill is paid once) */
-    again += (moves - (sh == 0 && moves > ((a->mode & OMPCL_WRITE) != 0))) * (double)n *
-             (double)a->esize;
+    again += (back + (fill && sh)) * (double)n * (double)a->esize;
     any = 1;
   }
   if (!any) return 0;
@@ -1967,11 +1975,12 @@ static int use_variant(ompcl_launch *L) {
   } else {
     saved = gain * accesses * (double)L->iters;
     /* a try costs at most about the kernel itself each time it repeats: tried */
-    if (copy + again * byte <= r->rate_kernel * (double)L->iters) saved = cost + 1;
+    tried = copy + again * byte <= r->rate_kernel * (double)L->iters;
   }
-  log_line("%s:%d: variant: saves %.6f s (%s), transpositions cost %.6f s", r->file,
-           r->line, saved, r->rate_variant > 0 ? "measured" : "model", cost);
-  return saved > cost && want_variant(L);
+  log_line("%s:%d: variant: saves %.6f s (%s), transpositions cost %.6f s%s", r->file,
+           r->line, saved, r->rate_variant > 0 ? "measured" : "model", cost,
+           tried ? ": tried" : "");
+  return (tried || saved > cost) && want_variant(L);
 }
 
 /* The kernel seconds per work-item of the launch, for use_variant (the fastest so far). */
@@ -1979,7 +1988,7 @@ static void measure_variant(ompcl_launch *L) {
   /* test hook: the variant looks a second slower to the measurement */
   double dt = L->kernel_dt + (L->variant && fault("slow-variant") ? 1.0 : 0.0);
   double rate = dt / (double)OMPCL_MAX(L->iters, 1L);
-  if (!(shape.blocked ? L->r->variant : L->r->variant_grid) || L->kernel_dt <= 0) return;
+  if (!variant_of(L->r) || L->kernel_dt <= 0) return;
   /* the best of each: a launch slowed by other work on the machine moves neither */
   if (L->variant)
     L->r->rate_variant = L->r->rate_variant > 0 ? OMPCL_MIN(L->r->rate_variant, rate) : rate;
@@ -2024,8 +2033,7 @@ static void permute_back(ompcl_launch *L) {
     ompcl_array_arg *a = &L->arrays[k];
     mapping *m;
     if (!a->nd || !(a->mode & OMPCL_WRITE)) continue;
-    m = find_containing((uintptr_t)a->ptr, (uintptr_t)a->ptr + (uintptr_t)elements_of(a) *
-                                                                   a->esize);
+    m = whole_mapping(a);
     permute_out(L, a, m, (long)(((uintptr_t)a->ptr - m->start) / a->esize),
                 (shadow *)a->shadow);
   }
@@ -2039,8 +2047,7 @@ static void shadows_current(ompcl_launch *L) {
     mapping *m;
     int writers = 0;
     if (!a->nd || !(a->mode & OMPCL_WRITE) || !a->shadow) continue;
-    m = find_containing((uintptr_t)a->ptr, (uintptr_t)a->ptr + (uintptr_t)elements_of(a) *
-                                                                   a->esize);
+    m = whole_mapping(a);
     for (int i = 0; i < L->nmaps; i++) writers += L->maps[i] == m && (L->modes[i] & OMPCL_WRITE);
     if (m && writers == 1) ((shadow *)a->shadow)->version = m->version;
   }

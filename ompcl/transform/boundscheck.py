@@ -72,6 +72,15 @@ class _Wrapper(NodeTransformer):
         return c_ast.FuncCall(c_ast.ID(MACRO), c_ast.ExprList(args), node.coord)
 
 
+def unchecked(node: c_ast.Node) -> c_ast.Node:
+    """The access a bounds-check wrapper ``OMPCL_AT(T, k, site, ref)`` holds, or ``node``
+    itself when it is none."""
+    if (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID)
+            and node.name.name == MACRO and node.args and len(node.args.exprs) == 4):
+        return node.args.exprs[3]
+    return node
+
+
 def bounds_checked(body: c_ast.Compound, buffers: dict[str, tuple[int, str, str, int]]
                    ) -> tuple[c_ast.Compound, tuple[Site, ...]]:
     """A copy of ``body`` with buffer accesses wrapped, and their sites in site order."""

@@ -32,6 +32,7 @@ from ..analysis.ctypes_ import subscripts
 from ..analysis.layout import loop_var
 from ..diagnostics import Remark
 from ..ir import ArrayArg, KernelSpec, Region
+from .boundscheck import unchecked
 from .rename import device_name
 from .visitor import NodeTransformer
 
@@ -99,8 +100,8 @@ class _Uses:
                     self._visit(s, loops, depth, None)
                 return
         if isinstance(node, c_ast.UnaryOp) and node.op == "&":
-            ref = _checked_ref(node.expr)  # &OMPCL_AT(.., a[..]): the address of a[..]
-            if ref is not None:
+            ref = unchecked(node.expr)  # &OMPCL_AT(.., a[..]): the address of a[..]
+            if isinstance(ref, c_ast.ArrayRef):
                 self._visit(ref, loops, depth, node)
                 return
         if isinstance(node, c_ast.ID) and node.name in self.names:
@@ -119,14 +120,6 @@ class _Uses:
             return
         for _, child in node.children():
             self._visit(child, loops, depth, node)
-
-
-def _checked_ref(node: c_ast.Node) -> c_ast.Node | None:
-    """The access a bounds-check wrapper ``OMPCL_AT(T, k, site, ref)`` holds (or the node)."""
-    if (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID)
-            and node.name.name == "OMPCL_AT" and node.args is not None):
-        return node.args.exprs[-1]
-    return node if isinstance(node, c_ast.ArrayRef) else None
 
 
 def _depths(sub: c_ast.Node, loops: dict[str, int]) -> frozenset[int]:
