@@ -39,6 +39,12 @@ def _cpp_options(f):
     f = click.option("--no-dynreorder", "no_dynreorder", is_flag=True,
                      help="No kernel variants over permuted device copies of arrays (as "
                      "OMPCL_DYNREORDER=0).")(f)
+    f = click.option("--no-promote", "no_promote", is_flag=True,
+                     help="No register promotion of reused global elements in kernels (as "
+                     "OMPCL_PROMOTE=0).")(f)
+    f = click.option("--no-vectorize", "no_vectorize", is_flag=True,
+                     help="No vector loads and stores (vloadn/vstoren) in kernels (as "
+                     "OMPCL_VECTORIZE=0).")(f)
     return f
 
 
@@ -116,12 +122,14 @@ def main() -> None:
               show_default=True, help="Which outputs to write.")
 @_cpp_options
 def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
-                  dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder):
+                  dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder,
+                  no_promote, no_vectorize):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
     def work():
         ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
                             {"interchange": no_interchange, "reorder": no_reorder,
-                             "dynreorder": no_dynreorder})
+                             "dynreorder": no_dynreorder, "promote": no_promote,
+                             "vectorize": no_vectorize})
         _emit_diags(ts, verbose)
         written = write_outputs(ts, Path(outdir), emit)
         if report:
@@ -141,14 +149,16 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
 @click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
 @_cpp_options
 def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
-              report, dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder):
+              report, dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder,
+              no_promote, no_vectorize):
     """Translate and compile OpenMP C files into an executable."""
     def work():
         # the files named are the program (unless objects or libraries of the user's come
         # in at the link): a global no other one mentions is this file's
         ts = _translate_all(files, include, define, undef, no_embed, dump_after, debug, model,
                             {"interchange": no_interchange, "reorder": no_reorder,
-                             "dynreorder": no_dynreorder},
+                             "dynreorder": no_dynreorder, "promote": no_promote,
+                             "vectorize": no_vectorize},
                             _whole_program(ldflags))
         _emit_diags(ts, verbose)
         if report:

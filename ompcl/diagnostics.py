@@ -107,6 +107,11 @@ REMARK_IDS: dict[str, str] = {
                   "follow its loops (made and restored by the runtime when it pays)",
     "dynreorder-missed": "a kernel walks an array along another dimension than its last, "
                          "but a use prevents a permuted copy",
+    "promote": "global elements a kernel reuses are kept in private variables (loaded once, "
+               "stored once)",
+    "promote-missed": "a loop-invariant element a kernel's loop updates stays in global memory",
+    "vectorize": "neighbouring elements of a row are loaded or stored as one OpenCL vector "
+                 "(vloadn/vstoren)",
 }
 
 

@@ -34,6 +34,8 @@ from .predict.model import resolve as resolve_model
 from .predict.schema import STATIC
 from .transform.interchange import interchange_region
 from .transform.dynreorder import Variant, reorder_kernel
+from .transform.promote import promote_kernel
+from .transform.vectorize import vectorize_kernel
 from .transform.rename import device_name
 from .transform.reorder import reordered_program
 
@@ -63,6 +65,10 @@ class Options:
     reorder: bool = field(default_factory=lambda: _knob("OMPCL_REORDER"))
     #: kernel variants over permuted device copies of arrays (``OMPCL_DYNREORDER=0`` off)
     dynreorder: bool = field(default_factory=lambda: _knob("OMPCL_DYNREORDER"))
+    #: reused global elements kept in private variables (``OMPCL_PROMOTE=0`` off)
+    promote: bool = field(default_factory=lambda: _knob("OMPCL_PROMOTE"))
+    #: runs of neighbouring elements loaded and stored as vectors (``OMPCL_VECTORIZE=0`` off)
+    vectorize: bool = field(default_factory=lambda: _knob("OMPCL_VECTORIZE"))
     #: ``sources`` and this file are the whole program (``ompcl build``): a global array no
     #: other source mentions is used only here
     whole_program: bool = False
@@ -227,6 +233,52 @@ def _dump_variants(u: Unit) -> str:
     return "\n".join(out)
 
 
+def _each_kernel(u: Unit, fn) -> Unit:
+    """``fn(spec, region) -> (spec, distinct pairs, remarks)`` applied to every kernel and
+    every variant (the variants' remarks would repeat the kernel's: dropped); the pairs join
+    the region's ``distinct`` (checked by the runtime at launch)."""
+    kernels, remarks, pairs = [], [], {}
+    for k, r in zip(u.kernels, u.offloaded):
+        k, found, notes = fn(k, r)
+        kernels.append(k)
+        remarks += notes
+        pairs.setdefault(r.id, set()).update(found)
+    variants = {}
+    for rid, found in u.variants.items():
+        r = next(x for x in u.regions if x.id == rid)
+        out = []
+        for v in found:
+            spec, more, _ = fn(v.spec, r)
+            pairs[rid].update(more)
+            out.append(replace(v, spec=spec))
+        variants[rid] = tuple(out)
+    regions = tuple(replace(r, distinct=tuple(sorted(set(r.distinct) | pairs[r.id])))
+                    if pairs.get(r.id) else r for r in u.regions)
+    return replace(u, kernels=tuple(kernels), variants=variants, regions=regions,
+                   remarks=u.remarks + tuple(remarks))
+
+
+def promote(u: Unit) -> Unit:
+    """Keep global elements a kernel reuses in private variables: a loop-invariant element
+    loaded before its loop (and stored after it when the loop updates it), a read-only element
+    read several times loaded once. Ordering: after 'dynreorder' (variants are promoted too;
+    their permuted subscripts are what is promoted), before 'vectorize'."""
+    return _each_kernel(u, promote_kernel) if u.options.promote else u
+
+
+def vectorize(u: Unit) -> Unit:
+    """Neighbouring elements of one row loaded or stored together as an OpenCL vector
+    (``vloadn``/``vstoren``). Ordering: after 'promote' (whose loads of a row's elements it
+    merges), before 'kernels' prints them."""
+    return _each_kernel(u, vectorize_kernel) if u.options.vectorize else u
+
+
+def _dump_kernel_bodies(u: Unit) -> str:
+    from .codegen.cprinter import OpenCLPrinter  # noqa: PLC0415 (dump only)
+    printer = OpenCLPrinter(TypeEnv.of(u.program.ast))
+    return "\n".join(f"{k.name}:\n{printer.visit(k.body)}" for k in u.kernels)
+
+
 def print_kernels(u: Unit) -> Unit:
     """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
     if not u.kernels:
@@ -318,6 +370,8 @@ PASSES: tuple[Pass, ...] = (
         f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id].values}"
         for k in u.kernels)),
     Pass("dynreorder", dynreorder, _dump_variants),
+    Pass("promote", promote, _dump_kernel_bodies),
+    Pass("vectorize", vectorize, _dump_kernel_bodies),
     Pass("kernels", print_kernels, lambda u: u.kernel_source + u.variant_source),
     Pass("host", splice_host, lambda u: u.host_source),
 )

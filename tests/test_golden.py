@@ -55,6 +55,11 @@ def kernel_as_c(source: str, *defines: str) -> str:
     types = "typedef unsigned char uchar; typedef unsigned short ushort; " \
             "typedef unsigned int uint; typedef unsigned long ulong;\n" \
             "int atomic_cmpxchg(volatile int *p, int a, int b);\n"
+    # OpenCL vector types (vloadn/vstoren): a struct with the lanes s0, s1, ...
+    types += "".join(f"typedef struct {{ {t} {', '.join(f's{x:x}' for x in range(n))}; }} "
+                     f"{t.split()[-1]}{n};\n"
+                     for t in ("char", "uchar", "short", "ushort", "int", "uint", "long",
+                               "ulong", "float", "double") for n in (2, 3, 4, 8, 16))
     return types + cpp.stdout
 
 

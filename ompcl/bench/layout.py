@@ -3,7 +3,8 @@ index reordering) off and on, side by side in one run, on the OpenCL device.
 
 Builds each program with ``ompcl cc -Rompcl`` once per variant (``off``: every pass off,
 ``interchange``, ``reorder``, ``both``; ``dynamic``: the kernels' reordered variants alone,
-run at every launch, ``dyn-auto``: the same chosen by the cost model, ``all``: every pass
+run at every launch, ``dyn-auto``: the same chosen by the cost model, ``promote``: register
+promotion, ``vectorize``: vector loads and stores, ``promote+vec``: both, ``all``: every pass
 and the cost model), counts the remarks each pass gave, and runs every
 variant with every offloaded loop on the device (``OMPCL_DEVICE=opencl``), repeats interleaved
 across variants after a warm-up run. A variant in which no pass fired is the ``off`` program
@@ -17,7 +18,7 @@ kernel seconds (profiling events, summed over regions, the transpositions of the
 variants included) and the ratios off / variant.
 
 Usage: python -m ompcl.bench.layout [--class W] [--programs bt,sp,mg,probe,gemm]
-       [--dataset STANDARD] [--repeats 3] [--json FILE]
+       [--dataset STANDARD] [--repeats 3] [--variants off,promote,...] [--json FILE]
 """
 from __future__ import annotations
 
@@ -38,13 +39,24 @@ from .npb_native import NPB_DIR, parse_report
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
        "OMPCL_DEVICE": "opencl"}
 #: variant -> (OMPCL_INTERCHANGE, OMPCL_REORDER, OMPCL_DYNREORDER at translation,
-#: OMPCL_DYNLAYOUT at run time: 1 the reordered kernels always, auto the cost model's choice)
-VARIANTS = {"off": ("0", "0", "0", "0"), "interchange": ("1", "0", "0", "0"),
-            "reorder": ("0", "1", "0", "0"), "both": ("1", "1", "0", "0"),
-            "dynamic": ("0", "0", "1", "1"), "dyn-auto": ("0", "0", "1", "auto"),
-            "all": ("1", "1", "1", "auto")}
+#: OMPCL_DYNLAYOUT at run time: 1 the reordered kernels always, auto the cost model's choice,
+#: OMPCL_PROMOTE, OMPCL_VECTORIZE at translation)
+VARIANTS = {"off": ("0", "0", "0", "0", "0", "0"), "interchange": ("1", "0", "0", "0", "0", "0"),
+            "reorder": ("0", "1", "0", "0", "0", "0"), "both": ("1", "1", "0", "0", "0", "0"),
+            "dynamic": ("0", "0", "1", "1", "0", "0"), "dyn-auto": ("0", "0", "1", "auto", "0", "0"),
+            "promote": ("0", "0", "0", "0", "1", "0"),
+            "vectorize": ("0", "0", "0", "0", "0", "1"),
+            "promote+vec": ("0", "0", "0", "0", "1", "1"),
+            "all": ("1", "1", "1", "auto", "1", "1")}
+#: the passes a variant turns on, by the remark each gives when it fires
+FIRES = {"interchange": ("interchange", "distribute"), "reorder": ("reorder",),
+         "both": ("interchange", "distribute", "reorder"), "dynamic": ("dynreorder",),
+         "dyn-auto": ("dynreorder",), "promote": ("promote",), "vectorize": ("vectorize",),
+         "promote+vec": ("promote", "vectorize"),
+         "all": ("interchange", "distribute", "reorder", "dynreorder", "promote", "vectorize")}
 REMARKS = ("interchange", "interchange-missed", "distribute", "distribute-missed", "reorder",
-           "reorder-missed", "dynreorder", "dynreorder-missed")
+           "reorder-missed", "dynreorder", "dynreorder-missed", "promote", "promote-missed",
+           "vectorize")
 _REMARK = re.compile(r"\[(" + "|".join(REMARKS) + r")\]$", re.MULTILINE)
 NAS = ("bt", "sp", "mg", "lu", "cg", "ft", "ep", "is")
 
@@ -101,9 +113,10 @@ int main(void) {
 
 
 def _cc(variant: str) -> tuple[str, dict[str, str]]:
-    inter, reorder, dyn, _ = VARIANTS[variant]
+    inter, reorder, dyn, _, promote, vector = VARIANTS[variant]
     return (f"{sys.executable} -m ompcl cc -Rompcl",
             {"OMPCL_INTERCHANGE": inter, "OMPCL_REORDER": reorder, "OMPCL_DYNREORDER": dyn,
+             "OMPCL_PROMOTE": promote, "OMPCL_VECTORIZE": vector,
              "PYTHONPATH": str(NPB_DIR.parent)})
 
 
@@ -195,15 +208,15 @@ def measure(exes: dict[str, Path], repeats: int, scratch: Path) -> dict[str, dic
 
 
 def bench_program(program: str, cls: str, repeats: int, work: Path,
-                  dataset: str = "STANDARD") -> dict:
+                  dataset: str = "STANDARD", variants: tuple[str, ...] = tuple(VARIANTS)
+                  ) -> dict:
     exes, remarks = {}, {}
-    for v in VARIANTS:
+    for v in ["off"] + [v for v in variants if v != "off"]:
         exe, counts = build(program, cls, v, work / program / v, dataset)
         if exe is None:
             return {}
         remarks[v] = counts
-        fired = sum(counts.get(r, 0) for r in ("interchange", "distribute", "reorder",
-                                                "dynreorder"))
+        fired = sum(counts.get(r, 0) for r in FIRES.get(v, ()))
         if v == "off" or fired:
             exes[v] = exe
     print(f"running {program} ({', '.join(exes)}) ...", file=sys.stderr, flush=True)
@@ -226,12 +239,9 @@ def table(all_results: dict[str, dict]) -> str:
     for prog, data in all_results.items():
         res, rem = data["results"], data["remarks"]
         off = res["off"]
-        for v in VARIANTS:
+        for v in [v for v in VARIANTS if v in rem]:
             c = rem[v]
-            fired = (c.get("interchange", 0) + c.get("distribute", 0)) * (
-                v in ("interchange", "both", "all")) + c.get("reorder", 0) * (
-                v in ("reorder", "both", "all")) + c.get("dynreorder", 0) * (
-                v in ("dynamic", "dyn-auto", "all"))
+            fired = sum(c.get(r, 0) for r in FIRES.get(v, ()))
             missed = sum(c.get(r, 0) for r in REMARKS if r.endswith("-missed"))
             r = res.get(v)
             if r is None:
@@ -267,14 +277,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dataset", default="STANDARD",
                     help="PolyBench dataset (MINI, SMALL, STANDARD, LARGE; default STANDARD)")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--variants", default=",".join(VARIANTS),
+                    help="comma-separated, of: " + ", ".join(VARIANTS) + " ('off' always runs)")
     ap.add_argument("--work", help="build directory (default: a temporary one)")
     ap.add_argument("--json", help="also write the results here")
     args = ap.parse_args(argv)
+    variants = tuple(v for v in args.variants.split(",") if v)
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        ap.error(f"unknown variant {unknown[0]!r} (choose from {', '.join(VARIANTS)})")
     results, missing = {}, []   # missing: programs that did not build
     with tempfile.TemporaryDirectory(prefix="ompcl-layout-") as tmp:
         work = Path(args.work or tmp)
         for prog in [p for p in args.programs.split(",") if p]:
-            data = bench_program(prog, args.cls, args.repeats, work, args.dataset)
+            data = bench_program(prog, args.cls, args.repeats, work, args.dataset, variants)
             if data:
                 results[prog] = data
             else:

@@ -26,7 +26,8 @@ from .runtime import cache_root
 
 _VERSION = "2"
 #: environment variables the translator reads (besides those in the options' repr)
-_TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER", "OMPCL_DYNREORDER")
+_TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER", "OMPCL_DYNREORDER",
+                    "OMPCL_PROMOTE", "OMPCL_VECTORIZE")
 
 
 def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str = ""

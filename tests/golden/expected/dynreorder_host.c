@@ -85,9 +85,12 @@ static const char ompcl_kernel_source[] =
   "    do\n"
   "    {\n"
   "      for (k = 1; k < 24; k++)\n"
+  "      {\n"
+  "        double ompcl_reg0 = OMPCL_AT(double, 0, 2, q[k][j][i]);\n"
   "        for (m = 0; m < 5; m++)\n"
-  "        OMPCL_AT(double, 1, 0, u[k][j][i][m]) = (0.5 * OMPCL_AT(double, 1, 1, u[k - 1][j][i][m])) + OMPCL_AT(double, 0, 2, q[k][j][i]);\n"
+  "          OMPCL_AT(double, 1, 0, u[k][j][i][m]) = (0.5 * OMPCL_AT(double, 1, 1, u[k - 1][j][i][m])) + ompcl_reg0;\n"
   "\n"
+  "      }\n"
   "\n"
   "    }\n"
   "    while (0);\n"
@@ -143,9 +146,12 @@ static const char ompcl_kernel_source[] =
   "    {\n"
   "      for (j = 0; j < 20; j++)\n"
   "        for (i = 0; i < 16; i++)\n"
+  "      {\n"
+  "        double ompcl_reg0 = OMPCL_AT(double, 0, 1, q[k][j][i]);\n"
   "        for (m = 0; m < 5; m++)\n"
-  "        OMPCL_AT(double, 1, 0, u[k][j][i][m]) += w * OMPCL_AT(double, 0, 1, q[k][j][i]);\n"
+  "          OMPCL_AT(double, 1, 0, u[k][j][i][m]) += w * ompcl_reg0;\n"
   "\n"
+  "      }\n"
   "\n"
   "\n"
   "    }\n"
@@ -240,9 +246,12 @@ static const char ompcl_variant_source[] =
   "    do\n"
   "    {\n"
   "      for (k = 1; k < 24; k++)\n"
+  "      {\n"
+  "        double ompcl_reg0 = OMPCL_AT(double, 0, 2, q[j][i][k]);\n"
   "        for (m = 0; m < 5; m++)\n"
-  "        OMPCL_AT(double, 1, 0, u[j][i][k][m]) = (0.5 * OMPCL_AT(double, 1, 1, u[j][i][k - 1][m])) + OMPCL_AT(double, 0, 2, q[j][i][k]);\n"
+  "          OMPCL_AT(double, 1, 0, u[j][i][k][m]) = (0.5 * OMPCL_AT(double, 1, 1, u[j][i][k - 1][m])) + ompcl_reg0;\n"
   "\n"
+  "      }\n"
   "\n"
   "    }\n"
   "    while (0);\n"
@@ -302,9 +311,12 @@ static const char ompcl_variant_source[] =
   "    do\n"
   "    {\n"
   "      for (k = 1; k < 24; k++)\n"
+  "      {\n"
+  "        double ompcl_reg0 = OMPCL_AT(double, 0, 2, q[k][j][i]);\n"
   "        for (m = 0; m < 5; m++)\n"
-  "        OMPCL_AT(double, 1, 0, u[k][j][m][i]) = (0.5 * OMPCL_AT(double, 1, 1, u[k - 1][j][m][i])) + OMPCL_AT(double, 0, 2, q[k][j][i]);\n"
+  "          OMPCL_AT(double, 1, 0, u[k][j][m][i]) = (0.5 * OMPCL_AT(double, 1, 1, u[k - 1][j][m][i])) + ompcl_reg0;\n"
   "\n"
+  "      }\n"
   "\n"
   "    }\n"
   "    while (0);\n"
@@ -360,9 +372,12 @@ static const char ompcl_variant_source[] =
   "    {\n"
   "      for (j = 0; j < 20; j++)\n"
   "        for (i = 0; i < 16; i++)\n"
+  "      {\n"
+  "        double ompcl_reg0 = OMPCL_AT(double, 0, 1, q[j][i][k]);\n"
   "        for (m = 0; m < 5; m++)\n"
-  "        OMPCL_AT(double, 1, 0, u[j][i][m][k]) += w * OMPCL_AT(double, 0, 1, q[j][i][k]);\n"
+  "          OMPCL_AT(double, 1, 0, u[j][i][m][k]) += w * ompcl_reg0;\n"
   "\n"
+  "      }\n"
   "\n"
   "\n"
   "    }\n"
@@ -425,7 +440,7 @@ static int ompcl_region_0(void)
     ompcl_rt_arg_layout(&ompcl_L, 3, ompcl_ld0, ompcl_lp0_0, 0);  /* the variants read permuted copies */
     ompcl_rt_arg_array(&ompcl_L, (void *)(u), 0, (long)((24)*(20)*(16)*(5)) - 1, sizeof(double), OMPCL_READWRITE);
     ompcl_rt_arg_layout(&ompcl_L, 4, ompcl_ld1, ompcl_lp1_0, ompcl_lp1_1);  /* the variants read permuted copies */
-    ompcl_L.relayout_accesses[0] = (double)(345.0);
+    ompcl_L.relayout_accesses[0] = (double)(253.0);
     ompcl_L.relayout_accesses[1] = (double)(230.0);
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));
@@ -483,7 +498,7 @@ static int ompcl_region_1(double w)
     ompcl_rt_arg_layout(&ompcl_L, 3, ompcl_ld0, 0, ompcl_lp0_1);  /* the variants read permuted copies */
     ompcl_rt_arg_array(&ompcl_L, (void *)(u), 0, (long)((24)*(20)*(16)*(5)) - 1, sizeof(double), OMPCL_READWRITE);
     ompcl_rt_arg_layout(&ompcl_L, 4, ompcl_ld1, 0, ompcl_lp1_1);  /* the variants read permuted copies */
-    ompcl_L.relayout_accesses[1] = (double)(3200.0);
+    ompcl_L.relayout_accesses[1] = (double)(1920.0);
     { double ompcl_v = (double)(w); ompcl_rt_arg_scalar(&ompcl_L, &ompcl_v, sizeof ompcl_v); }
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_lb[0], sizeof(long));
     ompcl_rt_arg_scalar(&ompcl_L, &ompcl_st[0], sizeof(long));

@@ -74,9 +74,12 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
     do
     {
       for (k = 1; k < 24; k++)
+      {
+        double ompcl_reg0 = OMPCL_AT(double, 0, 2, q[k][j][i]);
         for (m = 0; m < 5; m++)
-        OMPCL_AT(double, 1, 0, u[k][j][i][m]) = (0.5 * OMPCL_AT(double, 1, 1, u[k - 1][j][i][m])) + OMPCL_AT(double, 0, 2, q[k][j][i]);
+          OMPCL_AT(double, 1, 0, u[k][j][i][m]) = (0.5 * OMPCL_AT(double, 1, 1, u[k - 1][j][i][m])) + ompcl_reg0;
 
+      }
 
     }
     while (0);
@@ -132,9 +135,12 @@ __kernel void ompcl_k1(__global double *ompcl_b0,
     {
       for (j = 0; j < 20; j++)
         for (i = 0; i < 16; i++)
+      {
+        double ompcl_reg0 = OMPCL_AT(double, 0, 1, q[k][j][i]);
         for (m = 0; m < 5; m++)
-        OMPCL_AT(double, 1, 0, u[k][j][i][m]) += w * OMPCL_AT(double, 0, 1, q[k][j][i]);
+          OMPCL_AT(double, 1, 0, u[k][j][i][m]) += w * ompcl_reg0;
 
+      }
 
 
     }

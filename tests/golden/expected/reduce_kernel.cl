@@ -75,7 +75,8 @@ __kernel void ompcl_k0(__global double *ompcl_b0,
     int li;
     do
     {
-      double t = OMPCL_AT(double, 0, 0, a[i]) * ompcl_f_weight(OMPCL_AT(double, 0, 1, a[i]), i % 3);
+      double ompcl_reg0 = OMPCL_AT(double, 0, 0, a[i]);
+      double t = ompcl_reg0 * ompcl_f_weight(ompcl_reg0, i % 3);
       s += t * t;
       m = fmax((double)(m), (double)(fabs((double)(t))));
       li = i;

@@ -1,0 +1,352 @@
+"""Vector access: a kernel spec and its region -> the same kernel with runs of neighbouring
+elements of one row loaded by ``vloadn`` and stored by ``vstoren``, the array pairs it assumed
+distinct and a remark per array.
+
+Works on the bounds-checked body (``OMPCL_AT(T, k, site, ref)`` per element), within each
+block:
+
+* **Loads.** Declarations ``T x = a[..][c];`` (as register promotion makes them, or as the
+  user wrote them) whose elements differ only in a constant last subscript ``c`` (or
+  ``e + c``) are read by one vector load into ``Tn ompcl_vec``, each declaration taking its
+  lane. Where the array is read-only in the whole region and the last dimension is a
+  constant, the run need not be adjacent: the vector load goes where its first element was
+  read (the row is in bounds there, so are its other elements, whose values nothing changes)
+  provided no statement in between assigns a variable of the subscripts; otherwise the
+  declarations must follow each other.
+* **Stores.** Consecutive assignments ``a[..][c] = e;`` to neighbouring elements whose
+  right-hand sides have no side effect and do not mention ``a`` become one ``vstoren`` of
+  ``(Tn)(e0, .., en-1)``; the arrays they read must be other memory than ``a`` (pairs the
+  runtime checks at launch where names might alias).
+
+Runs are cut into vectors of 16, 8, 4, 3 and 2 lanes (5 elements: a ``vload4`` and a scalar).
+Built-in scalar element types only. With bounds checks on, the first and the last element of
+each vector access are checked. Never mutates its input.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from pycparser import c_ast
+
+from ..diagnostics import Remark
+from ..frontend.clone import clone
+from ..ir import KernelSpec, Region
+from .boundscheck import unchecked
+from .promote import PURE_CALLS, _Scan, _ids, _loc, _text, assumed, assuming, at_parts
+from .rename import device_name
+
+VECTOR_TYPES = frozenset({"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                          "float", "double"})
+WIDTHS = (16, 8, 4, 3, 2)
+VEC = "ompcl_vec"
+_CONST_DIM = re.compile(r"[\d\s()+\-*/]+")
+
+
+@dataclass(frozen=True)
+class Elem:
+    """An element ``row[base + c]`` of buffer ``k``: the row's and the base's text, ``c``."""
+
+    k: int
+    ctype: str
+    row: str
+    base: str
+    c: int
+
+    @property
+    def key(self) -> tuple:
+        return (self.k, self.ctype, self.row, self.base)
+
+
+def element(node: c_ast.Node) -> Elem | None:
+    """The ``Elem`` a wrapper ``OMPCL_AT(T, k, site, row[last])`` reads or writes."""
+    parts = at_parts(node)
+    if parts is None:
+        return None
+    t, k, ref = parts
+    if t not in VECTOR_TYPES or not isinstance(ref, c_ast.ArrayRef):
+        return None
+    last = ref.subscript
+    base, c = "", _int(last)
+    if c is None and isinstance(last, c_ast.BinaryOp) and last.op in ("+", "-"):
+        off = _int(last.right)
+        if off is not None:
+            base, c = _text(last.left), off if last.op == "+" else -off
+    if c is None:
+        return None
+    return Elem(k, t, _text(ref.name), base, c)
+
+
+def _int(e: c_ast.Node) -> int | None:
+    if isinstance(e, c_ast.Constant) and e.type == "int":
+        try:
+            return int(e.value.rstrip("uUlL"), 0)
+        except ValueError:
+            return None
+    return None
+
+
+def _chunks(cs: list[int]) -> list[list[int]]:
+    """Maximal runs of consecutive constants cut into vector widths (runs of one dropped)."""
+    out, run = [], []
+    for c in sorted(set(cs)):
+        if run and c != run[-1] + 1:
+            out += _cut(run)
+            run = []
+        run.append(c)
+    return out + _cut(run)
+
+
+def _cut(run: list[int]) -> list[list[int]]:
+    out = []
+    while len(run) >= 2:
+        n = next(w for w in WIDTHS if w <= len(run))
+        out.append(run[:n])
+        run = run[n:]
+    return out
+
+
+def _lane(i: int) -> str:
+    return "s" + "0123456789abcdef"[i]
+
+
+def _vector_pointer(first: c_ast.Node, last: c_ast.Node) -> c_ast.Node:
+    """``((void) last, &first)``: the first element's address, the last element checked."""
+    check = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
+        None, [], None, c_ast.IdentifierType(["void"]))), clone(last))
+    return c_ast.ExprList([check, c_ast.UnaryOp("&", clone(first))])
+
+
+@dataclass
+class _Kernel:
+    names: dict[str, int]
+    readonly: set[int]
+    last_dim: dict[int, int | None]     # buffer -> its last dimension when a constant
+    next_id: int = 0
+    loads: dict[int, list[tuple[c_ast.Node, int]]] = field(default_factory=dict)
+    stores: dict[int, list[tuple[c_ast.Node, int]]] = field(default_factory=dict)
+    needs: set[tuple[int, int]] = field(default_factory=set)
+
+    def fresh(self) -> str:
+        self.next_id += 1
+        return f"{VEC}{self.next_id - 1}"
+
+
+class _Vectorizer:
+    def __init__(self, kern: _Kernel):
+        self.k = kern
+
+    def visit(self, node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.Compound) and node.block_items:
+            node.block_items = self._stores(self._loads(node.block_items))
+        for _, child in node.children():
+            self.visit(child)
+
+    # -- loads --------------------------------------------------------------------------------
+    def _loads(self, items: list) -> list:
+        found: dict[tuple, list[tuple[int, Elem]]] = {}
+        for i, s in enumerate(items):
+            e = self._load_decl(s)
+            if e is not None:
+                found.setdefault(e.key, []).append((i, e))
+        before: dict[int, list] = {}
+        for key, members in found.items():
+            by_c = {}
+            for i, e in members:
+                by_c.setdefault(e.c, i)  # the first declaration of each element
+            for chunk in _chunks(list(by_c)):
+                pos = [by_c[c] for c in chunk]
+                if not self._movable(items, key, pos):
+                    continue
+                name = self.k.fresh()
+                n = len(chunk)
+                first, last = items[pos[0]].init, items[pos[-1]].init
+                call = c_ast.FuncCall(c_ast.ID(f"vload{n}"), c_ast.ExprList(
+                    [c_ast.Constant("int", "0"), _vector_pointer(first, last)]))
+                decl = _decl(name, f"{key[1]}{n}", call)
+                before.setdefault(min(pos), []).append(decl)
+                self.k.loads.setdefault(key[0], []).append((first, n))
+                for lane, i in enumerate(pos):
+                    items[i].init = c_ast.StructRef(c_ast.ID(name), ".", c_ast.ID(_lane(lane)))
+        out = []
+        for i, s in enumerate(items):
+            out += before.get(i, [])
+            out.append(s)
+        return out
+
+    def _load_decl(self, s) -> Elem | None:
+        if not (isinstance(s, c_ast.Decl) and s.name and isinstance(s.type, c_ast.TypeDecl)
+                and s.init is not None):
+            return None
+        return element(s.init)
+
+    def _movable(self, items: list, key: tuple, pos: list[int]) -> bool:
+        """Whether the elements declared at ``pos`` may all be read where the first is."""
+        lo, hi = min(pos), max(pos)
+        between = [i for i in range(lo, hi + 1) if i not in pos]
+        if not between:
+            return True
+        k = key[0]
+        dim = self.k.last_dim.get(k)
+        if k not in self.k.readonly or dim is None or key[3]:
+            return False
+        subs = _ids(unchecked(items[lo].init))
+        cs = [element(items[i].init).c for i in pos]
+        if min(cs) < 0 or max(cs) >= dim:
+            return False
+        for i in between:
+            f = _Scan(self.k.names).run(items[i])
+            if f.assigned & subs or f.jumps:
+                return False
+        return True
+
+    # -- stores -------------------------------------------------------------------------------
+    def _stores(self, items: list) -> list:
+        out, i = [], 0
+        while i < len(items):
+            run, passed, end = self._store_run(items, i)
+            chunks = _chunks([e.c for _, e in run])
+            if not chunks:
+                out.append(items[i])
+                i += 1
+                continue
+            # every right-hand side, and the declarations passed, move past stores to the row
+            k = run[0][1].k
+            for s in [x for x, _ in run] + passed:
+                self.k.needs |= {(k, j) for j in _Scan(self.k.names).run(s).mentioned()
+                                 if j != k}
+            by_c = {e.c: s for s, e in run}
+            out += passed
+            used = set()
+            for chunk in chunks:
+                stmts = [by_c[c] for c in chunk]
+                used |= {id(s) for s in stmts}
+                elems = {e.c: e for _, e in run}
+                out.append(self._vstore(stmts, [elems[c] for c in chunk]))
+            out += [s for s, _ in run if id(s) not in used]
+            i = end
+        return out
+
+    def _store_run(self, items: list, i: int):
+        """The stores from ``i`` on to distinct elements of one row, the declarations between
+        them that may move before them (no side effect, no mention of the row's array, no
+        name an earlier store reads), and the index after the last store."""
+        run, passed, seen, reads, end = [], [], set(), set(), i
+        pending = []
+        for idx in range(i, len(items)):
+            s = items[idx]
+            e = self._store(s)
+            if e is not None and (not run or e.key == run[0][1].key) and e.c not in seen:
+                run.append((s, e))
+                seen.add(e.c)
+                reads |= _ids(s.rvalue)
+                passed += pending
+                pending, end = [], idx + 1
+                continue
+            if run and isinstance(s, c_ast.Decl) and s.name and s.name not in reads and (
+                    s.init is None or _side_effect_free(s.init)) and \
+                    run[0][1].k not in _Scan(self.k.names).run(s).mentioned():
+                pending.append(s)
+                continue
+            break
+        return run, passed, max(end, i + 1)
+
+    def _store(self, s) -> Elem | None:
+        if not (isinstance(s, c_ast.Assignment) and s.op == "="):
+            return None
+        e = element(s.lvalue)
+        if e is None or not _side_effect_free(s.rvalue):
+            return None
+        f = _Scan(self.k.names).run(s.rvalue)
+        if e.k in f.mentioned():
+            return None
+        return e
+
+    def _vstore(self, stmts: list, elems: list[Elem]) -> c_ast.FuncCall:
+        order = sorted(zip(elems, stmts), key=lambda p: p[0].c)
+        n = len(order)
+        t = elems[0].ctype
+        # a vector literal ``(Tn)(e0, .., en-1)``: printed as a call of the parenthesised type
+        # (a cast of a comma expression would be one lane's value, splatted)
+        lanes = c_ast.FuncCall(c_ast.ID(f"({t}{n})"),
+                               c_ast.ExprList([clone(s.rvalue) for _, s in order]))
+        first, last = order[0][1].lvalue, order[-1][1].lvalue
+        k = elems[0].k
+        self.k.stores.setdefault(k, []).append((first, n))
+        return c_ast.FuncCall(c_ast.ID(f"vstore{n}"), c_ast.ExprList(
+            [lanes, c_ast.Constant("int", "0"), _vector_pointer(first, last)]), stmts[0].coord)
+
+
+def _side_effect_free(node: c_ast.Node) -> bool:
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp)
+                                               and n.op in ("++", "--", "p++", "p--")):
+            return False
+        if isinstance(n, c_ast.FuncCall):
+            name = getattr(n.name, "name", None)
+            if name not in PURE_CALLS and unchecked(n) is n:
+                return False
+        todo += [c for _, c in n.children()]
+    return True
+
+
+def _decl(name: str, ctype: str, init: c_ast.Node) -> c_ast.Decl:
+    return c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(
+        name, [], None, c_ast.IdentifierType([ctype])), init, None)
+
+
+def _last_dims(spec: KernelSpec) -> dict[str, int]:
+    """Buffer view name -> its last dimension, where the prologue's view declares a constant
+    one (a variant's views are its permuted arrays')."""
+    out = {}
+    for decl in spec.prologue:
+        t, dim = decl.type, None
+        while not isinstance(t, c_ast.TypeDecl):
+            if isinstance(t, c_ast.ArrayDecl):
+                dim = t.dim
+            t = t.type
+        text = _text(dim) if dim is not None else ""
+        if text and _CONST_DIM.fullmatch(text):
+            try:
+                out[decl.name] = int(eval(text, {"__builtins__": {}}))  # noqa: S307 (digits, ops)
+            except (ArithmeticError, SyntaxError):
+                pass
+    return out
+
+
+def vectorize_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple,
+                                                                list[Remark]]:
+    """The kernel with vector loads and stores, the array-name pairs it assumes distinct, and
+    its remarks."""
+    names = {device_name(a.name): k for k, a in enumerate(region.arrays)}
+    body = clone(spec.body)
+    written = _Scan(names).run(body).written()
+    dims = _last_dims(spec)
+    kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"} - written,
+                   {k: dims.get(n) for n, k in names.items()})
+    _Vectorizer(kern).visit(body)
+    if not (kern.loads or kern.stores):
+        return spec, (), []
+    pairs = assumed(region, kern.needs)
+    return replace(spec, body=body), pairs, _remarks(spec, region, kern, pairs)
+
+
+def _remarks(spec: KernelSpec, region: Region, kern: _Kernel, pairs) -> list[Remark]:
+    out = []
+    for k in sorted(set(kern.loads) | set(kern.stores)):
+        parts = []
+        for what, found in (("load", kern.loads.get(k, [])), ("store", kern.stores.get(k, []))):
+            if found:
+                widths = ", ".join(f"{what}{n}" for _, n in found)
+                parts.append(f"{len(found)} vector {what}{'s' * (len(found) > 1)} (v{widths}) "
+                             f"for {sum(n for _, n in found)} scalar {what}s")
+        loc = _loc(spec, (kern.loads.get(k) or kern.stores.get(k))[0][0], region)
+        name = region.arrays[k].name
+        out.append(Remark(loc, f"array '{name}' in kernel '{spec.name}': " + "; ".join(parts)
+                          + assuming(name, pairs), "remark", "vectorize"))
+    return out
+
+
+__all__ = ["VECTOR_TYPES", "element", "vectorize_kernel"]

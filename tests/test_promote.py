@@ -1,0 +1,295 @@
+"""Register promotion and vector access (transform.promote, transform.vectorize): which
+elements a kernel keeps in private variables and which runs of a row it loads and stores as
+vectors, the rewritten kernels and the remarks; then a program exercising every shape built
+with gcc -fopenmp and through ompcl, run on the device with copying and zero-copy buffers, with
+bounds checks, with the passes off, and with two pointer arguments that are one array: always
+gcc's answer."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ompcl.pipeline import Options, translate
+
+from conftest import compare_outputs, gcc_build, load_stats, ompcl_build, run
+
+
+def _translate(tmp_path: Path, src: str, **opts):
+    p = tmp_path / "prog.c"
+    p.write_text(src)
+    return translate(str(p), Options(**opts))
+
+
+def _ids(u, kind):
+    return [m for m in u.remarks if m.id == kind]
+
+
+GEMM = r"""
+#define N 64
+double A[N][N], B[N][N], C[N][N];
+void gemm(int n, double alpha) {
+    int i, j, k;
+#pragma omp parallel for private(j, k)
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            for (k = 0; k < n; k++)
+                C[i][j] += alpha * A[i][k] * B[k][j];
+}
+"""
+
+
+def test_accumulator_kept_across_its_loop(tmp_path):
+    u = _translate(tmp_path, GEMM, interchange=False)
+    body = u.kernel_source
+    # loaded before the loop, stored after it, both only when the loop runs at all
+    assert re.search(r"const int ompcl_trip(\d+) = 0 < n;\s+double ompcl_reg(\d+);\s+"
+                     r"if \(ompcl_trip\1\)\s+ompcl_reg\2 = OMPCL_AT\(double, \d+, \d+, "
+                     r"C\[i\]\[j\]\);\s+for \(k = 0; k < n; k\+\+\)", body), body
+    assert re.search(r"ompcl_reg(\d+) \+= \(alpha \* OMPCL_AT\(double, \d+, \d+, A\[i\]\[k\]\)\)"
+                     r" \* OMPCL_AT\(double, \d+, \d+, B\[k\]\[j\]\);", body), body
+    assert re.search(r"if \(ompcl_trip\d+\)\s+OMPCL_AT\(double, \d+, \d+, C\[i\]\[j\]\) = "
+                     r"ompcl_reg\d+;", body), body
+    [m] = _ids(u, "promote")
+    assert "array 'C' in kernel 'ompcl_k0': 1 loop-invariant element (1 access per " \
+           "iteration)" in m.message
+    assert (m.loc.line, m.loc.col) == (10, 17)
+    # declared arrays: nothing to check at launch
+    assert not u.offloaded[0].distinct
+
+
+def test_switched_off(tmp_path):
+    for u in (_translate(tmp_path, GEMM, promote=False, vectorize=False),):
+        assert "ompcl_reg" not in u.kernel_source and "vload" not in u.kernel_source
+        assert not _ids(u, "promote") and not _ids(u, "vectorize")
+
+
+def test_pointers_assumed_distinct_and_checked(tmp_path):
+    src = GEMM.replace("double A[N][N], B[N][N], C[N][N];\nvoid gemm(int n, double alpha)",
+                       "void gemm(int n, double alpha, double (*A)[N], double (*B)[N], "
+                       "double (*C)[N])")
+    u = _translate(tmp_path, src, interchange=False)
+    assert _ids(u, "promote")
+    assert set(u.offloaded[0].distinct) == {("A", "C"), ("B", "C")}
+    assert u.host_source.count("ompcl_rt_distinct(") == 2
+    [m] = _ids(u, "promote")
+    assert "(assuming 'C' and 'A', 'C' and 'B' are different memory, checked at launch)" \
+        in m.message
+
+
+def test_updated_element_beside_others_is_missed(tmp_path):
+    src = GEMM.replace("C[i][j] += alpha * A[i][k] * B[k][j];",
+                       "{ C[i][j] += alpha * A[i][k] * B[k][j]; C[i][k] *= 0.5; }")
+    u = _translate(tmp_path, src, interchange=False)
+    [m] = _ids(u, "promote-missed")
+    assert "'C[i][j]' in kernel 'ompcl_k0' is loop-invariant but not kept in a register: " \
+           "the loop also uses other elements of the array" in m.message
+    assert "ompcl_reg" not in re.sub(r"A\[i\]\[k\]", "", u.kernel_source.split("C[i][k]")[0]) \
+        or "OMPCL_AT(double, 2" in u.kernel_source
+
+
+ROWS = r"""
+#define N 32
+double u[N][N][5], r[N][N][5];
+float f[N][N][8];
+void rows(double c, int n) {
+    int i, j;
+#pragma omp parallel for private(j)
+    for (i = 0; i < n; i++)
+        for (j = 1; j < n; j++) {
+            double t = c * u[i][j][1];
+            r[i][j][0] = u[i][j][0] * t + u[i][j][1];
+            r[i][j][1] = u[i][j][1] * u[i][j][2] + t;
+            r[i][j][2] = u[i][j][2] * u[i][j][3];
+            r[i][j][3] = u[i][j][3] * u[i][j][4] - u[i][j][0];
+            r[i][j][4] = u[i][j][4] + u[i][j - 1][4];
+            f[i][j][0] = f[i][j][0] * 0.5f;
+        }
+}
+"""
+
+
+def test_reused_reads_and_vector_rows(tmp_path):
+    u = _translate(tmp_path, ROWS)
+    body = u.kernel_source
+    # the five components of u[i][j] are each read twice: kept, and loaded as a vector of 4
+    # and a scalar; the row r[i][j] stored as a vector of 4 and a scalar
+    assert re.search(r"double4 ompcl_vec\d+ = vload4\(0, \(\(void\) OMPCL_AT\(double, \d+, "
+                     r"\d+, u\[i\]\[j\]\[3\]\), &OMPCL_AT\(double, \d+, \d+, u\[i\]\[j\]\[0\]\)"
+                     r"\)\);", body), body
+    assert re.search(r"double ompcl_reg\d+ = ompcl_vec\d+\.s1;", body), body
+    assert re.search(r"vstore4\(\(double4\)\(\(ompcl_reg\d+ \* t\) \+ ompcl_reg\d+, ", body), body
+    assert re.search(r"OMPCL_AT\(double, \d+, \d+, r\[i\]\[j\]\[4\]\) = ompcl_reg\d+ \+ "
+                     r"OMPCL_AT\(double, \d+, \d+, u\[i\]\[j - 1\]\[4\]\);", body), body
+    promoted = {re.search(r"'(\w+)'", m.message)[1]: m.message for m in _ids(u, "promote")}
+    assert set(promoted) == {"u"}
+    assert "5 reused elements (11 reads)" in promoted["u"]
+    vec = {re.search(r"'(\w+)'", m.message)[1]: m.message for m in _ids(u, "vectorize")}
+    assert set(vec) == {"u", "r"}
+    assert "1 vector load (vload4) for 4 scalar loads" in vec["u"]
+    assert "1 vector store (vstore4) for 4 scalar stores" in vec["r"]
+    # f is read and written: its one element is neither kept nor vectorised
+    assert "f[i][j][0]) = OMPCL_AT(float" in body
+    none = _translate(tmp_path, ROWS, vectorize=False).kernel_source
+    assert "vload" not in none and "vstore" not in none and "ompcl_reg" in none
+
+
+def test_dump_after_each_pass(tmp_path, capsys):
+    _translate(tmp_path, ROWS, dump_after="promote")
+    dump = capsys.readouterr().err
+    assert "/* ---- after promote ---- */" in dump and "ompcl_reg" in dump
+    assert "vload" not in dump
+    _translate(tmp_path, ROWS, dump_after="vectorize")
+    assert "vload4" in capsys.readouterr().err
+
+
+PROGRAM = r"""#include <stdio.h>
+#define N 48
+double A[N][N], B[N][N], C[N][N];
+double u[N][N][5], r[N][N][5];
+float f[N][N][8], g[N][N][8];
+int cnt[N][N][3], hist[N][3];
+
+/* pointer parameters: the kernel keeps c[i][j] in a register assuming c is not a or b */
+static void mm(int n, int m, double (*a)[N], double (*b)[N], double (*c)[N]) {
+    int i, j, k;
+#pragma omp parallel for private(j, k)
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            for (k = 0; k < m; k++)          /* m may be 0: the loop touches nothing */
+                c[i][j] += a[i][k] * b[k][j];
+}
+
+static void rows(double s, int n) {
+    int i, j;
+#pragma omp parallel for private(j)
+    for (i = 0; i < n; i++)
+        for (j = 1; j < n; j++) {
+            double t = s * u[i][j][1];
+            if (t > 1.0)
+                t = t - u[i][j][4];          /* a conditional read */
+            r[i][j][0] = u[i][j][0] * t + u[i][j][1];
+            r[i][j][1] = u[i][j][1] * u[i][j][2] + t;
+            r[i][j][2] = u[i][j][2] * u[i][j][3];
+            r[i][j][3] = u[i][j][3] * u[i][j][4] - u[i][j][0];
+            r[i][j][4] = u[i][j][4] + u[i][j - 1][4];
+        }
+}
+
+static void floats(int n) {
+    int i, j, l;
+#pragma omp parallel for private(j, l)
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            float a0 = f[i][j][0], a1 = f[i][j][1], a2 = f[i][j][2], a3 = f[i][j][3];
+            float a4 = f[i][j][4], a5 = f[i][j][5], a6 = f[i][j][6], a7 = f[i][j][7];
+            g[i][j][0] = a0 + a7; g[i][j][1] = a1 * a6; g[i][j][2] = a2 - a5;
+            g[i][j][3] = a3 + a4; g[i][j][4] = a4 * 2.0f; g[i][j][5] = a5 + a0;
+            g[i][j][6] = a6; g[i][j][7] = a7 - a1;
+            for (l = 0; l < 3; l++) {        /* an int accumulator with a break */
+                cnt[i][j][l] = 0;
+            }
+            for (l = 0; l < n; l++) {
+                if (f[i][l][0] > 40.0f)
+                    break;
+                hist[i][j % 3] += (int)f[i][l][1] % 7;
+            }
+        }
+}
+
+int main(int argc, char **argv) {
+    int i, j, m, step;
+    double s1 = 0, s2 = 0, s3 = 0;
+    long s4 = 0;
+    (void)argv;
+    for (i = 0; i < N; i++)
+        for (j = 0; j < N; j++) {
+            A[i][j] = 0.01 * ((i * 3 + j) % 13);
+            B[i][j] = 0.02 * ((i + 5 * j) % 7);
+            C[i][j] = 1.0;
+            for (m = 0; m < 5; m++)
+                u[i][j][m] = 0.5 + 0.1 * ((i + 2 * j + m) % 9);
+            for (m = 0; m < 8; m++)
+                f[i][j][m] = (float)((i * 7 + j * 3 + m) % 50);
+        }
+    for (step = 0; step < 3; step++) {
+        mm(N, N - step, A, B, C);
+        mm(N, 0, A, B, C);                    /* no iteration of the inner loop */
+        mm(N / 2, N / 2, C, B, C);            /* c is a: the kernel must not run */
+        rows(2.5 + step, N);
+        floats(N - argc);
+        u[step][2][1] += 0.25;                /* the host writes between kernels */
+    }
+    for (i = 0; i < N; i++)
+        for (j = 0; j < N; j++) {
+            s1 += C[i][j];
+            for (m = 0; m < 5; m++)
+                s2 += r[i][j][m] * (m + 1);
+            for (m = 0; m < 8; m++)
+                s3 += g[i][j][m] * (m + 1);
+        }
+    for (i = 0; i < N; i++)
+        for (m = 0; m < 3; m++)
+            s4 += hist[i][m];
+    printf("%.12e %.12e %.9e %ld %d\n", s1, s2, s3, s4, cnt[3][4][2]);
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory, cache_dir):
+    d = tmp_path_factory.mktemp("promote")
+    src = d / "p.c"
+    src.write_text(PROGRAM)
+    ref = d / "ref"
+    gcc_build(src, ref)
+    expected = run(ref).stdout
+    exe = d / "exe"
+    res = ompcl_build([src], exe, "--model", "none", keep=d / "keep")
+    assert res.returncode == 0, res.stderr
+    return d, exe, expected
+
+
+def test_program_translation_uses_both_passes(program):
+    d, _, _ = program
+    kernels = (d / "keep" / "p_kernel.cl").read_text()
+    assert "ompcl_reg" in kernels and "ompcl_trip" in kernels
+    assert "vload4(" in kernels and "vstore4(" in kernels
+    assert "vload8(" in kernels and "vstore8(" in kernels
+
+
+@pytest.mark.parametrize("zero_copy", ["0", "1"])
+def test_program_on_device(program, zero_copy, opencl_available):
+    d, exe, expected = program
+    stats = d / f"s{zero_copy}.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    compare_outputs(expected, out.stdout, 1e-9)
+    if opencl_available:
+        regions = {r["line"]: r for r in load_stats(stats)["regions"]}
+        mm = regions[11]
+        # the call with c == a ran on the host (3 of 9 calls), the others on the device
+        assert mm["alias_declines"] == 3 and mm["device_runs"] == 6, mm
+        assert all(r["device_runs"] == 3 for line, r in regions.items() if line != 11)
+
+
+def test_program_with_bounds_checks(program):
+    d, exe, expected = program
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_BOUNDS_CHECK="1")
+    assert out.returncode == 0, out.stderr
+    compare_outputs(expected, out.stdout, 1e-9)
+
+
+def test_program_passes_off_same_answer(program, tmp_path):
+    d, _, expected = program
+    exe = tmp_path / "off"
+    res = ompcl_build([d / "p.c"], exe, "--model", "none", "--no-promote", "--no-vectorize",
+                      keep=tmp_path / "k")
+    assert res.returncode == 0, res.stderr
+    kernels = (tmp_path / "k" / "p_kernel.cl").read_text()
+    assert "ompcl_reg" not in kernels and "vload" not in kernels
+    out = run(exe, OMPCL_DEVICE="opencl")
+    assert out.returncode == 0, out.stderr
+    compare_outputs(expected, out.stdout, 1e-9)
