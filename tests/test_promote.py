@@ -89,6 +89,33 @@ def test_updated_element_beside_others_is_missed(tmp_path):
         or "OMPCL_AT(double, 2" in u.kernel_source
 
 
+LEFT_ALONE = [
+    # (kernel body inside 'for (i)', the element that must stay a global access)
+    # a private index array the loop writes: the element moves with it
+    ("int idx[2]; for (k = 0; k < n; k++) { idx[0] = k % 4; s[i] += a[i][idx[0]]; }",
+     "a[i][idx[0]]"),
+    # a struct element updated through a member: not a register
+    ("for (k = 0; k < n; k++) ps[i].x += a[i][k];", "ps[i]"),
+    # the loop writes the array elsewhere: the read is not moved out of the loop
+    ("for (k = 0; k < n; k++) { a[i][k] = a[i][0] * 0.5; }", "a[i][0]"),
+]
+
+
+@pytest.mark.parametrize("body,kept", LEFT_ALONE)
+def test_left_in_memory(tmp_path, body, kept):
+    src = ("#define N 16\nstruct P { double x, y; };\nstruct P ps[N];\n"
+           "double a[N][N], s[N];\nvoid f(int n) { int i, k;\n"
+           "#pragma omp parallel for private(k)\n"
+           f"for (i = 0; i < n; i++) {{ {body} }}\n}}\n")
+    u = _translate(tmp_path, src)
+    assert u.offloaded, [m.format() for m in u.remarks]
+    text = u.kernel_source
+    loop = text[text.index("for (k = 0;"):]
+    assert re.search(r"OMPCL_AT\(\w+, \d+, \d+, " + re.escape(kept) + r"\)", loop), text
+    assert not any(m.id == "promote" and f"'{kept.split('[')[0]}'" in m.message
+                   for m in u.remarks), [m.format() for m in u.remarks]
+
+
 ROWS = r"""
 #define N 32
 double u[N][N][5], r[N][N][5];
@@ -187,10 +214,13 @@ static void floats(int n) {
             g[i][j][0] = a0 + a7; g[i][j][1] = a1 * a6; g[i][j][2] = a2 - a5;
             g[i][j][3] = a3 + a4; g[i][j][4] = a4 * 2.0f; g[i][j][5] = a5 + a0;
             g[i][j][6] = a6; g[i][j][7] = a7 - a1;
-            for (l = 0; l < 3; l++) {        /* an int accumulator with a break */
+            for (l = 0; l < 3; l++) {
                 cnt[i][j][l] = 0;
             }
-            for (l = 0; l < n; l++) {
+            cnt[i][j][1] = f[i][j][1] * 1.5f;   /* float -> int lanes of a vstore3 */
+            cnt[i][j][0] = a5 - 0.5f;
+            cnt[i][j][2] = -7;
+            for (l = 0; l < n; l++) {        /* an int accumulator with a break */
                 if (f[i][l][0] > 40.0f)
                     break;
                 hist[i][j % 3] += (int)f[i][l][1] % 7;
@@ -201,7 +231,7 @@ static void floats(int n) {
 int main(int argc, char **argv) {
     int i, j, m, step;
     double s1 = 0, s2 = 0, s3 = 0;
-    long s4 = 0;
+    long s4 = 0, s5 = 0;
     (void)argv;
     for (i = 0; i < N; i++)
         for (j = 0; j < N; j++) {
@@ -228,11 +258,13 @@ int main(int argc, char **argv) {
                 s2 += r[i][j][m] * (m + 1);
             for (m = 0; m < 8; m++)
                 s3 += g[i][j][m] * (m + 1);
+            for (m = 0; m < 3; m++)
+                s5 += cnt[i][j][m] * (m + 1);
         }
     for (i = 0; i < N; i++)
         for (m = 0; m < 3; m++)
             s4 += hist[i][m];
-    printf("%.12e %.12e %.9e %ld %d\n", s1, s2, s3, s4, cnt[3][4][2]);
+    printf("%.12e %.12e %.9e %ld %ld\n", s1, s2, s3, s4, s5);
     return 0;
 }
 """
@@ -258,6 +290,7 @@ def test_program_translation_uses_both_passes(program):
     assert "ompcl_reg" in kernels and "ompcl_trip" in kernels
     assert "vload4(" in kernels and "vstore4(" in kernels
     assert "vload8(" in kernels and "vstore8(" in kernels
+    assert "vstore3((int3)((int) (" in kernels
 
 
 @pytest.mark.parametrize("zero_copy", ["0", "1"])

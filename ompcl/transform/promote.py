@@ -33,6 +33,9 @@ from ..frontend.clone import clone
 from .boundscheck import MACRO, unchecked
 from .rename import device_name
 
+#: element types kept in registers (and loaded as vectors): OpenCL's built-in scalars
+SCALARS = frozenset({"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                     "float", "double"})
 #: calls without side effects (OpenCL built-ins a kernel body may hold)
 PURE_CALLS = frozenset({v[0] for v in MATH.values()} | set(MATH) | {"min", "max"})
 REG, TRIP = "ompcl_reg", "ompcl_trip"
@@ -102,6 +105,13 @@ class _Scan:
             while isinstance(base, c_ast.ArrayRef):
                 self._visit(base.subscript, cond, None)
                 base = base.name
+            return
+        if role is not None and isinstance(node, c_ast.ArrayRef):
+            self._visit(node.name, cond, role)  # a[x] = ..: a is written, x only read
+            self._visit(node.subscript, cond, None)
+            return
+        if role is not None and isinstance(node, c_ast.StructRef):
+            self._visit(node.name, cond, role if node.type == "." else None)
             return
         if isinstance(node, c_ast.ID):
             if node.name in self.names:
@@ -242,6 +252,8 @@ class _Promoter:
             if k not in self.k.readonly or k in whole.bare or any(o.write or o.addr
                                                                   for o in occ):
                 continue
+            if at_parts(occ[0].node)[0] not in SCALARS:
+                continue
             ref = unchecked(occ[0].node)
             if not _key_subscripts_ok(ref) or _ids_of_subscripts(ref) & whole.assigned:
                 continue
@@ -298,6 +310,8 @@ class _Promoter:
             k, _ = key
             ref = unchecked(occ[0].node)
             if k in facts.bare or any(o.addr for o in occ) or not _key_subscripts_ok(ref):
+                continue
+            if at_parts(occ[0].node)[0] not in SCALARS:
                 continue
             if _ids_of_subscripts(ref) & facts.assigned:
                 continue
@@ -476,4 +490,4 @@ def _remarks(spec: KernelSpec, region: Region, kern: _Kernel, pairs) -> list[Rem
     return out
 
 
-__all__ = ["PURE_CALLS", "assumed", "assuming", "at_parts", "promote_kernel"]
+__all__ = ["PURE_CALLS", "SCALARS", "assumed", "assuming", "at_parts", "promote_kernel"]

@@ -33,11 +33,10 @@ from ..diagnostics import Remark
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region
 from .boundscheck import unchecked
-from .promote import PURE_CALLS, _Scan, _ids, _loc, _text, assumed, assuming, at_parts
+from .promote import PURE_CALLS, SCALARS, _Scan, _ids, _loc, _text, assumed, assuming, at_parts
 from .rename import device_name
 
-VECTOR_TYPES = frozenset({"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
-                          "float", "double"})
+VECTOR_TYPES = SCALARS
 WIDTHS = (16, 8, 4, 3, 2)
 VEC = "ompcl_vec"
 _CONST_DIM = re.compile(r"[\d\s()+\-*/]+")
@@ -268,13 +267,21 @@ class _Vectorizer:
         t = elems[0].ctype
         # a vector literal ``(Tn)(e0, .., en-1)``: printed as a call of the parenthesised type
         # (a cast of a comma expression would be one lane's value, splatted)
-        lanes = c_ast.FuncCall(c_ast.ID(f"({t}{n})"),
-                               c_ast.ExprList([clone(s.rvalue) for _, s in order]))
+        # (each lane converted as the assignment converted it: explicitly into integers)
+        lanes = c_ast.FuncCall(c_ast.ID(f"({t}{n})"), c_ast.ExprList(
+            [_converted(clone(s.rvalue), t) for _, s in order]))
         first, last = order[0][1].lvalue, order[-1][1].lvalue
         k = elems[0].k
         self.k.stores.setdefault(k, []).append((first, n))
         return c_ast.FuncCall(c_ast.ID(f"vstore{n}"), c_ast.ExprList(
             [lanes, c_ast.Constant("int", "0"), _vector_pointer(first, last)]), stmts[0].coord)
+
+
+def _converted(e: c_ast.Node, t: str) -> c_ast.Node:
+    if t in ("float", "double"):
+        return e
+    return c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
+        None, [], None, c_ast.IdentifierType([t]))), e)
 
 
 def _side_effect_free(node: c_ast.Node) -> bool:
