@@ -132,8 +132,9 @@ class Loops(Exprs):
 
     def region(self, ind: str) -> list[str]:
         r = self.r
-        if self.enabled and r.random() < 0.55:
-            lines = self.family_region(r.choice(sorted(self.enabled)), ind)
+        fams = sorted(self.enabled - {"rows"})  # (rows: one region, of its own generator)
+        if fams and r.random() < 0.55:
+            lines = self.family_region(r.choice(fams), ind)
             if lines:
                 return lines
         s = r.randrange(len(self.shapes))

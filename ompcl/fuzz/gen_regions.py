@@ -11,6 +11,8 @@ touches none of the arrays of the previous one.
 """
 from __future__ import annotations
 
+import random
+
 import re
 
 from .gen_exprs import Arr, Ctx, Loop, _paren
@@ -159,6 +161,73 @@ class Regions(Extents):
         writes = {sa}
         self._write_vector(c, vecs, lp, body, writes)
         return LoopSpec(s, {"struct"} | self.extra_families,
+                        self.loop_nest(s, [lp], 1, False, body),
+                        reads=array_names(body), writes=writes)
+
+    # -- rows -------------------------------------------------------------------------------
+    def rows_region(self, ind: str) -> list[str]:
+        """Half the programs: one loop over rows (``rows_spec``), drawn from a generator of its
+        own so that every other part of a seed's program stays what it was."""
+        rng = random.Random(self.seed * 1000003 + 7)
+        if rng.random() >= 0.5:
+            return []
+        main, self.r = self.r, rng
+        try:
+            return self.place(self.rows_spec(), ind)
+        finally:
+            self.r = main
+
+    def rows_spec(self) -> LoopSpec:
+        """Rows of a small last dimension: elements declared one by one with constant
+        subscripts (vector loads), read again (reused reads), stored one by one (vector
+        stores), one element updated in an inner loop of 0 to 5 iterations (an accumulator
+        kept in a register) beside an invariant read."""
+        r = self.r
+        s, lp, c, vecs = self.vector_loop()
+        n = self.shapes[s][0]
+        w = r.choice((2, 3, 4, 5, 8))
+        ctype = r.choice(("double", "double", "float", "int", "long"))
+        floaty = ctype in ("double", "float")
+        src, dst = self.fresh("ra"), self.fresh("rb")
+        for a in (src, dst):
+            self.decl_global.append(f"{r.choice(('static ', ''))}{ctype} {a}[{n}][{w}];")
+        self.misc_names += [src, dst]
+        val = ("0.25 * h1 - 0.01 * h0 + 0.5" if floaty else "(h0 * 7 + h1 * 3) % 101 - 50")
+        self.init_extra += [f"    for (h0 = 0; h0 < {n}; h0++)",
+                            f"        for (h1 = 0; h1 < {w}; h1++) {{",
+                            f"            {src}[h0][h1] = {val};",
+                            f"            {dst}[h0][h1] = {'1.0' if floaty else '1'};", "        }"]
+        self.check_extra += ["    cd = 0.0;", f"    for (h0 = 0; h0 < {n}; h0++)",
+                             f"        for (h1 = 0; h1 < {w}; h1++)",
+                             f"            cd += (double){dst}[h0][h1] * (1.0 + 0.125 * h1);",
+                             f'    printf("{dst} %.9e\\n", cd);']
+        self.floaty = self.floaty or floaty
+        e = lp.sub()
+        names = [self.fresh("rv") for _ in range(w)]
+        order = list(range(w))
+        if r.random() < 0.3:
+            r.shuffle(order)
+        body = [f"{ctype} {names[q]} = {src}[{e}][{q}];" for q in order]
+
+        def lane(q: int) -> str:
+            a, b = names[q], names[(q + 1) % w]
+            again = f"{src}[{e}][{r.randrange(w)}]" if r.random() < 0.5 else b
+            if floaty:
+                return f"{a} * {r.choice(('0.5', '1.5', '-0.25'))} + {again}"
+            return f"({a} * {r.randint(1, 4)} + {again}) % 1009"
+
+        stores = list(range(w))  # (every declared element is used)
+        if r.random() < 0.3:
+            r.shuffle(stores)
+        body += [f"{dst}[{e}][{q}] = {lane(q)};" for q in stores]
+        if r.random() < 0.7:
+            j, trips = r.randrange(w), r.randint(0, 5)
+            term = (f"0.5 * {src}[{e}][q % {w}] + {src}[{e}][0]" if floaty else
+                    f"{src}[{e}][q % {w}] % 7 + {src}[{e}][0]")
+            body += [f"for (int q = 0; q < {trips}; q++)", f"    {dst}[{e}][{j}] += {term};"]
+        writes = {dst}
+        self._write_vector(c, vecs, lp, body, writes)
+        return LoopSpec(s, {"rows"} | self.extra_families,
                         self.loop_nest(s, [lp], 1, False, body),
                         reads=array_names(body), writes=writes)
 

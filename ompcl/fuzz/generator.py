@@ -45,6 +45,7 @@ OFFLOADED: dict[str, bool] = {
     "threadprivate": True,  # threadprivate scratch arrays, copyin
     "atomic": True,  # omp atomic updates (histograms)
     "struct": True,  # arrays of structs
+    "rows": True,  # rows read and written element by element (register promotion, vectors)
     # translated, but a run-time check keeps it on the host (oracle.check_placement)
     "declined": True,  # threadprivate scratch read one past what each iteration writes
     # kept on the host by design
@@ -52,7 +53,7 @@ OFFLOADED: dict[str, bool] = {
 }
 # the families a generator may choose a region for (the others come with them)
 NEW_FAMILIES = ("body_local", "shadowing", "pointer_offset", "guarded", "parallel_region",
-                "region_reduction", "orphaned", "threadprivate", "atomic", "struct")
+                "region_reduction", "orphaned", "threadprivate", "atomic", "struct", "rows")
 BODY_MARK = "/* -- body -- */"
 END_MARK = "/* -- checksums -- */"
 META = re.compile(r"ompcl-expect:\s*device=(\d+)\s+host=(\d+)(?:\s+tolerance=(\S+))?")
@@ -319,6 +320,8 @@ class Generator(Regions):
             body += self.items("    ", 1)
         if self.n_device == 0 or count("\n".join(body))[0] == 0:
             body += self.place(self.map_spec(0), "    ")
+        if "rows" in self.enabled:
+            body += self.rows_region("    ")
         glob, loc, heap, frees = [], [], [], []
         for a in self.arrays:
             dims = "".join(f"[{n}]" for n in a.shape)

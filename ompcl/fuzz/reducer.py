@@ -71,7 +71,7 @@ def candidates(lines: list[str]) -> Iterator[list[str]]:
         if i > lo and is_directive(lines[i - 1]):
             continue  # part of the directive's statement
         end = unit_end(lines, i)
-        if not _is_body_of_header(lines, i):
+        if not _is_body_of_header(lines, i) and not _declares_used(lines, i, lo, hi):
             yield lines[:i] + lines[end:]
         j = i
         while j < end and is_directive(lines[j]):
@@ -89,6 +89,18 @@ def candidates(lines: list[str]) -> Iterator[list[str]]:
         elif ln.strip().startswith("for (t ") and ln.rstrip().endswith("{"):
             inner = [x if x.startswith(("#", "/*")) else x[4:] for x in lines[i + 1:end - 1]]
             yield lines[:i] + inner + lines[end:]
+
+
+_DECL = re.compile(r"^\s*(?:const\s+)?(?:unsigned\s+)?(?:double|float|int|long|char|short)\s+"
+                   r"(\w+)\s*=[^;]*;\s*$")
+
+
+def _declares_used(lines: list[str], i: int, lo: int, hi: int) -> bool:
+    """Line ``i`` declares a variable that another line of the body uses (deleting it alone
+    would not compile)."""
+    m = _DECL.match(lines[i])
+    return bool(m) and any(re.search(rf"\b{m[1]}\b", ln) for k, ln in enumerate(lines[lo:hi], lo)
+                           if k != i)
 
 
 def _helpers_called(text: str) -> bool:
