@@ -326,3 +326,35 @@ def test_program_passes_off_same_answer(program, tmp_path):
     out = run(exe, OMPCL_DEVICE="opencl")
     assert out.returncode == 0, out.stderr
     compare_outputs(expected, out.stdout, 1e-9)
+
+
+@pytest.mark.parametrize("var,marker", [("OMPCL_PROMOTE", "double ompcl_reg"),
+                                        ("OMPCL_VECTORIZE", "vload4(")])
+def test_translation_cache_keys_the_switches(tmp_path, monkeypatch, var, marker):
+    """`ompcl cc` caches translations: one made with a pass off is not served with it on."""
+    from ompcl.driver import cache, cc
+    from ompcl.frontend.preprocess import CppOptions
+    monkeypatch.setenv("OMPCL_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "rows.c"
+    src.write_text(ROWS)
+    texts = []
+    for value in ("0", "1"):
+        monkeypatch.setenv(var, value)
+        texts.append(cache.cached(str(src), CppOptions(), cc._translate_file)[0])
+    assert marker not in texts[0] and marker in texts[1]
+
+
+def test_command_line_switches(tmp_path):
+    import subprocess
+    import sys
+    src = tmp_path / "rows.c"
+    src.write_text(ROWS)
+    for flags, reg, vec in (((), True, True), (("--no-vectorize",), True, False),
+                            (("--no-promote", "--no-vectorize"), False, False)):
+        out = tmp_path / ("o" + "".join(flags))
+        res = subprocess.run([sys.executable, "-m", "ompcl", "translate", "-v", str(src), "-o",
+                              str(out), *flags], capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        kernels = (out / "rows_kernel.cl").read_text()
+        assert ("ompcl_reg" in kernels) == reg and ("vload4(" in kernels) == vec
+        assert ("[promote]" in res.stderr) == reg and ("[vectorize]" in res.stderr) == vec
