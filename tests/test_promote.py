@@ -358,3 +358,22 @@ def test_command_line_switches(tmp_path):
         kernels = (out / "rows_kernel.cl").read_text()
         assert ("ompcl_reg" in kernels) == reg and ("vload4(" in kernels) == vec
         assert ("[promote]" in res.stderr) == reg and ("[vectorize]" in res.stderr) == vec
+
+
+def test_assigned_loads_and_the_rows_they_change(tmp_path):
+    src = ("#define N 16\nint t[N][4]; double a[N][5], s[N];\n"
+           "void f(int n) { int i;\n#pragma omp parallel for\n"
+           "for (i = 0; i < n; i++) {\n"
+           "  double r1, r2, r3; int m, m2;\n"
+           "  r1 = a[i][0]; r2 = a[i][1]; r3 = a[i][2];\n"      # three loads: a vload3
+           "  a[i][0] = r2; a[i][1] = r3 + r1;\n"               # two stores: a vstore2
+           "  m = i % 4; m = t[m][0]; m2 = t[m][1];\n"          # m changes the row: scalars
+           "  s[i] = m + m2; }\n}\n")
+    u = _translate(tmp_path, src)
+    text = u.kernel_source
+    assert re.search(r"double3 ompcl_vec(\d+) = vload3\(0, .*a\[i\]\[0\]\)\)\);\s+"
+                     r"r1 = ompcl_vec\1\.s0;\s+r2 = ompcl_vec\1\.s1;\s+r3 = ompcl_vec\1\.s2;",
+                     text), text
+    assert re.search(r"vstore2\(\(double2\)\(r2, r3 \+ r1\), 0, ", text), text
+    assert re.search(r"m = OMPCL_AT\(int, \d+, \d+, t\[m\]\[0\]\);\s+"
+                     r"m2 = OMPCL_AT\(int, \d+, \d+, t\[m\]\[1\]\);", text), text

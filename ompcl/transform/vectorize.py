@@ -6,13 +6,13 @@ Works on the bounds-checked body (``OMPCL_AT(T, k, site, ref)`` per element), wi
 block:
 
 * **Loads.** Declarations ``T x = a[..][c];`` (as register promotion makes them, or as the
-  user wrote them) whose elements differ only in a constant last subscript ``c`` (or
+  user wrote them) and assignments ``x = a[..][c];`` to variables, whose elements differ only in a constant last subscript ``c`` (or
   ``e + c``) are read by one vector load into ``Tn ompcl_vec``, each declaration taking its
   lane. Where the array is read-only in the whole region and the last dimension is a
   constant, the run need not be adjacent: the vector load goes where its first element was
   read (the row is in bounds there, so are its other elements, whose values nothing changes)
   provided no statement in between assigns a variable of the subscripts; otherwise the
-  declarations must follow each other.
+  loads must follow each other. No load may assign a variable of the row's subscripts.
 * **Stores.** Consecutive assignments ``a[..][c] = e;`` to neighbouring elements whose
   right-hand sides have no side effect and do not mention ``a`` become one ``vstoren`` of
   ``(Tn)(e0, .., en-1)``; the arrays they read must be other memory than ``a`` (pairs the
@@ -145,7 +145,7 @@ class _Vectorizer:
     def _loads(self, items: list) -> list:
         found: dict[tuple, list[tuple[int, Elem]]] = {}
         for i, s in enumerate(items):
-            e = self._load_decl(s)
+            e = self._load(s)
             if e is not None:
                 found.setdefault(e.key, []).append((i, e))
         before: dict[int, list] = {}
@@ -159,29 +159,37 @@ class _Vectorizer:
                     continue
                 name = self.k.fresh()
                 n = len(chunk)
-                first, last = items[pos[0]].init, items[pos[-1]].init
+                first, last = _source(items[pos[0]]), _source(items[pos[-1]])
                 call = c_ast.FuncCall(c_ast.ID(f"vload{n}"), c_ast.ExprList(
                     [c_ast.Constant("int", "0"), _vector_pointer(first, last)]))
                 decl = _decl(name, f"{key[1]}{n}", call)
                 before.setdefault(min(pos), []).append(decl)
                 self.k.loads.setdefault(key[0], []).append((first, n))
                 for lane, i in enumerate(pos):
-                    items[i].init = c_ast.StructRef(c_ast.ID(name), ".", c_ast.ID(_lane(lane)))
+                    _set_source(items[i], c_ast.StructRef(c_ast.ID(name), ".",
+                                                          c_ast.ID(_lane(lane))))
         out = []
         for i, s in enumerate(items):
             out += before.get(i, [])
             out.append(s)
         return out
 
-    def _load_decl(self, s) -> Elem | None:
-        if not (isinstance(s, c_ast.Decl) and s.name and isinstance(s.type, c_ast.TypeDecl)
-                and s.init is not None):
-            return None
-        return element(s.init)
+    def _load(self, s) -> Elem | None:
+        """The element ``T x = a[..][c];`` or ``x = a[..][c];`` (``x`` a variable) reads."""
+        if isinstance(s, c_ast.Decl) and s.name and isinstance(s.type, c_ast.TypeDecl) and (
+                s.init is not None):
+            return element(s.init)
+        if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(
+                s.lvalue, c_ast.ID) and s.lvalue.name not in self.k.names:
+            return element(s.rvalue)
+        return None
 
     def _movable(self, items: list, key: tuple, pos: list[int]) -> bool:
         """Whether the elements declared at ``pos`` may all be read where the first is."""
         lo, hi = min(pos), max(pos)
+        subs = _ids(unchecked(_source(items[lo])))
+        if {_target(items[i]) for i in pos} & subs:
+            return False  # (x = a[x][0]: a member changes the row the next one reads)
         between = [i for i in range(lo, hi + 1) if i not in pos]
         if not between:
             return True
@@ -189,8 +197,7 @@ class _Vectorizer:
         dim = self.k.last_dim.get(k)
         if k not in self.k.readonly or dim is None or key[3]:
             return False
-        subs = _ids(unchecked(items[lo].init))
-        cs = [element(items[i].init).c for i in pos]
+        cs = [element(_source(items[i])).c for i in pos]
         if min(cs) < 0 or max(cs) >= dim:
             return False
         for i in between:
@@ -275,6 +282,22 @@ class _Vectorizer:
         self.k.stores.setdefault(k, []).append((first, n))
         return c_ast.FuncCall(c_ast.ID(f"vstore{n}"), c_ast.ExprList(
             [lanes, c_ast.Constant("int", "0"), _vector_pointer(first, last)]), stmts[0].coord)
+
+
+def _source(s) -> c_ast.Node:
+    """The element a load statement (declaration or assignment) reads."""
+    return s.init if isinstance(s, c_ast.Decl) else s.rvalue
+
+
+def _set_source(s, node: c_ast.Node) -> None:
+    if isinstance(s, c_ast.Decl):
+        s.init = node
+    else:
+        s.rvalue = node
+
+
+def _target(s) -> str:
+    return s.name if isinstance(s, c_ast.Decl) else s.lvalue.name
 
 
 def _converted(e: c_ast.Node, t: str) -> c_ast.Node:
