@@ -377,3 +377,16 @@ def test_assigned_loads_and_the_rows_they_change(tmp_path):
     assert re.search(r"vstore2\(\(double2\)\(r2, r3 \+ r1\), 0, ", text), text
     assert re.search(r"m = OMPCL_AT\(int, \d+, \d+, t\[m\]\[0\]\);\s+"
                      r"m2 = OMPCL_AT\(int, \d+, \d+, t\[m\]\[1\]\);", text), text
+
+
+def test_reads_before_the_store_assume_nothing(tmp_path):
+    """A reused read-only element read only before the one store that follows it (the
+    statement's store comes after its reads) needs no launch-time overlap check; read again
+    after a store to another pointer, it does."""
+    head = ("void f(int n, double *q, const double *p) { int i;\n"
+            "#pragma omp parallel for\nfor (i = 1; i < n; i++) { ")
+    u = _translate(tmp_path, head + "double t = p[i - 1] * 2.0; q[i] = t + p[i - 1]; }\n}\n")
+    assert _ids(u, "promote") and not u.offloaded[0].distinct
+    assert "assuming" not in _ids(u, "promote")[0].message
+    u = _translate(tmp_path, head + "q[i] = p[i - 1] * 2.0; q[i - 1] += p[i - 1]; }\n}\n")
+    assert _ids(u, "promote") and u.offloaded[0].distinct == (("p", "q"),)

@@ -270,7 +270,11 @@ class _Promoter:
             inserts.setdefault(first, []).append(_decl(name, t, clone(lead.node)))
             _replace(node, {id(o.node) for o in later}, name)
             self._done(k, lead, len(later), "block")
-            self.k.needs |= {(k, j) for j in self.k.written if j != k}
+            # the reads now happen before the writes between the first and the last: those
+            # must be to other memory
+            last = max(i for i, s in enumerate(scans) if key in s.elems)
+            self.k.needs |= {(k, j) for j in _written_between(items, scans, first, last)
+                             if j != k}
         out = []
         for i, s in enumerate(items):
             out += inserts.get(i, [])
@@ -357,6 +361,22 @@ class _Promoter:
 
     def _done(self, k: int, occ: Occ, n: int, where: str) -> None:
         self.k.promoted.setdefault(k, []).append((occ, n, where))
+
+
+def _written_between(items: list, scans: list[Facts], first: int, last: int) -> set[int]:
+    """The buffers statements ``first`` .. ``last`` may write before the last one's reads: a
+    last statement ``x = e`` or ``T x = e`` (``e`` without side effects) stores after it
+    reads."""
+    out = set()
+    for f in scans[first:last]:
+        out |= f.written()
+    s = items[last]
+    if isinstance(s, c_ast.Decl) and (s.init is None or _pure(s.init, memory=True)):
+        return out
+    if isinstance(s, c_ast.Assignment) and _pure(s.rvalue, memory=True) and _pure(
+            s.lvalue, memory=True):
+        return out
+    return out | scans[last].written()
 
 
 def _ids_of_subscripts(ref: c_ast.Node) -> set[str]:

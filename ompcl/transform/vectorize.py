@@ -200,10 +200,14 @@ class _Vectorizer:
         cs = [element(_source(items[i])).c for i in pos]
         if min(cs) < 0 or max(cs) >= dim:
             return False
+        written = set()
         for i in between:
             f = _Scan(self.k.names).run(items[i])
             if f.assigned & subs or f.jumps:
                 return False
+            written |= f.written()
+        # the loads move before these writes: they must be to other memory
+        self.k.needs |= {(k, j) for j in written if j != k}
         return True
 
     # -- stores -------------------------------------------------------------------------------
