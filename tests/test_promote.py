@@ -382,11 +382,12 @@ def test_assigned_loads_and_the_rows_they_change(tmp_path):
 def test_reads_before_the_store_assume_nothing(tmp_path):
     """A reused read-only element read only before the one store that follows it (the
     statement's store comes after its reads) needs no launch-time overlap check; read again
-    after a store to another pointer, it does."""
+    after a store to another pointer, it is not worth one (an aliased call would run on the
+    host): left in memory."""
     head = ("void f(int n, double *q, const double *p) { int i;\n"
             "#pragma omp parallel for\nfor (i = 1; i < n; i++) { ")
     u = _translate(tmp_path, head + "double t = p[i - 1] * 2.0; q[i] = t + p[i - 1]; }\n}\n")
     assert _ids(u, "promote") and not u.offloaded[0].distinct
     assert "assuming" not in _ids(u, "promote")[0].message
     u = _translate(tmp_path, head + "q[i] = p[i - 1] * 2.0; q[i - 1] += p[i - 1]; }\n}\n")
-    assert _ids(u, "promote") and u.offloaded[0].distinct == (("p", "q"),)
+    assert not _ids(u, "promote") and not u.offloaded[0].distinct

@@ -15,10 +15,11 @@ Two cases, both on the bounds-checked body (every buffer element is an
   reads, read two or more times with subscripts the block never changes, is loaded once before
   the first statement that reads it unconditionally.
 
-The other arrays of the kernel must be different memory: where two names might be one array
-(pointers), the pair is added to the region's ``distinct`` pairs, which the runtime checks when
-the kernel launches (the OpenMP loop runs when they overlap). Loops holding ``return`` or
-``goto`` are left alone. Never mutates its input.
+The arrays written meanwhile must be other memory. For a loop, where two names might be one
+array (pointers), the pair is added to the region's ``distinct`` pairs, which the runtime checks
+when the kernel launches (the OpenMP loop runs when they overlap); a reused read is not worth
+that: it needs the arrays known to be other (declared arrays, or a pair already checked).
+Loops holding ``return`` or ``goto`` are left alone. Never mutates its input.
 """
 from __future__ import annotations
 
@@ -199,6 +200,8 @@ class _Kernel:
     next_id: int = 0
     promoted: dict[int, list[tuple[Occ, int, str]]] = field(default_factory=dict)
     needs: set[tuple[int, int]] = field(default_factory=set)   # buffer pairs assumed distinct
+    #: pairs known distinct already (declared arrays, or assumed by an earlier pass)
+    free: set[tuple[int, int]] = field(default_factory=set)
     missed: dict[int, tuple[Occ, str]] = field(default_factory=dict)
 
     def fresh(self, prefix: str) -> str:
@@ -264,17 +267,19 @@ class _Promoter:
             later = [o for s in scans[first:] for o in s.elems.get(key, ())]
             if len(later) < 2:
                 continue
+            # the reads now happen before the writes between the first and the last: those
+            # must be to memory known to be other (a reused read is not worth a launch-time
+            # check that would send an aliased call to the host)
+            last = max(i for i, s in enumerate(scans) if key in s.elems)
+            if any((k, j) not in self.k.free
+                   for j in _written_between(items, scans, first, last) if j != k):
+                continue
             name = self.k.fresh(REG)
             t, _, _ = at_parts(occ[0].node)
             lead = next(o for o in scans[first].elems[key] if not o.cond)
             inserts.setdefault(first, []).append(_decl(name, t, clone(lead.node)))
             _replace(node, {id(o.node) for o in later}, name)
             self._done(k, lead, len(later), "block")
-            # the reads now happen before the writes between the first and the last: those
-            # must be to other memory
-            last = max(i for i, s in enumerate(scans) if key in s.elems)
-            self.k.needs |= {(k, j) for j in _written_between(items, scans, first, last)
-                             if j != k}
         out = []
         for i, s in enumerate(items):
             out += inserts.get(i, [])
@@ -442,13 +447,23 @@ def promote_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple,
     body = clone(spec.body)
     facts = _Scan(names).run(body)
     kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"},
-                   facts.written())
+                   facts.written(), free=known_distinct(region))
     kern.readonly -= facts.written()
     _Promoter(kern).block(body)
     if not kern.promoted:
         return spec, (), _remarks(spec, region, kern, ())
     pairs = assumed(region, kern.needs)
     return replace(spec, body=body), pairs, _remarks(spec, region, kern, pairs)
+
+
+def known_distinct(region: Region) -> set[tuple[int, int]]:
+    """Buffer pairs (both orders) that are other memory without a new check: two declared
+    arrays, or a pair an earlier pass made the runtime check."""
+    checked = {frozenset(p) for p in region.distinct}
+    arrays = region.arrays
+    return {(a, b) for a in range(len(arrays)) for b in range(len(arrays)) if a != b and (
+        (_declared(arrays[a]) and _declared(arrays[b]))
+        or frozenset((arrays[a].name, arrays[b].name)) in checked)}
 
 
 def assumed(region: Region, needs: set[tuple[int, int]]) -> tuple[tuple[str, str], ...]:
@@ -510,4 +525,4 @@ def _remarks(spec: KernelSpec, region: Region, kern: _Kernel, pairs) -> list[Rem
     return out
 
 
-__all__ = ["PURE_CALLS", "SCALARS", "assumed", "assuming", "at_parts", "promote_kernel"]
+__all__ = ["PURE_CALLS", "SCALARS", "assumed", "assuming", "known_distinct", "at_parts", "promote_kernel"]

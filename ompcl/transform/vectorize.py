@@ -1,6 +1,6 @@
 """Vector access: a kernel spec and its region -> the same kernel with runs of neighbouring
-elements of one row loaded by ``vloadn`` and stored by ``vstoren``, the array pairs it assumed
-distinct and a remark per array.
+elements of one row loaded by ``vloadn`` and stored by ``vstoren`` (no new array pair assumed
+distinct) and a remark per array.
 
 Works on the bounds-checked body (``OMPCL_AT(T, k, site, ref)`` per element), within each
 block:
@@ -11,12 +11,13 @@ block:
   lane. Where the array is read-only in the whole region and the last dimension is a
   constant, the run need not be adjacent: the vector load goes where its first element was
   read (the row is in bounds there, so are its other elements, whose values nothing changes)
-  provided no statement in between assigns a variable of the subscripts; otherwise the
+  provided no statement in between assigns a variable of the subscripts or writes an array
+  not known to be other memory; otherwise the
   loads must follow each other. No load may assign a variable of the row's subscripts.
 * **Stores.** Consecutive assignments ``a[..][c] = e;`` to neighbouring elements whose
   right-hand sides have no side effect and do not mention ``a`` become one ``vstoren`` of
-  ``(Tn)(e0, .., en-1)``; the arrays they read must be other memory than ``a`` (pairs the
-  runtime checks at launch where names might alias).
+  ``(Tn)(e0, .., en-1)``; the arrays they read must be known to be other memory than ``a``
+  (declared arrays, or a pair an earlier pass has the runtime check at launch).
 
 Runs are cut into vectors of 16, 8, 4, 3 and 2 lanes (5 elements: a ``vload4`` and a scalar).
 Built-in scalar element types only. With bounds checks on, the first and the last element of
@@ -33,7 +34,7 @@ from ..diagnostics import Remark
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region
 from .boundscheck import unchecked
-from .promote import PURE_CALLS, SCALARS, _Scan, _ids, _loc, _text, assumed, assuming, at_parts
+from .promote import PURE_CALLS, SCALARS, _Scan, _ids, _loc, _text, at_parts, known_distinct
 from .rename import device_name
 
 VECTOR_TYPES = SCALARS
@@ -124,7 +125,7 @@ class _Kernel:
     next_id: int = 0
     loads: dict[int, list[tuple[c_ast.Node, int]]] = field(default_factory=dict)
     stores: dict[int, list[tuple[c_ast.Node, int]]] = field(default_factory=dict)
-    needs: set[tuple[int, int]] = field(default_factory=set)
+    free: set[tuple[int, int]] = field(default_factory=set)   # pairs known distinct already
 
     def fresh(self) -> str:
         self.next_id += 1
@@ -200,14 +201,13 @@ class _Vectorizer:
         cs = [element(_source(items[i])).c for i in pos]
         if min(cs) < 0 or max(cs) >= dim:
             return False
-        written = set()
         for i in between:
             f = _Scan(self.k.names).run(items[i])
             if f.assigned & subs or f.jumps:
                 return False
-            written |= f.written()
-        # the loads move before these writes: they must be to other memory
-        self.k.needs |= {(k, j) for j in written if j != k}
+            # the loads move before these writes: they must be to memory known to be other
+            if any((k, j) not in self.k.free for j in f.written() if j != k):
+                return False
         return True
 
     # -- stores -------------------------------------------------------------------------------
@@ -216,15 +216,15 @@ class _Vectorizer:
         while i < len(items):
             run, passed, end = self._store_run(items, i)
             chunks = _chunks([e.c for _, e in run])
+            if chunks:  # every right-hand side, and the declarations passed, move past
+                k = run[0][1].k  # stores to the row: they must read memory known to be other
+                if any((k, j) not in self.k.free for s in [x for x, _ in run] + passed
+                       for j in _Scan(self.k.names).run(s).mentioned() if j != k):
+                    chunks = []
             if not chunks:
                 out.append(items[i])
                 i += 1
                 continue
-            # every right-hand side, and the declarations passed, move past stores to the row
-            k = run[0][1].k
-            for s in [x for x, _ in run] + passed:
-                self.k.needs |= {(k, j) for j in _Scan(self.k.names).run(s).mentioned()
-                                 if j != k}
             by_c = {e.c: s for s, e in run}
             out += passed
             used = set()
@@ -359,15 +359,14 @@ def vectorize_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tupl
     written = _Scan(names).run(body).written()
     dims = _last_dims(spec)
     kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"} - written,
-                   {k: dims.get(n) for n, k in names.items()})
+                   {k: dims.get(n) for n, k in names.items()}, free=known_distinct(region))
     _Vectorizer(kern).visit(body)
     if not (kern.loads or kern.stores):
         return spec, (), []
-    pairs = assumed(region, kern.needs)
-    return replace(spec, body=body), pairs, _remarks(spec, region, kern, pairs)
+    return replace(spec, body=body), (), _remarks(spec, region, kern)
 
 
-def _remarks(spec: KernelSpec, region: Region, kern: _Kernel, pairs) -> list[Remark]:
+def _remarks(spec: KernelSpec, region: Region, kern: _Kernel) -> list[Remark]:
     out = []
     for k in sorted(set(kern.loads) | set(kern.stores)):
         parts = []
@@ -378,8 +377,8 @@ def _remarks(spec: KernelSpec, region: Region, kern: _Kernel, pairs) -> list[Rem
                              f"for {sum(n for _, n in found)} scalar {what}s")
         loc = _loc(spec, (kern.loads.get(k) or kern.stores.get(k))[0][0], region)
         name = region.arrays[k].name
-        out.append(Remark(loc, f"array '{name}' in kernel '{spec.name}': " + "; ".join(parts)
-                          + assuming(name, pairs), "remark", "vectorize"))
+        out.append(Remark(loc, f"array '{name}' in kernel '{spec.name}': " + "; ".join(parts),
+                          "remark", "vectorize"))
     return out
 
 
