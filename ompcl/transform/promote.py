@@ -41,7 +41,7 @@ SCALARS = frozenset({"char", "uchar", "short", "ushort", "int", "uint", "long", 
 PURE_CALLS = frozenset({v[0] for v in MATH.values()} | set(MATH) | {"min", "max"})
 REG, TRIP = "ompcl_reg", "ompcl_trip"
 _INCDEC = ("++", "--", "p++", "p--")
-_text = c_generator.CGenerator().visit
+c_text = c_generator.CGenerator().visit
 
 
 def at_parts(node: c_ast.Node) -> tuple[str, int, c_ast.Node] | None:
@@ -84,7 +84,7 @@ class Facts:
         return {k for k, _ in self.elems} | self.bare
 
 
-class _Scan:
+class Scan:
     """Collects ``Facts`` of a tree; ``names``: buffer device name -> index."""
 
     def __init__(self, names: dict[str, int]):
@@ -100,7 +100,7 @@ class _Scan:
         parts = at_parts(node)
         if parts is not None:
             _, k, ref = parts
-            f.elems.setdefault((k, _text(ref)), []).append(
+            f.elems.setdefault((k, c_text(ref)), []).append(
                 Occ(node, role == "write", role == "addr", cond))
             base = ref
             while isinstance(base, c_ast.ArrayRef):
@@ -157,7 +157,7 @@ def _conditional(node: c_ast.Node, child: str) -> bool:
     return False
 
 
-def _ids(node: c_ast.Node) -> set[str]:
+def names_in(node: c_ast.Node) -> set[str]:
     out, todo = set(), [node]
     while todo:
         n = todo.pop()
@@ -246,8 +246,8 @@ class _Promoter:
     # -- blocks: reused read-only elements ---------------------------------------------------
     def block(self, node: c_ast.Compound) -> None:
         items = node.block_items or []
-        whole = _Scan(self.k.names).run(node)
-        scans = [_Scan(self.k.names).run(s) for s in items]
+        whole = Scan(self.k.names).run(node)
+        scans = [Scan(self.k.names).run(s) for s in items]
         inserts: dict[int, list[c_ast.Decl]] = {}
         labelled = any(isinstance(s, (c_ast.Case, c_ast.Default, c_ast.Label)) for s in items)
         for key, occ in sorted(whole.elems.items()) if not labelled else ():
@@ -305,7 +305,7 @@ class _Promoter:
     # -- loops: invariant elements ----------------------------------------------------------
     def loop(self, node: c_ast.For) -> c_ast.Node:
         guard = _guard(node)
-        facts = _Scan(self.k.names).run(node)
+        facts = Scan(self.k.names).run(node)
         never = isinstance(guard, c_ast.Constant) and guard.value == "0"
         chosen = [] if guard is None or never or facts.jumps else self._invariants(facts)
         out = self._hoist(node, guard, chosen) if chosen else node
@@ -387,7 +387,7 @@ def _written_between(items: list, scans: list[Facts], first: int, last: int) -> 
 def _ids_of_subscripts(ref: c_ast.Node) -> set[str]:
     out, base = set(), ref
     while isinstance(base, c_ast.ArrayRef):
-        out |= _ids(base.subscript)
+        out |= names_in(base.subscript)
         base = base.name
     return out
 
@@ -445,7 +445,7 @@ def promote_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple,
     """The promoted kernel, the array-name pairs it assumes distinct, and its remarks."""
     names = {device_name(a.name): k for k, a in enumerate(region.arrays)}
     body = clone(spec.body)
-    facts = _Scan(names).run(body)
+    facts = Scan(names).run(body)
     kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"},
                    facts.written(), free=known_distinct(region))
     kern.readonly -= facts.written()
@@ -489,7 +489,7 @@ def _declared(a) -> bool:
     return bool(v.ctype.dims) and not v.ctype.pointer and v.storage != "param"
 
 
-def _loc(spec: KernelSpec, node: c_ast.FuncCall, region: Region) -> SourceLoc:
+def site_loc(spec: KernelSpec, node: c_ast.FuncCall, region: Region) -> SourceLoc:
     """Where the user wrote the access a wrapper checks."""
     site = node.args.exprs[2]
     try:
@@ -511,18 +511,19 @@ def _remarks(spec: KernelSpec, region: Region, kern: _Kernel, pairs) -> list[Rem
         if blocks:
             parts.append(f"{len(blocks)} reused element{'s' * (len(blocks) > 1)} "
                          f"({sum(blocks)} reads)")
-        out.append(Remark(_loc(spec, found[0][0].node, region),
+        out.append(Remark(site_loc(spec, found[0][0].node, region),
                           f"array '{name}' in kernel '{spec.name}': " + " and ".join(parts)
                           + " kept in private registers" + assuming(name, pairs), "remark",
                           "promote"))
     for k, (occ, why) in sorted(kern.missed.items()):
         if k in kern.promoted:
             continue
-        ref = _text(unchecked(occ.node))
-        out.append(Remark(_loc(spec, occ.node, region), f"'{ref}' in kernel '{spec.name}' is "
+        ref = c_text(unchecked(occ.node))
+        out.append(Remark(site_loc(spec, occ.node, region), f"'{ref}' in kernel '{spec.name}' is "
                           f"loop-invariant but not kept in a register: {why}", "remark",
                           "promote-missed"))
     return out
 
 
-__all__ = ["PURE_CALLS", "SCALARS", "assumed", "assuming", "known_distinct", "at_parts", "promote_kernel"]
+__all__ = ["PURE_CALLS", "SCALARS", "Scan", "assumed", "assuming", "c_text", "known_distinct",
+           "names_in", "site_loc", "at_parts", "promote_kernel"]

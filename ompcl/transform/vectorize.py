@@ -34,7 +34,8 @@ from ..diagnostics import Remark
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region
 from .boundscheck import unchecked
-from .promote import PURE_CALLS, SCALARS, _Scan, _ids, _loc, _text, at_parts, known_distinct
+from .promote import (PURE_CALLS, SCALARS, Scan, at_parts, c_text, known_distinct, names_in,
+                      site_loc)
 from .rename import device_name
 
 VECTOR_TYPES = SCALARS
@@ -71,10 +72,10 @@ def element(node: c_ast.Node) -> Elem | None:
     if c is None and isinstance(last, c_ast.BinaryOp) and last.op in ("+", "-"):
         off = _int(last.right)
         if off is not None:
-            base, c = _text(last.left), off if last.op == "+" else -off
+            base, c = c_text(last.left), off if last.op == "+" else -off
     if c is None:
         return None
-    return Elem(k, t, _text(ref.name), base, c)
+    return Elem(k, t, c_text(ref.name), base, c)
 
 
 def _int(e: c_ast.Node) -> int | None:
@@ -188,7 +189,7 @@ class _Vectorizer:
     def _movable(self, items: list, key: tuple, pos: list[int]) -> bool:
         """Whether the elements declared at ``pos`` may all be read where the first is."""
         lo, hi = min(pos), max(pos)
-        subs = _ids(unchecked(_source(items[lo])))
+        subs = names_in(unchecked(_source(items[lo])))
         if {_target(items[i]) for i in pos} & subs:
             return False  # (x = a[x][0]: a member changes the row the next one reads)
         between = [i for i in range(lo, hi + 1) if i not in pos]
@@ -202,7 +203,7 @@ class _Vectorizer:
         if min(cs) < 0 or max(cs) >= dim:
             return False
         for i in between:
-            f = _Scan(self.k.names).run(items[i])
+            f = Scan(self.k.names).run(items[i])
             if f.assigned & subs or f.jumps:
                 return False
             # the loads move before these writes: they must be to memory known to be other
@@ -219,7 +220,7 @@ class _Vectorizer:
             if chunks:  # every right-hand side, and the declarations passed, move past
                 k = run[0][1].k  # stores to the row: they must read memory known to be other
                 if any((k, j) not in self.k.free for s in [x for x, _ in run] + passed
-                       for j in _Scan(self.k.names).run(s).mentioned() if j != k):
+                       for j in Scan(self.k.names).run(s).mentioned() if j != k):
                     chunks = []
             if not chunks:
                 out.append(items[i])
@@ -249,13 +250,13 @@ class _Vectorizer:
             if e is not None and (not run or e.key == run[0][1].key) and e.c not in seen:
                 run.append((s, e))
                 seen.add(e.c)
-                reads |= _ids(s.rvalue)
+                reads |= names_in(s.rvalue)
                 passed += pending
                 pending, end = [], idx + 1
                 continue
             if run and isinstance(s, c_ast.Decl) and s.name and s.name not in reads and (
                     s.init is None or _side_effect_free(s.init)) and \
-                    run[0][1].k not in _Scan(self.k.names).run(s).mentioned():
+                    run[0][1].k not in Scan(self.k.names).run(s).mentioned():
                 pending.append(s)
                 continue
             break
@@ -267,7 +268,7 @@ class _Vectorizer:
         e = element(s.lvalue)
         if e is None or not _side_effect_free(s.rvalue):
             return None
-        f = _Scan(self.k.names).run(s.rvalue)
+        f = Scan(self.k.names).run(s.rvalue)
         if e.k in f.mentioned():
             return None
         return e
@@ -341,7 +342,7 @@ def _last_dims(spec: KernelSpec) -> dict[str, int]:
             if isinstance(t, c_ast.ArrayDecl):
                 dim = t.dim
             t = t.type
-        text = _text(dim) if dim is not None else ""
+        text = c_text(dim) if dim is not None else ""
         if text and _CONST_DIM.fullmatch(text):
             try:
                 out[decl.name] = int(eval(text, {"__builtins__": {}}))  # noqa: S307 (digits, ops)
@@ -356,7 +357,7 @@ def vectorize_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tupl
     its remarks."""
     names = {device_name(a.name): k for k, a in enumerate(region.arrays)}
     body = clone(spec.body)
-    written = _Scan(names).run(body).written()
+    written = Scan(names).run(body).written()
     dims = _last_dims(spec)
     kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"} - written,
                    {k: dims.get(n) for n, k in names.items()}, free=known_distinct(region))
@@ -375,7 +376,7 @@ def _remarks(spec: KernelSpec, region: Region, kern: _Kernel) -> list[Remark]:
                 widths = ", ".join(f"{what}{n}" for _, n in found)
                 parts.append(f"{len(found)} vector {what}{'s' * (len(found) > 1)} (v{widths}) "
                              f"for {sum(n for _, n in found)} scalar {what}s")
-        loc = _loc(spec, (kern.loads.get(k) or kern.stores.get(k))[0][0], region)
+        loc = site_loc(spec, (kern.loads.get(k) or kern.stores.get(k))[0][0], region)
         name = region.arrays[k].name
         out.append(Remark(loc, f"array '{name}' in kernel '{spec.name}': " + "; ".join(parts),
                           "remark", "vectorize"))
