@@ -56,6 +56,7 @@ class Driver:
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     tmp: Path | None = None     # this command's temporary directory
     sources: tuple[str, ...] = ()  # the command's C sources (where callees may be defined)
+    later: list = field(default_factory=list)   # cache writes, done while the compiler runs
 
     def run(self, cmd: Command, todo: list[int] | None = None) -> int:
         """Run ``cmd``; ``todo``: the indexes of the sources to translate, if known."""
@@ -82,7 +83,16 @@ class Driver:
             units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
             return self.compile(cmd, units, link, tmp)
         finally:
+            self.catch_up()
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def catch_up(self) -> None:
+        """Do the work put off until the compiler runs (cache writes: never an error)."""
+        while self.later:
+            try:
+                self.later.pop(0)()
+            except Exception:
+                pass
 
     # -- running the compiler ---------------------------------------------------------------
     def exec(self, args: list[str]) -> int:
@@ -91,12 +101,18 @@ class Driver:
         return _exec(self.opts.compiler, args)
 
     def call(self, args: list[str], capture: bool = True) -> subprocess.CompletedProcess:
-        """Run the compiler, its messages captured (the driver decides what the user sees)."""
+        """Run the compiler, its messages captured (the driver decides what the user sees);
+        the work put off (``later``) is done meanwhile."""
+        argv = [*self.opts.compiler, *args]
         try:
-            return subprocess.run([*self.opts.compiler, *args], text=True, errors="replace",
-                                  stderr=subprocess.PIPE if capture else None)
+            proc = subprocess.Popen(argv, text=True, errors="replace",
+                                    stderr=subprocess.PIPE if capture else None)
         except OSError as e:
             raise NoCompiler(e) from None
+        with proc:
+            self.catch_up()
+            _, err = proc.communicate()
+        return subprocess.CompletedProcess(argv, proc.returncode, None, err)
 
     def link_args(self, cmd: Command, scratch: Path) -> list[str] | None:
         """The runtime library and its libraries, appended to every linking command."""
@@ -119,7 +135,7 @@ class Driver:
             with reuse_preprocessed():
                 host, remarks = cache.cached(
                     path, cpp, functools.partial(_translate_file, model=self.opts.model),
-                    self.sources, self.opts.model)
+                    self.sources, self.opts.model, self.later)
             fault, _, only = self.env.get("OMPCL_FAULT", "").partition(":")
             if only and only != os.path.basename(path):
                 fault = ""
@@ -178,6 +194,8 @@ class Driver:
             source = u.translated if u and u.translated else cmd.args[k]
             running.add(k, [*front, *split.compile_args(cmd, k, source, objects.get(k))],
                         tmp / f"{k}.err")
+        running.pump(limit)
+        self.catch_up()
         results = running.finish(limit)
         done = [units[k] for k in todo]
         messages = "".join(results[k][1] for k in cmd.sources)
