@@ -37,6 +37,8 @@ SPLIT = [
     (["-fopenmp", "a.c", "b.c", "s.s"], False),              # another compiler's input
     (["-fopenmp", "-c", "a.c", "b.c", "x.o"], False),        # gcc warns once: unused input
     (["-fopenmp", "-c", "a.c", "b.c", "-o", "x.o"], False),  # gcc's error, as gcc says it
+    (["-fopenmp", "-c", "a.c", "sub/a.c"], False),           # both write a.o, in turn
+    (["-fopenmp", "a.c", "sub/a.c", "-o", "app"], True),     # (temporary objects)
     (["-fopenmp", "--frobnicate", "a.c", "b.c"], False),     # an option not known here
     (["-fopenmp", "-E", "a.c", "b.c"], False),               # query: passes through
 ]
@@ -195,3 +197,14 @@ def test_split_commands_a_compiler_receives(tmp_path):
                    OMPCL_CC=str(exe), FAKECC_LOG=str(log), OMPCL_JOBS="1")
     (one,) = fake_calls(log)
     assert one[:5] == ["-idirafter", str(RUNTIME_DIR), "-O2", "-fopenmp", "plain.c"]
+
+
+def test_split_without_the_compiler(tmp_path):
+    """A compiler that cannot be run: the driver's one error, as for one command."""
+    _program(tmp_path)
+    res = ompcl_cc(tmp_path, "-fopenmp", "-c", "main.c", "off.c", "lib.c",
+                   OMPCL_CC=str(tmp_path / "no-such-cc"), OMPCL_JOBS="2")
+    assert res.returncode == 1
+    assert res.stderr.splitlines() == [f"ompcl: error: cannot run the compiler "
+                                       f"'{tmp_path / 'no-such-cc'}': No such file or directory "
+                                       "(set OMPCL_CC or --ompcl-compiler=)"]

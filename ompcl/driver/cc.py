@@ -338,7 +338,8 @@ class _Compiles:
                 try:
                     proc = subprocess.Popen([*self.compiler, *args], stderr=err)
                 except OSError as e:
-                    self.finish(0)
+                    self.queue.clear()
+                    self.finish(0)   # (the ones started)
                     raise NoCompiler(e) from None
             self.running[key] = proc, messages
 

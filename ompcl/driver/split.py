@@ -85,9 +85,12 @@ def separable(cmd: Command) -> bool:
     roles = _roles(cmd)
     if roles is None:
         return False
+    if cmd.mode == "link":
+        return True
     # -c: linker inputs are unused (gcc warns once per command); -c -o with several sources
-    # is the compiler's error
-    return cmd.mode == "link" or not ("input" in roles or "output" in roles)
+    # is the compiler's error; two sources of one base name write one object, in turn
+    objects = [os.path.splitext(os.path.basename(cmd.args[k]))[0] for k in cmd.sources]
+    return not ("input" in roles or "output" in roles) and len(set(objects)) == len(objects)
 
 
 def compile_args(cmd: Command, index: int, source: str, obj: str | None) -> list[str]:
