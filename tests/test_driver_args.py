@@ -188,10 +188,10 @@ def test_response_file_goes_verbatim(tmp_path):
 def test_translated_source_replaces_its_operand(tmp_path, args, translated):
     """Only the translated operand changes (to a file of the same base name); ompcl adds
     its runtime header's directory at the end of the search path, and the runtime library
-    when linking."""
+    when linking. (One compiler command: OMPCL_JOBS=1; split commands are test_cc_split's.)"""
     write_project(tmp_path)
     fake, log = fake_compiler(tmp_path)
-    res = ompcl_cc(tmp_path, *args, OMPCL_CC=str(fake), FAKECC_LOG=str(log))
+    res = ompcl_cc(tmp_path, *args, OMPCL_CC=str(fake), FAKECC_LOG=str(log), OMPCL_JOBS="1")
     assert res.returncode == 0, res.stderr
     (call,) = fake_calls(log)
     k = args.index(translated)

@@ -175,6 +175,28 @@ def test_translated_build_gives_the_same_answers(tmp_path, server_env, opencl_av
                 assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1]
 
 
+def test_a_warmed_up_server_translates_as_a_fresh_process(tmp_path, server_env):
+    """The server translates a sample once after its first command (``warm_up``): what its
+    workers translate afterwards is what a fresh process translates, text and remarks."""
+    env = dict(server_env, OMPCL_CACHE_DIR="off")
+    env.pop("OMPCL_CC")
+    write_project(tmp_path)
+    assert _cc(env, "-fopenmp", "-c", "off.c", cwd=tmp_path).returncode == 0
+    assert _wait(lambda: _server_pid(env) is not None)
+    corpus = Path(__file__).parent / "corpus"
+    for name in ("06_matmul_global.c", "14_parallel_region_for.c", "05_double_reductions.c",
+                 "13_poly_userfunc.c"):
+        shutil.copy(corpus / name, tmp_path / name)
+        outs = []
+        for mode, server in (("served", "1"), ("fresh", "0")):
+            res = _cc(dict(env, OMPCL_SERVER=server), "-O2", "-fopenmp", "-Rompcl",
+                      f"--ompcl-keep={mode}", "-c", name, cwd=tmp_path)
+            assert res.returncode == 0, res.stderr
+            outs.append((res.stderr, (tmp_path / mode / name).read_text()))
+        assert outs[0] == outs[1], name
+    assert _log(server_env) == []  # (the probe compiler was not used)
+
+
 def test_idle_and_stopped_servers_remove_their_sockets(tmp_path, server_env):
     from ompcl.driver import client
     env = dict(server_env, OMPCL_SERVER_IDLE="1")

@@ -5,7 +5,9 @@ the PolyBench/ACC programs that gcc builds (their authors' command lines), both 
 interleaved, and prints the median wall and CPU seconds of each and their ratio per tree: a
 fresh build (empty translation cache, no compile server running at its start) and a rebuild
 (translations cached, the fresh build's compile server still up, as when a user rebuilds
-soon after). CPU seconds include the compile server's (its own and its workers').
+soon after). CPU seconds include the compile server's (its own and its workers'); the wall
+seconds of a command with several sources are those of its compiles run side by side
+(``OMPCL_JOBS``; ``OMPCL_JOBS=1`` measures them one after the other).
 Usage: ``python -m ompcl.bench.build_speed [--repeats 5] [--trees nas,polybench]``.
 """
 from __future__ import annotations
@@ -165,8 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     if "polybench" in trees and polybench.find_root() is None:
         print("polybench: skipped (../shared/thirdparty/polybench-acc not found)")
         trees.remove("polybench")
+    from ..driver.cc import jobs
     print(f"CC=gcc vs CC=\"{shlex.join(ompcl_cc())}\", median of {args.repeats} "
-          f"interleaved rounds after one warm-up")
+          f"interleaved rounds after one warm-up; ompcl cc runs up to {jobs()} compilers at "
+          f"once in a command with several sources (OMPCL_JOBS)")
     print(f"{'tree':12} {'gcc wall':>9} {'ompcl wall':>10} {'ratio':>6}   "
           f"{'gcc cpu':>8} {'ompcl cpu':>9} {'ratio':>6}   {'rebuild wall':>12} {'ratio':>6}")
     for tree in trees:

@@ -30,12 +30,14 @@ _TRANSLATION_ENV = ("OMPCL_CHECK_IR", "OMPCL_INTERCHANGE", "OMPCL_REORDER", "OMP
                     "OMPCL_PROMOTE", "OMPCL_VECTORIZE")
 
 
-def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str = ""
-           ) -> tuple[str, list[tuple[str, str]]]:
+def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str = "",
+           later: list | None = None) -> tuple[str, list[tuple[str, str]]]:
     """``translate(path, cpp, sources)``, or its result from an earlier run with the same
     inputs (the program's other sources, where called functions may be defined, and the
     dispatch model compiled in, included). Direct mode (``manifest.py``) finds the entry of
-    an unchanged file without preprocessing it."""
+    an unchanged file without preprocessing it. With ``later``, writing a new entry (and its
+    direct-mode record) is appended there as a function to call when the caller likes (while
+    the compiler runs): the result does not wait for it."""
     root = cache_root()
     if root is None:
         return translate(path, cpp, sources)
@@ -61,19 +63,27 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str 
     except Exception:
         return translate(path, cpp, sources)  # translation will report the problem
     result = _load(root, key, others)
+    entry = None
     if result is None:
         with watched() as seen:
             result = translate(path, cpp, sources)
         host, remarks = result
-        _store(_entry(root, key), {
-            "host": host, "remarks": remarks,
-            "siblings": _stats(others) if seen.read else None,
-            "answers": [[q, n, a] for (q, n), a in sorted(seen.answers.items())]})
-    if book is not None:
-        try:
-            manifest.record(book, key, path, preprocessed, cpp, _store)
-        except Exception:   # a manifest is an optimisation: never a reason to fail
-            pass
+        entry = {"host": host, "remarks": remarks,
+                 "siblings": _stats(others) if seen.read else None,
+                 "answers": [[q, n, a] for (q, n), a in sorted(seen.answers.items())]}
+
+    def write() -> None:
+        if entry is not None:
+            _store(_entry(root, key), entry)
+        if book is not None:
+            try:
+                manifest.record(book, key, path, preprocessed, cpp, _store)
+            except Exception:   # a manifest is an optimisation: never a reason to fail
+                pass
+    if later is None:
+        write()
+    else:
+        later.append(write)
     return result
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..diagnostics import OmpclError
 from ..frontend.preprocess import reuse_preprocessed
-from . import cache, deps
+from . import cache, deps, split
 from .args import Command, DriverOptions, quote_response_arg, sources_to_translate
 from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
 
@@ -56,6 +56,7 @@ class Driver:
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     tmp: Path | None = None     # this command's temporary directory
     sources: tuple[str, ...] = ()  # the command's C sources (where callees may be defined)
+    later: list = field(default_factory=list)   # cache writes, done while the compiler runs
 
     def run(self, cmd: Command, todo: list[int] | None = None) -> int:
         """Run ``cmd``; ``todo``: the indexes of the sources to translate, if known."""
@@ -77,10 +78,21 @@ class Driver:
                 return self.call([*cmd.raw, *link], capture=False).returncode
             cpp = _cpp_options(cmd.args)
             self.sources = tuple(a for a in cmd.args if a.endswith(".c") and os.path.isfile(a))
+            if split.separable(cmd) and jobs() > 1:
+                return self.run_split(cmd, todo, link, tmp, cpp)
             units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
             return self.compile(cmd, units, link, tmp)
         finally:
+            self.catch_up()
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def catch_up(self) -> None:
+        """Do the work put off until the compiler runs (cache writes: never an error)."""
+        while self.later:
+            try:
+                self.later.pop(0)()
+            except Exception:
+                pass
 
     # -- running the compiler ---------------------------------------------------------------
     def exec(self, args: list[str]) -> int:
@@ -89,12 +101,18 @@ class Driver:
         return _exec(self.opts.compiler, args)
 
     def call(self, args: list[str], capture: bool = True) -> subprocess.CompletedProcess:
-        """Run the compiler, its messages captured (the driver decides what the user sees)."""
+        """Run the compiler, its messages captured (the driver decides what the user sees);
+        the work put off (``later``) is done meanwhile."""
+        argv = [*self.opts.compiler, *args]
         try:
-            return subprocess.run([*self.opts.compiler, *args], text=True, errors="replace",
-                                  stderr=subprocess.PIPE if capture else None)
+            proc = subprocess.Popen(argv, text=True, errors="replace",
+                                    stderr=subprocess.PIPE if capture else None)
         except OSError as e:
             raise NoCompiler(e) from None
+        with proc:
+            self.catch_up()
+            _, err = proc.communicate()
+        return subprocess.CompletedProcess(argv, proc.returncode, None, err)
 
     def link_args(self, cmd: Command, scratch: Path) -> list[str] | None:
         """The runtime library and its libraries, appended to every linking command."""
@@ -117,7 +135,7 @@ class Driver:
             with reuse_preprocessed():
                 host, remarks = cache.cached(
                     path, cpp, functools.partial(_translate_file, model=self.opts.model),
-                    self.sources, self.opts.model)
+                    self.sources, self.opts.model, self.later)
             fault, _, only = self.env.get("OMPCL_FAULT", "").partition(":")
             if only and only != os.path.basename(path):
                 fault = ""
@@ -151,6 +169,47 @@ class Driver:
         for category, line in remarks:
             if category in shown:
                 print(line, file=sys.stderr)
+
+    # -- several sources: compiled one by one, side by side -----------------------------------
+    def run_split(self, cmd: Command, todo: list[int], link: list[str], tmp: Path, cpp) -> int:
+        """Run ``cmd`` (``split.separable``) as one compile per source and a link: each
+        source's compile starts as soon as it is translated (or at once: nothing to
+        translate), beside the translation of the next one. Anything unusual (a compiler
+        error, a message of the compiler's driver, a failed link) and the command runs again
+        as one compiler command (``compile``), which has the compiler's own messages and the
+        safety net."""
+        limit = jobs()
+        running = _Compiles(self.opts.compiler)
+        units: dict[int, Unit] = {}
+        objects = {k: str(tmp / f"{k}.o") for k in cmd.sources} if cmd.links else {}
+        order = [k for k in cmd.sources if k not in todo] + [k for k in cmd.sources if k in todo]
+        for k in order:
+            if k in todo:
+                running.pump(max(1, limit - 1))   # this process translates meanwhile
+                units[k] = self.translate(cmd.args[k], k, tmp / str(k), cpp)
+            u = units.get(k)
+            front = ["-idirafter", RUNTIME_DIR] if u and u.translated else []
+            if u and u.translated and u.iquote:
+                front += ["-iquote", os.path.dirname(u.path) or "."]
+            source = u.translated if u and u.translated else cmd.args[k]
+            running.add(k, [*front, *split.compile_args(cmd, k, source, objects.get(k))],
+                        tmp / f"{k}.err")
+        running.pump(limit)
+        self.catch_up()
+        results = running.finish(limit)
+        done = [units[k] for k in todo]
+        messages = "".join(results[k][1] for k in cmd.sources)
+        if any(rc != 0 for rc, _ in results.values()) or \
+                split.driver_message(self.opts.compiler, messages):
+            return self.compile(cmd, done, link, tmp)
+        if cmd.links:
+            res = self.call([*split.link_args(cmd, objects), *link])
+            if res.returncode != 0 or split.driver_message(self.opts.compiler, res.stderr):
+                return self.compile(cmd, done, link, tmp)
+            messages += res.stderr
+        sys.stderr.write(messages)
+        failed = [u for u in done if u.error]
+        return self.fall_back(failed, {}, 0) if failed else 0
 
     # -- compiling, with the safety net -----------------------------------------------------
     def compile(self, cmd: Command, units: list[Unit], link: list[str], tmp: Path) -> int:
@@ -241,6 +300,72 @@ class Driver:
         for name, text in files.items():
             (d / name).write_text(text, errors="surrogateescape")
         return str(d)
+
+
+def jobs() -> int:
+    """How many compiler processes one command may run at once: ``OMPCL_JOBS``, else the
+    CPUs this process may use (1: a command's sources are compiled by one compiler command,
+    after all of them are translated)."""
+    try:
+        return max(1, int(os.environ.get("OMPCL_JOBS", "")))
+    except ValueError:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+            os.cpu_count() or 1
+
+
+class _Compiles:
+    """Compiler processes started in the order given, at most so many at a time, each one's
+    messages kept in a file of its own (the compiler's output is read when all are done,
+    in the order of the sources)."""
+
+    def __init__(self, compiler: tuple[str, ...]):
+        self.compiler = compiler
+        self.queue: list[tuple[int, list[str], Path]] = []
+        self.running: dict[int, tuple[subprocess.Popen, Path]] = {}
+        self.results: dict[int, tuple[int, str]] = {}
+
+    def add(self, key: int, args: list[str], messages: Path) -> None:
+        self.queue.append((key, args, messages))
+
+    def pump(self, limit: int) -> None:
+        """Collect the finished ones; start queued ones while fewer than ``limit`` run."""
+        for key, (proc, _) in list(self.running.items()):
+            if proc.poll() is not None:
+                self._collect(key)
+        while self.queue and len(self.running) < limit:
+            key, args, messages = self.queue.pop(0)
+            with open(messages, "wb") as err:
+                try:
+                    proc = subprocess.Popen([*self.compiler, *args], stderr=err)
+                except OSError as e:
+                    self.queue.clear()
+                    self.finish(0)   # (the ones started)
+                    raise NoCompiler(e) from None
+            self.running[key] = proc, messages
+
+    def finish(self, limit: int) -> dict[int, tuple[int, str]]:
+        """Run the rest, ``limit`` at a time; every one's (exit status, messages)."""
+        while self.queue or self.running:
+            self.pump(limit)
+            if self.running:
+                self._collect(self._next_done())
+        return self.results
+
+    def _next_done(self) -> int:
+        """One that has finished, waiting for it (another's child is left to its owner:
+        then the first one started is waited for)."""
+        try:
+            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT)
+        except (OSError, AttributeError):
+            info = None
+        for key, (proc, _) in self.running.items():
+            if info is not None and proc.pid == info.si_pid:
+                return key
+        return next(iter(self.running))
+
+    def _collect(self, key: int) -> None:
+        proc, messages = self.running.pop(key)
+        self.results[key] = proc.wait(), messages.read_text(errors="replace")
 
 
 def no_compiler(compiler: tuple[str, ...], e: OSError) -> int:
