@@ -115,7 +115,7 @@ double a[N][M], b[N][M];
 /* tests/golden/collapse_order.c:10:1: omp parallel for collapse(2) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_0(double w)
+OMPCL_GLUE static int ompcl_region_0(double w)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;

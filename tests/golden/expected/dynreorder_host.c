@@ -417,7 +417,7 @@ double u[K][J][I][5], q[K][J][I];
 /* tests/golden/dynreorder.c:11:1: omp parallel for private(k, m) collapse(2) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_0(void)
+OMPCL_GLUE static int ompcl_region_0(void)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
@@ -479,7 +479,7 @@ void solve(void)
 /* tests/golden/dynreorder.c:22:1: omp parallel for private(j, i, m) -- offloaded by ompcl (kernel ompcl_k1).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_1(double w)
+OMPCL_GLUE static int ompcl_region_1(double w)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;

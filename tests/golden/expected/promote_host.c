@@ -384,7 +384,7 @@ double u[N][N][5], r[N][N][5];
 /* tests/golden/promote.c:12:1: omp parallel for private(j, k) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_0(double alpha, int n)
+OMPCL_GLUE static int ompcl_region_0(double alpha, int n)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
@@ -447,7 +447,7 @@ void gemm(int n, double alpha)
 /* tests/golden/promote.c:22:1: omp parallel for private(j) -- offloaded by ompcl (kernel ompcl_k1).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_1(double c, int n)
+OMPCL_GLUE static int ompcl_region_1(double c, int n)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;

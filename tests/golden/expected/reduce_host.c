@@ -146,7 +146,7 @@ static double weight(double x, int k) { return exp(-x * k) + 1.0; }
 /* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_0(int *ompcl_p_li, double *ompcl_p_m, int n, double *ompcl_p_s, const double *a)
+OMPCL_GLUE static int ompcl_region_0(int *ompcl_p_li, double *ompcl_p_m, int n, double *ompcl_p_s, const double *a)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;

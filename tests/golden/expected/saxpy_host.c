@@ -103,7 +103,7 @@ static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxp
 /* tests/golden/saxpy.c:6:1: omp parallel for -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
-static int ompcl_region_0(float a, int n, const float *x, float * restrict y)
+OMPCL_GLUE static int ompcl_region_0(float a, int n, const float *x, float * restrict y)
 {
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
