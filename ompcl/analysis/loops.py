@@ -57,6 +57,18 @@ def _step(node: c_ast.Node, var: str) -> c_ast.Node:
     raise NotCanonical(f"loop increment is not '{var}++', '{var}--', '{var} += c' or '{var} -= c'")
 
 
+def loop_start(loop: c_ast.For) -> tuple[str, c_ast.Node] | None:
+    """(variable, initial value) of ``for (v = e; ..)`` or ``for (T v = e; ..)``; None for
+    another initialisation."""
+    init = loop.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
+        return init.decls[0].name, init.decls[0].init
+    if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue,
+                                                                             c_ast.ID):
+        return init.lvalue.name, init.rvalue
+    return None
+
+
 def const_int(node: c_ast.Node) -> int | None:
     """Value of an integer constant expression made of literals and + - *, else None."""
     if isinstance(node, c_ast.Constant) and node.type in ("int", "long int", "unsigned int"):

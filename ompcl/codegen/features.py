@@ -22,6 +22,7 @@ from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import is_math
 from ..analysis.index import expr_symbol, form
+from ..analysis.loops import loop_start
 from ..frontend.clone import clone
 from ..ir import Affine, KernelSpec, Sym
 from ..predict.schema import STATIC
@@ -64,14 +65,11 @@ def _literal(node: c_ast.Node | None) -> int | None:
 
 def _loop_parts(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node, int, int] | None:
     """(variable, lower bound, upper bound, step, comparison code) of a canonical loop."""
-    init, cond, nxt = loop.init, loop.cond, loop.next
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
-        var, lb = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(
-            init.lvalue, c_ast.ID):
-        var, lb = init.lvalue.name, init.rvalue
-    else:
+    cond, nxt = loop.cond, loop.next
+    start = loop_start(loop)
+    if start is None:
         return None
+    var, lb = start
     if not (isinstance(cond, c_ast.BinaryOp) and cond.op in _TRIP_OPS
             and isinstance(cond.left, c_ast.ID) and cond.left.name == var):
         return None

@@ -19,6 +19,7 @@ from ..analysis.ctypes_ import walk
 from ..analysis.dependence import (Assumptions, NestFacts, assigns_anew, distribution_legal,
                                    names_in, nest_facts, permutation_legal, written_names)
 from ..analysis.index import int_constant
+from ..analysis.loops import loop_start
 from ..diagnostics import Remark, SourceLoc
 from ..frontend.clone import clone
 from ..ir import Affine, ArrayArg, Bound, Extent, LoopDim, Region, Sym
@@ -36,12 +37,8 @@ class Nest:
 
 
 def _init_var(f: c_ast.For) -> str | None:
-    init = f.init
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
-        return init.decls[0].name
-    if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        return init.lvalue.name
-    return None
+    start = loop_start(f)
+    return start[0] if start else None
 
 
 def _step(f: c_ast.For, var: str) -> int | None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
+from ..analysis.loops import const_int, loop_start
 from ..diagnostics import Remark, SourceLoc
 from ..ir import KernelSpec, Region
 from ..frontend.clone import clone
@@ -401,13 +402,10 @@ def _guard(node: c_ast.For) -> c_ast.Node | None:
         return None
     if init is None:
         return clone(cond)
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
-        var, lb = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(
-            init.lvalue, c_ast.ID):
-        var, lb = init.lvalue.name, init.rvalue
-    else:
+    start = loop_start(node)
+    if start is None:
         return None
+    var, lb = start
     if not _pure(lb):
         return None
     out = clone(cond)
@@ -424,21 +422,12 @@ def _guard(node: c_ast.For) -> c_ast.Node | None:
 def _fold(e: c_ast.Node) -> c_ast.Node:
     """``a OP b`` of two integer literals as ``1`` or ``0``."""
     if isinstance(e, c_ast.BinaryOp) and e.op in ("<", "<=", ">", ">=", "==", "!="):
-        a, b = _int(e.left), _int(e.right)
+        a, b = const_int(e.left), const_int(e.right)
         if a is not None and b is not None:
             ok = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b,
                   "!=": a != b}[e.op]
             return c_ast.Constant("int", "1" if ok else "0")
     return e
-
-
-def _int(e: c_ast.Node) -> int | None:
-    if isinstance(e, c_ast.Constant) and e.type == "int":
-        try:
-            return int(e.value.rstrip("uUlL"), 0)
-        except ValueError:
-            return None
-    return None
 
 
 def promote_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple, list[Remark]]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
+from ..analysis.loops import const_int
 from ..diagnostics import Remark
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region
@@ -68,23 +69,14 @@ def element(node: c_ast.Node) -> Elem | None:
     if t not in VECTOR_TYPES or not isinstance(ref, c_ast.ArrayRef):
         return None
     last = ref.subscript
-    base, c = "", _int(last)
+    base, c = "", const_int(last)
     if c is None and isinstance(last, c_ast.BinaryOp) and last.op in ("+", "-"):
-        off = _int(last.right)
+        off = const_int(last.right)
         if off is not None:
             base, c = c_text(last.left), off if last.op == "+" else -off
     if c is None:
         return None
     return Elem(k, t, c_text(ref.name), base, c)
-
-
-def _int(e: c_ast.Node) -> int | None:
-    if isinstance(e, c_ast.Constant) and e.type == "int":
-        try:
-            return int(e.value.rstrip("uUlL"), 0)
-        except ValueError:
-            return None
-    return None
 
 
 def _chunks(cs: list[int]) -> list[list[int]]:
