@@ -351,3 +351,18 @@ def test_loops_with_the_same_slices_share_their_functions(tmp_path, opencl_avail
     if opencl_available:
         regions = load_stats(stats)["regions"]
         assert [r["check_runs"] > 0 for r in regions] == [True, True], regions
+
+
+def test_only_argument_glue_is_compiled_unoptimised(tmp_path):
+    """A region function that only hands arguments to the runtime is marked OMPCL_GLUE (built
+    without optimisation: cheaper to compile); one that runs a scratch check, a loop over the
+    iterations, is optimised as the user asked."""
+    src = tmp_path / "p.c"
+    src.write_text(PINGPONG)
+    host = translate(str(src)).host_source
+    found = {}
+    for m in re.finditer(r"(OMPCL_GLUE )?static int (ompcl_region_\d+)\(", host):
+        body = host[m.end():host.index("\n}\n", m.end())]
+        found[m[2]] = (bool(m[1]), "ompcl_rt_decide(" in body)
+    assert (False, True) in found.values(), found        # the checked region: optimised
+    assert all(glue != checked for glue, checked in found.values()), found
