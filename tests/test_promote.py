@@ -391,3 +391,17 @@ def test_reads_before_the_store_assume_nothing(tmp_path):
     assert "assuming" not in _ids(u, "promote")[0].message
     u = _translate(tmp_path, head + "q[i] = p[i - 1] * 2.0; q[i - 1] += p[i - 1]; }\n}\n")
     assert not _ids(u, "promote") and not u.offloaded[0].distinct
+
+
+def test_subscripts_with_side_effects_stay_scalar(tmp_path):
+    """A row whose subscript calls a function (which might have a side effect) is read and
+    written element by element: one vector access would call it once."""
+    src = ("#define N 16\ndouble a[N][4], b[N][4];\n"
+           "static int g(int i) { return (i * 5) % N; }\n"
+           "void f(int n) { int i;\n#pragma omp parallel for\n"
+           "for (i = 0; i < n; i++) { double x, y;\n"
+           "  x = a[g(i)][0]; y = a[g(i)][1];\n"
+           "  b[g(i)][0] = x; b[g(i)][1] = y; }\n}\n")
+    u = _translate(tmp_path, src)
+    assert u.offloaded, [m.format() for m in u.remarks]
+    assert "vload" not in u.kernel_source and "vstore" not in u.kernel_source

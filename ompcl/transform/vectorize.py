@@ -172,11 +172,14 @@ class _Vectorizer:
         """The element ``T x = a[..][c];`` or ``x = a[..][c];`` (``x`` a variable) reads."""
         if isinstance(s, c_ast.Decl) and s.name and isinstance(s.type, c_ast.TypeDecl) and (
                 s.init is not None):
-            return element(s.init)
-        if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(
+            source = s.init
+        elif isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(
                 s.lvalue, c_ast.ID) and s.lvalue.name not in self.k.names:
-            return element(s.rvalue)
-        return None
+            source = s.rvalue
+        else:
+            return None
+        # (a subscript with a side effect would run once for the whole vector)
+        return element(source) if _side_effect_free(source) else None
 
     def _movable(self, items: list, key: tuple, pos: list[int]) -> bool:
         """Whether the elements declared at ``pos`` may all be read where the first is."""
@@ -258,7 +261,7 @@ class _Vectorizer:
         if not (isinstance(s, c_ast.Assignment) and s.op == "="):
             return None
         e = element(s.lvalue)
-        if e is None or not _side_effect_free(s.rvalue):
+        if e is None or not (_side_effect_free(s.rvalue) and _side_effect_free(s.lvalue)):
             return None
         f = Scan(self.k.names).run(s.rvalue)
         if e.k in f.mentioned():
