@@ -1,6 +1,8 @@
 """Loop analysis: ``c_ast.For`` -> canonical ``LoopDim`` (or the reason it is not canonical)."""
 from __future__ import annotations
 
+import re
+
 from pycparser import c_ast
 
 from ..ir import LoopDim
@@ -67,6 +69,22 @@ def loop_start(loop: c_ast.For) -> tuple[str, c_ast.Node] | None:
                                                                              c_ast.ID):
         return init.lvalue.name, init.rvalue
     return None
+
+
+#: the text of a dimension made of integer literals and + - * / (a constant the C compiler
+#: folds)
+CONSTANT_TEXT = re.compile(r"[\d\s()+\-*/]+")
+
+
+def constant_text_value(text: str) -> int | None:
+    """The value of a ``CONSTANT_TEXT`` dimension as C computes it (``/`` truncates), else
+    None."""
+    if not CONSTANT_TEXT.fullmatch(text):
+        return None
+    try:
+        return int(eval(text.replace("/", "//"), {"__builtins__": {}}))  # noqa: S307
+    except (ArithmeticError, SyntaxError):
+        return None
 
 
 def const_int(node: c_ast.Node) -> int | None:

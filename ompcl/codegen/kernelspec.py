@@ -7,12 +7,12 @@ passes arguments in exactly the order of ``KernelSpec.params``.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import SCALARS, walk
+from ..analysis.loops import CONSTANT_TEXT
 from ..frontend.clone import clone
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
 from ..transform.atomics import with_atomics, with_update_atomics
@@ -82,10 +82,9 @@ def global_param(v: Var) -> c_ast.Decl:
 
 def is_vla(a: ArrayArg) -> bool:
     """An array seen through a pointer to variable-length rows (flat in the kernel)."""
-    return a.var.ctype.pointer and not all(_CONST.fullmatch(d) for d in a.var.ctype.row_dims)
+    return a.var.ctype.pointer and not all(CONSTANT_TEXT.fullmatch(d)
+                                           for d in a.var.ctype.row_dims)
 
-
-_CONST = re.compile(r"[\d\s()+\-*/]+")
 
 
 def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:

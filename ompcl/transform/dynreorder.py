@@ -23,20 +23,19 @@ mutates its input.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import subscripts
 from ..analysis.layout import loop_var
+from ..analysis.loops import CONSTANT_TEXT
 from ..diagnostics import Remark
 from ..ir import ArrayArg, KernelSpec, Region
 from .boundscheck import unchecked
 from .rename import device_name
 from .visitor import NodeTransformer
 
-_CONST = re.compile(r"[\d\s()+\-*/]+")
 _INF = 1 << 30
 
 
@@ -159,7 +158,7 @@ def grid_permutation(nd: int, uses: list[Use], inner: int) -> tuple[int, ...] | 
 def _qualifies(a: ArrayArg) -> bool:
     t = a.var.ctype
     return (not t.pointer and not t.record and len(t.dims) >= 2
-            and all(_CONST.fullmatch(d) for d in t.dims))
+            and all(CONSTANT_TEXT.fullmatch(d) for d in t.dims))
 
 
 def _unusable(a: ArrayArg, uses: _Uses) -> str:

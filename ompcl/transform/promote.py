@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
+from ..analysis.ctypes_ import subscripts, walk
 from ..analysis.loops import const_int, loop_start
 from ..diagnostics import Remark, SourceLoc
 from ..ir import KernelSpec, Region
@@ -75,7 +76,6 @@ class Facts:
     bare: set[int] = field(default_factory=set)     # buffers mentioned other than by element
     assigned: set[str] = field(default_factory=set)  # variables written, declared or addressed
     jumps: bool = False                              # return, goto or a label
-    calls: bool = False                              # calls other than pure built-ins
 
     def written(self) -> set[int]:
         return {k for (k, _), occ in self.elems.items()
@@ -129,9 +129,6 @@ class Scan:
         elif isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Label)):
             f.jumps = True
         elif isinstance(node, c_ast.FuncCall):
-            name = getattr(node.name, "name", None)
-            if name not in PURE_CALLS:
-                f.calls = True
             if node.args is not None:
                 for a in node.args.exprs:  # an array argument may be written by the callee
                     self._visit(a, cond, "addr" if isinstance(a, c_ast.ID) else None)
@@ -159,18 +156,13 @@ def _conditional(node: c_ast.Node, child: str) -> bool:
 
 
 def names_in(node: c_ast.Node) -> set[str]:
-    out, todo = set(), [node]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, c_ast.ID):
-            out.add(n.name)
-        todo += [c for _, c in n.children()]
-    return out
+    """Every identifier ``node`` mentions."""
+    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
 
 
-def _pure(node: c_ast.Node, memory: bool = False) -> bool:
+def pure(node: c_ast.Node, memory: bool = False) -> bool:
     """No side effect (and, unless ``memory``, no buffer read)."""
-    for n in _walk(node):
+    for n in walk(node):
         if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp)
                                                and n.op in _INCDEC):
             return False
@@ -183,21 +175,12 @@ def _pure(node: c_ast.Node, memory: bool = False) -> bool:
     return True
 
 
-def _walk(node):
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        yield n
-        todo += [c for _, c in n.children()]
-
-
 @dataclass
 class _Kernel:
     """What promotion knows of one kernel while it rewrites it."""
 
     names: dict[str, int]                 # buffer device name -> index
     readonly: set[int]                    # buffers the whole region only reads
-    written: set[int]                     # buffers the kernel body may write
     next_id: int = 0
     promoted: dict[int, list[tuple[Occ, int, str]]] = field(default_factory=dict)
     needs: set[tuple[int, int]] = field(default_factory=set)   # buffer pairs assumed distinct
@@ -211,17 +194,13 @@ class _Kernel:
 
 
 def _key_subscripts_ok(ref: c_ast.Node) -> bool:
-    base = ref
-    while isinstance(base, c_ast.ArrayRef):
-        if not _pure(base.subscript):
-            return False
-        base = base.name
-    return isinstance(base, c_ast.ID)
+    base, subs = subscripts(ref)
+    return isinstance(base, c_ast.ID) and all(pure(x) for x in subs)
 
 
 def _replace(root: c_ast.Node, nodes: set[int], name: str) -> None:
     """Replace the wrapper nodes whose ids are in ``nodes`` by ``name``, in place."""
-    for n in list(_walk(root)):
+    for n in list(walk(root)):
         for slot in n.__slots__:
             if slot in ("coord", "__weakref__"):
                 continue
@@ -234,7 +213,8 @@ def _replace(root: c_ast.Node, nodes: set[int], name: str) -> None:
                 setattr(n, slot, c_ast.ID(name, v.coord))
 
 
-def _decl(name: str, ctype: str, init: c_ast.Node | None, quals=()) -> c_ast.Decl:
+def local_decl(name: str, ctype: str, init: c_ast.Node | None, quals=()) -> c_ast.Decl:
+    """``quals ctype name = init;``"""
     return c_ast.Decl(name, list(quals), [], [], [],
                       c_ast.TypeDecl(name, list(quals), None, c_ast.IdentifierType([ctype])),
                       init, None)
@@ -278,7 +258,7 @@ class _Promoter:
             name = self.k.fresh(REG)
             t, _, _ = at_parts(occ[0].node)
             lead = next(o for o in scans[first].elems[key] if not o.cond)
-            inserts.setdefault(first, []).append(_decl(name, t, clone(lead.node)))
+            inserts.setdefault(first, []).append(local_decl(name, t, clone(lead.node)))
             _replace(node, {id(o.node) for o in later}, name)
             self._done(k, lead, len(later), "block")
         out = []
@@ -345,7 +325,7 @@ class _Promoter:
         surely runs)."""
         always = isinstance(guard, c_ast.Constant)
         trip = None if always else self.k.fresh(TRIP)
-        head = [] if always else [_decl(trip, "int", guard, ("const",))]
+        head = [] if always else [local_decl(trip, "int", guard, ("const",))]
         tail = []
 
         def when(stmt):
@@ -355,9 +335,9 @@ class _Promoter:
             name = self.k.fresh(REG)
             t, _, _ = at_parts(occ[0].node)
             if always:
-                head.append(_decl(name, t, clone(occ[0].node)))
+                head.append(local_decl(name, t, clone(occ[0].node)))
             else:
-                head.append(_decl(name, t, None))
+                head.append(local_decl(name, t, None))
                 head.append(when(c_ast.Assignment("=", c_ast.ID(name), clone(occ[0].node))))
             if writes:
                 tail.append(when(c_ast.Assignment("=", clone(occ[0].node), c_ast.ID(name))))
@@ -377,20 +357,16 @@ def _written_between(items: list, scans: list[Facts], first: int, last: int) -> 
     for f in scans[first:last]:
         out |= f.written()
     s = items[last]
-    if isinstance(s, c_ast.Decl) and (s.init is None or _pure(s.init, memory=True)):
+    if isinstance(s, c_ast.Decl) and (s.init is None or pure(s.init, memory=True)):
         return out
-    if isinstance(s, c_ast.Assignment) and _pure(s.rvalue, memory=True) and _pure(
+    if isinstance(s, c_ast.Assignment) and pure(s.rvalue, memory=True) and pure(
             s.lvalue, memory=True):
         return out
     return out | scans[last].written()
 
 
 def _ids_of_subscripts(ref: c_ast.Node) -> set[str]:
-    out, base = set(), ref
-    while isinstance(base, c_ast.ArrayRef):
-        out |= names_in(base.subscript)
-        base = base.name
-    return out
+    return set().union(*(names_in(x) for x in subscripts(ref)[1]))
 
 
 def _guard(node: c_ast.For) -> c_ast.Node | None:
@@ -398,7 +374,7 @@ def _guard(node: c_ast.For) -> c_ast.Node | None:
     init, cond = node.init, node.cond
     if cond is None:
         return c_ast.Constant("int", "1")
-    if not _pure(cond):
+    if not pure(cond):
         return None
     if init is None:
         return clone(cond)
@@ -406,10 +382,10 @@ def _guard(node: c_ast.For) -> c_ast.Node | None:
     if start is None:
         return None
     var, lb = start
-    if not _pure(lb):
+    if not pure(lb):
         return None
     out = clone(cond)
-    for n in list(_walk(out)):
+    for n in list(walk(out)):
         for slot in n.__slots__:
             v = getattr(n, slot, None) if slot not in ("coord", "__weakref__") else None
             if isinstance(v, c_ast.ID) and v.name == var:
@@ -434,10 +410,9 @@ def promote_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple,
     """The promoted kernel, the array-name pairs it assumes distinct, and its remarks."""
     names = {device_name(a.name): k for k, a in enumerate(region.arrays)}
     body = clone(spec.body)
-    facts = Scan(names).run(body)
-    kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"},
-                   facts.written(), free=known_distinct(region))
-    kern.readonly -= facts.written()
+    written = Scan(names).run(body).written()
+    kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"} - written,
+                   free=known_distinct(region))
     _Promoter(kern).block(body)
     if not kern.promoted:
         return spec, (), _remarks(spec, region, kern, ())
@@ -514,5 +489,5 @@ def _remarks(spec: KernelSpec, region: Region, kern: _Kernel, pairs) -> list[Rem
     return out
 
 
-__all__ = ["PURE_CALLS", "SCALARS", "Scan", "assumed", "assuming", "c_text", "known_distinct",
-           "names_in", "site_loc", "at_parts", "promote_kernel"]
+__all__ = ["PURE_CALLS", "SCALARS", "Scan", "assumed", "assuming", "at_parts", "c_text",
+           "known_distinct", "local_decl", "names_in", "promote_kernel", "pure", "site_loc"]

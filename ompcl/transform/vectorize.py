@@ -25,24 +25,21 @@ each vector access are checked. Never mutates its input.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
-from ..analysis.loops import const_int
+from ..analysis.loops import const_int, constant_text_value
 from ..diagnostics import Remark
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region
 from .boundscheck import unchecked
-from .promote import (PURE_CALLS, SCALARS, Scan, at_parts, c_text, known_distinct, names_in,
-                      site_loc)
+from .promote import (SCALARS, Scan, at_parts, c_text, known_distinct, local_decl, names_in,
+                      pure, site_loc)
 from .rename import device_name
 
-VECTOR_TYPES = SCALARS
 WIDTHS = (16, 8, 4, 3, 2)
 VEC = "ompcl_vec"
-_CONST_DIM = re.compile(r"[\d\s()+\-*/]+")
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ def element(node: c_ast.Node) -> Elem | None:
     if parts is None:
         return None
     t, k, ref = parts
-    if t not in VECTOR_TYPES or not isinstance(ref, c_ast.ArrayRef):
+    if t not in SCALARS or not isinstance(ref, c_ast.ArrayRef):
         return None
     last = ref.subscript
     base, c = "", const_int(last)
@@ -156,7 +153,7 @@ class _Vectorizer:
                 first, last = _source(items[pos[0]]), _source(items[pos[-1]])
                 call = c_ast.FuncCall(c_ast.ID(f"vload{n}"), c_ast.ExprList(
                     [c_ast.Constant("int", "0"), _vector_pointer(first, last)]))
-                decl = _decl(name, f"{key[1]}{n}", call)
+                decl = local_decl(name, f"{key[1]}{n}", call)
                 before.setdefault(min(pos), []).append(decl)
                 self.k.loads.setdefault(key[0], []).append((first, n))
                 for lane, i in enumerate(pos):
@@ -179,7 +176,7 @@ class _Vectorizer:
         else:
             return None
         # (a subscript with a side effect would run once for the whole vector)
-        return element(source) if _side_effect_free(source) else None
+        return element(source) if pure(source, memory=True) else None
 
     def _movable(self, items: list, key: tuple, pos: list[int]) -> bool:
         """Whether the elements declared at ``pos`` may all be read where the first is."""
@@ -221,14 +218,12 @@ class _Vectorizer:
                 out.append(items[i])
                 i += 1
                 continue
-            by_c = {e.c: s for s, e in run}
+            by_c = {e.c: (s, e) for s, e in run}
             out += passed
             used = set()
             for chunk in chunks:
-                stmts = [by_c[c] for c in chunk]
-                used |= {id(s) for s in stmts}
-                elems = {e.c: e for _, e in run}
-                out.append(self._vstore(stmts, [elems[c] for c in chunk]))
+                used |= {id(by_c[c][0]) for c in chunk}
+                out.append(self._vstore([by_c[c] for c in chunk]))
             out += [s for s, _ in run if id(s) not in used]
             i = end
         return out
@@ -250,7 +245,7 @@ class _Vectorizer:
                 pending, end = [], idx + 1
                 continue
             if run and isinstance(s, c_ast.Decl) and s.name and s.name not in reads and (
-                    s.init is None or _side_effect_free(s.init)) and \
+                    s.init is None or pure(s.init, memory=True)) and \
                     run[0][1].k not in Scan(self.k.names).run(s).mentioned():
                 pending.append(s)
                 continue
@@ -261,27 +256,26 @@ class _Vectorizer:
         if not (isinstance(s, c_ast.Assignment) and s.op == "="):
             return None
         e = element(s.lvalue)
-        if e is None or not (_side_effect_free(s.rvalue) and _side_effect_free(s.lvalue)):
+        if e is None or not (pure(s.rvalue, memory=True) and pure(s.lvalue, memory=True)):
             return None
         f = Scan(self.k.names).run(s.rvalue)
         if e.k in f.mentioned():
             return None
         return e
 
-    def _vstore(self, stmts: list, elems: list[Elem]) -> c_ast.FuncCall:
-        order = sorted(zip(elems, stmts), key=lambda p: p[0].c)
+    def _vstore(self, order: list[tuple[c_ast.Assignment, Elem]]) -> c_ast.FuncCall:
+        """One ``vstoren`` of the stores ``order`` (by element, first to last)."""
         n = len(order)
-        t = elems[0].ctype
+        t = order[0][1].ctype
         # a vector literal ``(Tn)(e0, .., en-1)``: printed as a call of the parenthesised type
         # (a cast of a comma expression would be one lane's value, splatted)
         # (each lane converted as the assignment converted it: explicitly into integers)
         lanes = c_ast.FuncCall(c_ast.ID(f"({t}{n})"), c_ast.ExprList(
-            [_converted(clone(s.rvalue), t) for _, s in order]))
-        first, last = order[0][1].lvalue, order[-1][1].lvalue
-        k = elems[0].k
-        self.k.stores.setdefault(k, []).append((first, n))
+            [_converted(clone(s.rvalue), t) for s, _ in order]))
+        first, last = order[0][0].lvalue, order[-1][0].lvalue
+        self.k.stores.setdefault(order[0][1].k, []).append((first, n))
         return c_ast.FuncCall(c_ast.ID(f"vstore{n}"), c_ast.ExprList(
-            [lanes, c_ast.Constant("int", "0"), _vector_pointer(first, last)]), stmts[0].coord)
+            [lanes, c_ast.Constant("int", "0"), _vector_pointer(first, last)]), order[0][0].coord)
 
 
 def _source(s) -> c_ast.Node:
@@ -307,26 +301,6 @@ def _converted(e: c_ast.Node, t: str) -> c_ast.Node:
         None, [], None, c_ast.IdentifierType([t]))), e)
 
 
-def _side_effect_free(node: c_ast.Node) -> bool:
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp)
-                                               and n.op in ("++", "--", "p++", "p--")):
-            return False
-        if isinstance(n, c_ast.FuncCall):
-            name = getattr(n.name, "name", None)
-            if name not in PURE_CALLS and unchecked(n) is n:
-                return False
-        todo += [c for _, c in n.children()]
-    return True
-
-
-def _decl(name: str, ctype: str, init: c_ast.Node) -> c_ast.Decl:
-    return c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(
-        name, [], None, c_ast.IdentifierType([ctype])), init, None)
-
-
 def _last_dims(spec: KernelSpec) -> dict[str, int]:
     """Buffer view name -> its last dimension, where the prologue's view declares a constant
     one (a variant's views are its permuted arrays')."""
@@ -337,12 +311,9 @@ def _last_dims(spec: KernelSpec) -> dict[str, int]:
             if isinstance(t, c_ast.ArrayDecl):
                 dim = t.dim
             t = t.type
-        text = c_text(dim) if dim is not None else ""
-        if text and _CONST_DIM.fullmatch(text):
-            try:
-                out[decl.name] = int(eval(text, {"__builtins__": {}}))  # noqa: S307 (digits, ops)
-            except (ArithmeticError, SyntaxError):
-                pass
+        value = constant_text_value(c_text(dim)) if dim is not None else None
+        if value is not None:
+            out[decl.name] = value
     return out
 
 
@@ -378,4 +349,4 @@ def _remarks(spec: KernelSpec, region: Region, kern: _Kernel) -> list[Remark]:
     return out
 
 
-__all__ = ["VECTOR_TYPES", "element", "vectorize_kernel"]
+__all__ = ["element", "vectorize_kernel"]
