@@ -48,7 +48,11 @@ def test_keeps_what_the_file_names_and_what_that_needs(tmp_path):
     assert {"fprintf", "sqrt", "malloc", "free", "stdout", "FILE", "size_t"} <= names
     assert "struct _IO_FILE" in names          # the typedef FILE names it: its body is kept
     assert not {"fscanf", "cos", "qsort", "atexit"} & names
-    assert len(pruned.splitlines()) == len(full.splitlines())  # every line stays in place
+    main, full_main = ([e for e in parse(t, path).ext
+                        if getattr(getattr(e, "decl", None), "name", "") == "main"]
+                       for t in (pruned, full))
+    assert _coords(main[0], []) == _coords(full_main[0], [])  # every line stays in place
+    assert len(pruned.splitlines()) * 10 < len(full.splitlines())  # runs of blanks collapsed
 
 
 def test_enumerators_and_function_pointers_keep_their_declarations(tmp_path):
@@ -144,3 +148,42 @@ def test_a_declaration_open_across_a_system_include_is_scanned_whole(tmp_path, m
     assert _rows(pr._split(text)) == _rows(pr._scan(text, 0, len(text))[0])
     assert not (tmp_path / "cache" / "cc-prune").exists()
     assert "vals" in prune(text)
+
+
+def _coords(node, acc):
+    acc.append((type(node).__name__, str(node.coord)))
+    for _, child in node.children():
+        _coords(child, acc)
+    return acc
+
+
+def test_compacted_text_keeps_every_coordinate():
+    """Runs of blank lines and line markers (what dropped declarations leave) become one
+    marker; pragmas stay lines; every node keeps its file, line and column."""
+    from ompcl.frontend.prune import compact
+    text = ('# 1 "p.c"\n# 1 "/usr/include/x.h" 1 3 4\n\n\n\n# 5 "p.c" 2\n\n'
+            "int a;\n\n\n"
+            "int f(int n) {\n# 1 \"inc.h\" 1\n  int s = 0;\n# 9 \"p.c\" 2\n"
+            "#pragma omp parallel for reduction(+:s)\n"
+            "  for (int i = 0; i < n; i++)\n\n    s += i;\n  return s;\n}\n")
+    small = compact(text)
+    assert small.count("\n") < text.count("\n")
+    assert "#pragma omp parallel for reduction(+:s)" in small
+    assert _coords(parse(small, "p.c"), []) == _coords(parse(text, "p.c"), [])
+    assert "p.c:6:5" in str(_coords(parse(small, "p.c"), []))
+
+
+def test_pruned_polybench_parses_with_the_same_coordinates(tmp_path, monkeypatch):
+    """A real file: pruned and compacted, every coordinate as pruning alone gives it."""
+    import ompcl.frontend.prune as prune_mod
+    src = _src(tmp_path, "#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n"
+                         "static double a[64];\nint main(void) {\n  int i;\n"
+                         "#pragma omp parallel for\n  for (i = 0; i < 64; i++)\n"
+                         "    a[i] = sqrt((double)i);\n  printf(\"%f\\n\", a[7]);\n"
+                         "  return 0;\n}\n")
+    text = preprocess(src, CppOptions())
+    new = prune(text)
+    monkeypatch.setattr(prune_mod, "compact", lambda t: t)
+    old = prune(text)
+    assert new.count("\n") * 5 < old.count("\n")
+    assert _coords(parse(new, src), []) == _coords(parse(old, src), [])

@@ -6,8 +6,11 @@ the user wrote 150); parsing them dominated ``ompcl cc``'s time. This stage spli
 into top-level declarations, marks those that come from system headers (line-marker flag 3),
 and keeps one only when it declares a name that the user's text, or a declaration already
 kept, mentions: a backward closure over "declares" and "mentions" sets, repeated until
-nothing changes (struct bodies may follow the typedefs that name them). Dropped declarations
-leave their newlines and line markers, so every coordinate stays where it was.
+nothing changes (struct bodies may follow the typedefs that name them). What is left goes to
+the parser compacted: each run of blank lines and line markers (dropped declarations leave
+thousands: 4,300 of a PolyBench kernel's 4,400 lines) becomes one line marker naming the next
+line's file and number, so every coordinate stays where it was and the lexer skips ~40% of
+the parse's time.
 
 The result is a program the analyses see the same way: every name the user's code uses
 still resolves to the same declaration. The caller parses the full text if the pruned one
@@ -32,7 +35,8 @@ _TOKEN = re.compile(r"""
   | (?P<id>[A-Za-z_]\w*)
   | (?P<punct>[{}()\[\];,=:*])
 """, re.M | re.X)
-_MARKER = re.compile(r'^#\s*(?:line\s+)?\d+\s+"(?P<file>(?:\\.|[^"\\])*)"(?P<flags>[\d ]*)')
+_MARKER = re.compile(
+    r'^#\s*(?:line\s+)?(?P<number>\d+)\s+"(?P<file>(?:\\.|[^"\\])*)"(?P<flags>[\d ]*)')
 _KEYWORDS = frozenset("""
     auto break case char const continue default do double else enum extern float for goto if
     inline int long register restrict return short signed sizeof static struct switch typedef
@@ -72,7 +76,33 @@ def prune(text: str) -> str:
             if not keep[i] and decls[i].declares & wanted:
                 keep[i] = changed = True
                 wanted |= decls[i].mentions
-    return _blank(text, [d for d, k in zip(decls, keep) if not k])
+    return compact(_blank(text, [d for d, k in zip(decls, keep) if not k]))
+
+
+def compact(text: str) -> str:
+    """``text`` with each run of blank lines and line markers before a line replaced by one
+    marker giving that line's file and number (none where the line follows on); directives
+    other than line markers (``#pragma``) are lines like any other. A parse of the result
+    places every node where a parse of ``text`` does."""
+    out: list[str] = []
+    file, line = "", 0          # where the next line of text is
+    at = ("", -1)               # where the next line of out is
+    for ln in text.split("\n"):
+        head = ln.lstrip()
+        if not head:
+            line += 1
+            continue
+        if head.startswith("#"):
+            m = _MARKER.match(head)
+            if m:
+                file, line = m["file"], int(m["number"])
+                continue
+        if at != (file, line):
+            out.append(f'# {line} "{file}"')
+        out.append(ln)
+        line += 1
+        at = (file, line)
+    return "\n".join(out) + "\n"
 
 
 def _blank(text: str, dropped: list[_Decl]) -> str:
