@@ -251,6 +251,45 @@ def test_exported_c_agrees_with_sklearn(learner, tmp_path):
     assert [int(x) for x in out.stdout.split()] == expected
 
 
+def _c_predictions(model: dict, rows, tmp_path) -> list[int]:
+    n = len(schema.FEATURES)
+    src = tmp_path / "model.c"
+    src.write_text(C_MAIN % (export.c_source(model), n, n, n))
+    exe = tmp_path / "model"
+    gcc_build(src, exe)
+    data = "\n".join(" ".join(repr(x) for x in r) for r in rows)
+    out = subprocess.run([str(exe)], input=data, capture_output=True, text=True, check=True)
+    return [int(x) for x in out.stdout.split()]
+
+
+def test_exported_c_tables_any_node_order(tmp_path):
+    """The C tables hold a left-child table only when a tree's left children do not follow
+    their parents (scikit-learn's order); both forms, and a single-precision threshold that a
+    double comparison would get wrong, decide as the Python model does."""
+    edge = export._f32(0.1)  # a feature just above it is <= edge only in single precision
+    n = len(schema.FEATURES)
+    # node 0 tests feature 1; its left child is node 2 (not 1): the left table is needed
+    swapped = {"feature": [1, -1, 0, -1, -1], "threshold": [edge, 0.0, 2.5, 0.0, 0.0],
+               "left": [2, -1, 3, -1, -1], "right": [1, -1, 4, -1, -1],
+               "value": [0.0, 1.0, 0.0, 1.0, 0.0]}
+    ordered = {"feature": [1, 0, -1, -1, -1], "threshold": [edge, 2.5, 0.0, 0.0, 0.0],
+               "left": [1, 2, -1, -1, -1], "right": [4, 3, -1, -1, -1],
+               "value": [0.0, 0.0, 1.0, 0.0, 1.0]}
+    rows = [tuple(float(v) for v in ([a, b] + [0.0] * (n - 2)))
+            for a in (1.0, 2.5, 3.0) for b in (0.0, 0.1, 0.10000000149011613, 0.2)]
+    for tree, has_left in ((swapped, True), (ordered, False)):
+        model = export.make_model("tree", "mean", 0.5, [tree])
+        assert ("_left[]" in export.c_source(model)) == has_left
+        expected = export.predict(model, rows)
+        assert len(set(expected)) == 2
+        assert _c_predictions(model, rows, tmp_path) == expected
+    # (3.0, just above 0.1) goes left only in single precision, where its leaf says host;
+    # the C above agreed on it, so it compares in single precision too
+    row = rows.index((3.0, 0.10000000149011613) + (0.0,) * (n - 2))
+    assert export.predict(export.make_model("tree", "mean", 0.5, [ordered]), rows)[row] == 0
+    assert 0.10000000149011613 > edge
+
+
 def test_runtime_text_round_trip():
     est = _fitted("forest")
     model = export.from_sklearn(est, "forest")

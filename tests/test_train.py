@@ -8,6 +8,7 @@ import csv
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 
@@ -305,7 +306,9 @@ def test_compiled_in_model_decides_and_OMPCL_MODEL_overrides(tmp_path, opencl_av
     assert res.returncode == 0, res.stderr
     host_c = (tmp_path / "out" / "sizes_host.c").read_text()
     assert "static int ompcl_model(const double *f, int n)" in host_c
-    assert "f[7]" in host_c                     # the tree tests work_items
+    assert "OMPCL_GLUE static int ompcl_model(const double *f, int n)" in host_c
+    table = re.search(r"ompcl_model_feature\[\] = \{([^}]*)\}", host_c)[1]
+    assert "7" in table.replace(",", " ").split()  # the tree tests work_items
     if not opencl_available:
         pytest.skip("no OpenCL device: decisions not run")
     expected = run(tmp_path / "ref").stdout

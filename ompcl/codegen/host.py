@@ -506,7 +506,8 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                                   for p, fns in inserts.items()])]
     prologue = render(
         "host_prologue.c.j2", file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
-        kernel_lines=_c_lines(kernel_source), model=c_source(model) if model else "",
+        kernel_lines=_c_lines(kernel_source),
+        model=c_source(model, attributes="OMPCL_GLUE ") if model else "",
         variant_lines=_c_lines(variant_source) if variant_source else [],
         predict="ompcl_model" if model else "0",
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),

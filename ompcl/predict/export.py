@@ -153,31 +153,67 @@ def _c_number(x: float) -> str:
     return repr(float(x)) if math.isfinite(x) else ("(1.0/0.0)" if x > 0 else "(-1.0/0.0)")
 
 
-def _c_tree(tree: dict, k: int, depth: int) -> list[str]:
-    ind = "  " * depth
-    j = tree["feature"][k]
-    if j < 0:
-        return [f"{ind}return {_c_number(tree['value'][k])};"]
-    return ([f"{ind}if ((double)(float)f[{j}] <= {_c_number(tree['threshold'][k])}) {{"]
-            + _c_tree(tree, tree["left"][k], depth + 1) + [f"{ind}}} else {{"]
-            + _c_tree(tree, tree["right"][k], depth + 1) + [f"{ind}}}"])
+def _c_array(ctype: str, name: str, values: Sequence[str]) -> list[str]:
+    """A static const C array, eight values a line."""
+    rows = [", ".join(values[i:i + 8]) for i in range(0, len(values), 8)]
+    return [f"static const {ctype} {name}[] = {{"] + [f"  {r}," for r in rows] + ["};"]
 
 
-def c_source(model: dict, name: str = "ompcl_model") -> str:
-    """Static C functions: one per tree and ``int name(const double *f, int n)``, 1 for the
-    device; the features ``f`` are the runtime's (``n`` = len(schema.FEATURES))."""
+def _c_hex(x: float) -> str:
+    """``x`` exactly, as a C99 hexadecimal constant (cheaper for a compiler to read than the
+    shortest decimal)."""
+    return float(x).hex() if math.isfinite(x) else _c_number(x)
+
+
+def c_source(model: dict, name: str = "ompcl_model", attributes: str = "") -> str:
+    """``attributes static int name(const double *f, int n)``, 1 for the device, over the
+    features ``f`` of the runtime (``n`` = len(schema.FEATURES)): the trees as constant tables
+    (all trees' nodes in one array, child indices absolute; a node's number is its threshold,
+    a leaf's its value; a left child that follows its parent, as scikit-learn numbers them,
+    needs no table) and one small loop that walks them, so that what a build pays to compile
+    the model grows little with the model (a forest as branching code cost each translated
+    file tens of milliseconds). It runs once per region and size class: generated host files
+    pass ``OMPCL_GLUE`` (compiled unoptimised), since optimising a loop over constant tables
+    unrolls it back into branching code."""
     check(model)
-    out = [f"/* dispatch model ({model['learner']}, {len(model['trees'])} trees) over "
-           f"{', '.join(schema.FEATURES)} */"]
-    for i, t in enumerate(model["trees"]):
-        out.append(f"static double {name}_t{i}(const double *f) {{")
-        out += _c_tree(t, 0, 1)
-        out.append("}")
-    total = " + ".join(f"{name}_t{i}(f)" for i in range(len(model["trees"])))
-    test = (f"{_c_number(model['base'])} + ({total}) > 0.0" if model["combine"] == "logit"
-            else f"({total}) / {len(model['trees'])}.0 > {_c_number(model['base'])}")
-    out.append(f"static int {name}(const double *f, int n) {{")
-    out.append(f"  if (n != {len(schema.FEATURES)}) return 1;")
-    out.append(f"  return {test};")
-    out.append("}")
+    feature, number, left, right, roots = [], [], [], [], []
+    for t in model["trees"]:
+        base = len(feature)
+        roots.append(str(base))
+        for k, (f, x, l, r, v) in enumerate(zip(t["feature"], t["threshold"], t["left"],
+                                                t["right"], t["value"])):
+            leaf = f < 0
+            feature.append(str(-1 if leaf else f))
+            number.append(_c_hex(v if leaf else x))
+            left.append(base + (k + 1 if leaf else l))
+            right.append(str(0 if leaf else base + r))
+    follows = all(l == k + 1 for k, l in enumerate(left))
+    ntrees = len(model["trees"])
+    test = ("base + sum > 0.0" if model["combine"] == "logit"
+            else f"sum / {ntrees}.0 > base")
+    out = [f"/* dispatch model ({model['learner']}, {ntrees} trees, {len(feature)} nodes) over "
+           f"{', '.join(schema.FEATURES)}: node k tests (float)f[feature[k]] <= number[k] "
+           f"(then its left child, else right[k]); a leaf (feature -1) holds its value in "
+           f"number[k] */"]
+    out += _c_array("signed char", f"{name}_feature", feature)
+    out += _c_array("double", f"{name}_number", number)
+    if not follows:
+        out += _c_array("int", f"{name}_left", [str(x) for x in left])
+    out += _c_array("int", f"{name}_right", right)
+    out += _c_array("int", f"{name}_root", roots)
+    then = "k + 1" if follows else f"{name}_left[k]"
+    out += [f"{attributes}static int {name}(const double *f, int n) {{",
+            f"  const double base = {_c_number(model['base'])};",
+            "  double sum = 0.0;",
+            "  int t;",
+            f"  if (n != {len(schema.FEATURES)}) return 1;",
+            f"  for (t = 0; t < {ntrees}; t++) {{",
+            f"    int k = {name}_root[t];",
+            f"    while ({name}_feature[k] >= 0)",
+            f"      k = (double)(float)f[{name}_feature[k]] <= {name}_number[k] ? {then}"
+            f" : {name}_right[k];",
+            f"    sum += {name}_number[k];",
+            "  }",
+            f"  return {test};",
+            "}"]
     return "\n".join(out) + "\n"

@@ -1282,7 +1282,8 @@ static void entry_features(const ompcl_launch *L, double transfer, long wg, doub
   f[12] = comp / mem;
 }
 
-/* A tree ensemble read from OMPCL_MODEL: node k tests f[feature[k]] <= threshold[k] (then
+/* A tree ensemble read from OMPCL_MODEL: node k tests (float)f[feature[k]] <= threshold[k]
+ * (single precision, as scikit-learn and the compiled-in models compare; then
  * left[k], else right[k]); a leaf (feature -1) holds value[k].  combine 0: the device when the
  * mean leaf value exceeds `base` (class probability); 1: when base + the sum exceeds 0
  * (boosting's log-odds). */
@@ -1302,7 +1303,7 @@ typedef struct model {
 static double tree_value(const model_tree *t, const double *f) {
   int k = 0;
   for (int steps = 0; steps < t->n && t->feature[k] >= 0; steps++)
-    k = f[t->feature[k]] <= t->threshold[k] ? t->left[k] : t->right[k];
+    k = (double)(float)f[t->feature[k]] <= t->threshold[k] ? t->left[k] : t->right[k];
   return t->value[k];
 }
 
