@@ -152,6 +152,26 @@ static struct {
   const char *model_path;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* ---- helpers of generated region code (ompcl_rt.h) ---------------------------------- */
+
+long ompcl_lmin(long a, long b) { return a < b ? a : b; }
+long ompcl_lmax(long a, long b) { return a > b ? a : b; }
+long ompcl_skip_lo(long end, long value) { return end == value ? end + 1 : end; }
+long ompcl_skip_hi(long end, long value) { return end == value ? end - 1 : end; }
+
+/* Iteration count of a canonical loop; op: 0 '<', 1 '<=', 2 '>', 3 '>='. */
+long ompcl_trip(long lb, long ub, long step, int op) {
+  long n;
+  if (step == 0) return 0;
+  switch (op) {
+    case 0: n = ub > lb ? (ub - lb + step - 1) / step : 0; break;
+    case 1: n = ub >= lb ? (ub - lb) / step + 1 : 0; break;
+    case 2: n = lb > ub ? (lb - ub + (-step) - 1) / (-step) : 0; break;
+    default: n = lb >= ub ? (lb - ub) / (-step) + 1 : 0; break;
+  }
+  return n;
+}
+
 /* ---- small helpers ------------------------------------------------------------------ */
 
 static double now(void) {

@@ -37,11 +37,13 @@ extern "C" {
 #define OMPCL_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* Bounds of mapped ranges in generated code: functions, so nested bounds stay linear in size
- * after preprocessing. skip_lo / skip_hi: a range end that a guard 'v != value' excludes. */
-static inline long ompcl_lmin(long a, long b) { return a < b ? a : b; }
-static inline long ompcl_lmax(long a, long b) { return a > b ? a : b; }
-static inline long ompcl_skip_lo(long end, long value) { return end == value ? end + 1 : end; }
-static inline long ompcl_skip_hi(long end, long value) { return end == value ? end - 1 : end; }
+ * after preprocessing. skip_lo / skip_hi: a range end that a guard 'v != value' excludes.
+ * Defined in the runtime, not inline here: region functions call them once per entry, and
+ * their inline copies, compiled into every translated file, cost each build of one ~4 ms. */
+long ompcl_lmin(long a, long b);
+long ompcl_lmax(long a, long b);
+long ompcl_skip_lo(long end, long value);
+long ompcl_skip_hi(long end, long value);
 
 /* One OpenCL program: all kernels generated from one source file. */
 typedef struct ompcl_program {
@@ -241,17 +243,7 @@ typedef struct ompcl_launch {
 } ompcl_launch;
 
 /* Iteration count of a canonical loop; op: 0 '<', 1 '<=', 2 '>', 3 '>='. */
-static inline long ompcl_trip(long lb, long ub, long step, int op) {
-  long n;
-  if (step == 0) return 0;
-  switch (op) {
-    case 0: n = ub > lb ? (ub - lb + step - 1) / step : 0; break;
-    case 1: n = ub >= lb ? (ub - lb) / step + 1 : 0; break;
-    case 2: n = lb > ub ? (lb - ub + (-step) - 1) / (-step) : 0; break;
-    default: n = lb >= ub ? (lb - ub) / (-step) + 1 : 0; break;
-  }
-  return n;
-}
+long ompcl_trip(long lb, long ub, long step, int op);
 
 /* Region entry: counts, timers and the device/host decision.  Returns 1 when the caller
  * should try the device path (then fill `L` with args and call ompcl_rt_launch), 0 for the
