@@ -241,17 +241,11 @@ def test_exported_c_agrees_with_sklearn(learner, tmp_path):
     rows = _random_rows(3000, 2)
     expected = [int(v) for v in est.predict(rows)]
     assert export.predict(model, rows) == expected
-    n = len(schema.FEATURES)
-    src = tmp_path / "model.c"
-    src.write_text(C_MAIN % (export.c_source(model), n, n, n))
-    exe = tmp_path / "model"
-    gcc_build(src, exe)
-    data = "\n".join(" ".join(repr(x) for x in r) for r in rows)
-    out = subprocess.run([str(exe)], input=data, capture_output=True, text=True, check=True)
-    assert [int(x) for x in out.stdout.split()] == expected
+    assert _c_predictions(model, rows, tmp_path) == expected
 
 
 def _c_predictions(model: dict, rows, tmp_path) -> list[int]:
+    """What ``export.c_source(model)``, compiled with gcc, decides for ``rows``."""
     n = len(schema.FEATURES)
     src = tmp_path / "model.c"
     src.write_text(C_MAIN % (export.c_source(model), n, n, n))
