@@ -86,7 +86,6 @@ def is_vla(a: ArrayArg) -> bool:
                                            for d in a.var.ctype.row_dims)
 
 
-
 def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:
     """Buffer, view offset, and the mapped range the bounds checker allows."""
     return [pointer_decl(N.buffer(k), cl_type(a.var.ctype.base)),

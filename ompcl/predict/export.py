@@ -177,6 +177,7 @@ def c_source(model: dict, name: str = "ompcl_model", attributes: str = "") -> st
     unrolls it back into branching code."""
     check(model)
     feature, number, left, right, roots = [], [], [], [], []
+    follows = True   # every left child is the node after its parent
     for t in model["trees"]:
         base = len(feature)
         roots.append(str(base))
@@ -185,9 +186,9 @@ def c_source(model: dict, name: str = "ompcl_model", attributes: str = "") -> st
             leaf = f < 0
             feature.append(str(-1 if leaf else f))
             number.append(_c_hex(v if leaf else x))
-            left.append(base + (k + 1 if leaf else l))
+            left.append(str(0 if leaf else base + l))
             right.append(str(0 if leaf else base + r))
-    follows = all(l == k + 1 for k, l in enumerate(left))
+            follows = follows and (leaf or l == k + 1)
     ntrees = len(model["trees"])
     test = ("base + sum > 0.0" if model["combine"] == "logit"
             else f"sum / {ntrees}.0 > base")
@@ -198,7 +199,7 @@ def c_source(model: dict, name: str = "ompcl_model", attributes: str = "") -> st
     out += _c_array("signed char", f"{name}_feature", feature)
     out += _c_array("double", f"{name}_number", number)
     if not follows:
-        out += _c_array("int", f"{name}_left", [str(x) for x in left])
+        out += _c_array("int", f"{name}_left", left)
     out += _c_array("int", f"{name}_right", right)
     out += _c_array("int", f"{name}_root", roots)
     then = "k + 1" if follows else f"{name}_left[k]"
