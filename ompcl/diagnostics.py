@@ -87,7 +87,10 @@ REASONS: dict[str, str] = {
     "thread-dependent": "a value the loop uses depends on the thread number or team size",
     "team": "the loop's parallel region runs on the host",
     "team-construct": "the parallel region uses a construct a team of one cannot run",
-    "team-loop": "no work-sharing loop of the parallel region runs on the device",
+    "team-loop": "no work-sharing loop of the parallel region runs on the device, or one "
+                 "that stays on the host cannot be given a team of its own",
+    "team-observed": "the parallel region, or a function it calls, may ask for its team "
+                     "(thread or team queries, ICV setters, calls ompcl cannot see)",
 }
 
 #: Ids of the remarks and warnings that are not host reasons.

@@ -304,8 +304,10 @@ def splice_host(u: Unit) -> Unit:
     hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites,
                          _relayout(u, r))
               for r, i, k in zip(u.offloaded, u.interfaces, u.kernels)]
+    by_id = {r.id: r for r in u.regions}
     teams = tuple(HostTeam(t, u.team_splices[t.id], tuple(h for h in hosted
-                                                           if h.region.team == t.id))
+                                                           if h.region.team == t.id),
+                           tuple(by_id[k] for k in t.serial))
                   for t in u.teams if t.offload)
     model = resolve_model(u.options.model) if hosted else None
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
@@ -338,8 +340,9 @@ def _relayout(u: Unit, r: Region) -> RelayoutInfo | None:
 
 def _team_verdict(t: Team) -> Remark:
     if t.offload:
-        serial = (f", {len(t.serial)} run on its one thread; the device path only when "
-                  "forced" if t.serial else "")
+        serial = (f", {len(t.serial)} {'stays' if len(t.serial) == 1 else 'stay'} on the "
+                  f"host as a parallel loop of {'its' if len(t.serial) == 1 else 'their'} own; "
+                  "the device path only when forced" if t.serial else "")
         loops = (f"{len(t.loops) - len(t.serial)} work-sharing loops offloaded{serial}"
                  if t.loops else "its work-sharing loops are in the functions it calls")
         return Remark(t.loc, f"parallel region runs as a team of one on the device path "

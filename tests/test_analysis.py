@@ -458,11 +458,19 @@ REMARK_ONLY = [
      []),
     ("region_one_loop_on_host", "double a[100], b[100];\nvoid f(int n){ int i;\n"
      "#pragma omp parallel\n{\n  #pragma omp for\n  for(i=0;i<n;i++) a[i]=i;\n"
+     "  double *mine = b + 8;\n"
+     "  #pragma omp for ordered\n  for(i=0;i<n;i++) mine[i % 8] = a[i];\n}\n}\n",
+     [(8, 3, True, ""), (11, 3, False, "'ordered'")],
+     [(6, 1, "parallel region runs as a team of one on the device path (1 work-sharing loops "
+       "offloaded, 1 stays on the host as a parallel loop of its own")]),
+    ("region_asks_its_team", "double a[100], b[100];\nvoid f(int n){ int i;\n"
+     "#pragma omp parallel\n{\n  #pragma omp for\n  for(i=0;i<n;i++) a[i]=i;\n"
      "  double *mine = b + 8 * omp_get_thread_num();\n"
      "  #pragma omp for\n  for(i=0;i<n;i++) mine[i % 8] += a[i];\n}\n}\n",
-     [(8, 3, True, ""), (11, 3, False, "'mine' depends on the thread number")],
-     [(6, 1, "parallel region runs as a team of one on the device path (1 work-sharing loops "
-       "offloaded, 1 run on its one thread")]),
+     [(8, 3, False, "calls 'omp_get_thread_num', whose answer differs in a team of one"),
+      (11, 3, False, "'mine' depends on the thread number")],
+     [(6, 1, "parallel region not run on the device: the parallel region calls "
+       "'omp_get_thread_num'")]),
     ("thread_private_carried", "double a[100];\nvoid f(int n){ int i; double t;\n"
      "#pragma omp parallel private(t)\n{\n  t = 0;\n  #pragma omp for\n"
      "  for(i=0;i<n;i++) { t += a[i]; a[i] = t; }\n}\n}\n",

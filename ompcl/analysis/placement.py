@@ -143,7 +143,11 @@ def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = 
         why = list(t.reasons) + ([rg] if isinstance(rg, Reason) else []) + ([
             Reason("team-loop", f"its loop at line {out[k].loc.line} stays on the host "
                    f"({out[k].reasons[0].message})", t.loc) for k in serial]
-            if t.loops and len(serial) == len(t.loops) else [])
+            if t.loops and len(serial) == len(t.loops) else []) + [
+            Reason("team-loop", f"its loop at line {out[k].loc.line} stays on the host and its "
+                   "directive is not a line of this file (the team of one could not run it "
+                   "with a team of its own)", t.loc)
+            for k in serial if not directive_line(prog, out[k].bound.pragma)]
         if why:
             t = replace(t, reasons=tuple(dict.fromkeys(why)))
             for k in t.loops:
@@ -157,6 +161,16 @@ def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = 
             team_ranges[t.id] = rg
         placed.append(t)
     return Placement(tuple(out.values()), ranges, tuple(placed), team_ranges)
+
+
+def directive_line(prog: Program, pragma: c_ast.Node) -> bool:
+    """Whether the directive ``pragma`` is a ``#pragma omp for`` line of the main file (not a
+    macro's ``_Pragma``), so its text can be rewritten in place."""
+    loc = SourceLoc.of(pragma)
+    if loc.file != prog.path or not 1 <= loc.line <= len(prog.lines):
+        return False
+    words = prog.lines[loc.line - 1].replace("#", " ", 1).split()
+    return words[:3] == ["pragma", "omp", "for"]
 
 
 def loop_text(prog: Program, scan: Scanner, loop: c_ast.Node) -> tuple[int, int] | None:

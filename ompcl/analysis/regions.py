@@ -391,6 +391,7 @@ def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalys
         b = tc.bound
         scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env)
         check_clause_names(b.directive, scope)
-        teams.append(team_of(tid, tc, [regions[k] for k in tc.loops], scope, prog))
+        teams.append(team_of(tid, tc, [regions[k] for k in tc.loops], scope, prog,
+                             _definitions(funcs, library)))
     remarks = tuple(not_offloaded(loc, (why,)) for loc, why in scan.skipped)
     return RegionAnalysis(regions, remarks, tuple(teams))

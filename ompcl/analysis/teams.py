@@ -7,15 +7,18 @@ device version, the region run by a team of one thread, is possible.
 """
 from __future__ import annotations
 
+import re
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from ..diagnostics import Reason
+from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
 from ..ir import Clause, Directive, Reduction, Region, Team, Var
 from .accesses import scan_body
+from .builtins import HOST_ONLY, is_math
 from .candidates import Candidate, TeamCandidate
 from .ctypes_ import FLOATING, walk
 
@@ -246,11 +249,65 @@ def team_reasons(tc: TeamCandidate, loops: list[Region], prog: Program) -> list[
     return out
 
 
+#: OpenMP routines whose result or effect is the same in a team of one as in the region's
+#: team (any other, a thread or team query or an ICV setter, can tell them apart)
+_TEAM_BLIND = {"omp_get_wtime", "omp_get_wtick", "omp_get_num_procs", "omp_get_num_devices",
+               "omp_get_default_device", "omp_get_initial_device", "omp_is_initial_device"} | {
+    f"omp_{verb}_{kind}lock" for verb in ("init", "destroy", "set", "unset", "test")
+    for kind in ("", "nest_")}
+#: headers of the C and POSIX libraries (and MPI): their functions never ask OpenMP's team
+_LIBRARY_HEADERS = re.compile(
+    r"/usr/(local/)?include/(x86_64-linux-gnu/|aarch64-linux-gnu/|[\w.-]+-linux-gnu/)?"
+    r"(bits/|sys/|asm[\w-]*/|linux/)?[\w.-]+\.h$|/mpi[\w.-]*\.h$|/lib/gcc/.*/include/")
+
+
+def observe_reasons(stmt: c_ast.Node, prog: Program, lookup: Callable[[str], object]
+                    ) -> list[Reason]:
+    """Why the code of a ``parallel`` region (``stmt``), or anything it calls, could tell a
+    team of one from its team: a team or thread query or an ICV setter (``omp_*`` outside
+    ``_TEAM_BLIND``), a call through a pointer or of a function ompcl cannot see.
+    ``lookup(name)``: a function's definition in this file or another of the program."""
+    library = {e.name: e.coord.file for e in prog.ast.ext if isinstance(e, c_ast.Decl)
+               and isinstance(e.type, c_ast.FuncDecl) and e.coord is not None}
+    seen: set[str] = set()
+    todo = [stmt]
+    while todo:
+        for call in (n for n in walk(todo.pop()) if isinstance(n, c_ast.FuncCall)):
+            name = call.name.name if isinstance(call.name, c_ast.ID) else None
+            why = _observes(name, library, lookup)
+            if why:
+                return [Reason("team-observed", why, SourceLoc.of(call))]
+            if name is None or name in seen:
+                continue
+            seen.add(name)
+            fdef = lookup(name)
+            if fdef is not None:
+                todo.append(fdef.body)
+    return []
+
+
+def _observes(name: str | None, library: dict[str, str], lookup) -> str | None:
+    """Why a call of ``name`` (None: through a pointer) may observe the team, or None."""
+    if name is None:
+        return "the parallel region calls a function through a pointer (it may ask for its " \
+            "team)"
+    if name.startswith("omp_"):
+        return None if name in _TEAM_BLIND else f"the parallel region calls '{name}', whose " \
+            "answer differs in a team of one"
+    if is_math(name) or name in HOST_ONLY or name.startswith("__builtin_") or \
+            lookup(name) is not None:
+        return None
+    if _LIBRARY_HEADERS.search(library.get(name, "")):
+        return None
+    return f"the parallel region calls '{name}', which ompcl cannot see (it may ask for its team)"
+
+
 def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, Var],
-            prog: Program) -> Team:
-    """The team-of-one view of a ``parallel`` region."""
+            prog: Program, lookup: Callable[[str], object] = lambda name: None) -> Team:
+    """The team-of-one view of a ``parallel`` region (``lookup``: a called function's
+    definition, see ``observe_reasons``)."""
     d = tc.bound.directive
-    reasons = team_reasons(tc, loops, prog)
+    reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup)
     privates, firsts, reds = [], [], []
     for clause, bucket in (("private", privates), ("firstprivate", firsts)):
         for name in d.names_in(clause):

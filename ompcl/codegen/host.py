@@ -28,7 +28,8 @@ from . import names as N
 from ..predict.export import c_source
 from ..predict.model import LAYOUT_COST
 from .features import KernelFeatures
-from .hostloop import HostLoop, declaration as _decl, host_loop
+from .hostloop import (NOWAIT, OMP_FOR, HostLoop, declaration as _decl, host_loop,
+                       serial_directive)
 from .scratchcheck import (check_functions, check_lines, iteration_point, range_bytes,
                            range_start)
 from .kernel import combine_text
@@ -46,6 +47,7 @@ class HostTeam:
     team: Team
     splice: SpliceRange
     loops: tuple["HostRegion", ...]
+    serial: tuple[Region, ...] = ()  # its loops that stay on the host
 
 
 @dataclass(frozen=True)
@@ -196,8 +198,6 @@ def _c_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-_OMP_FOR = re.compile(r"\bomp\s+for\b")
-_NOWAIT = re.compile(r"\bnowait\b")
 _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 
 
@@ -218,13 +218,15 @@ def team_fallback(hr: HostRegion, text: str) -> str:
     r = hr.region
     given = set(r.bound.directive.names_in("private"))
     # threadprivate variables stay the threads' own without a clause (one is an error)
+    # (the region's own copies, a privatised file-scope array's too, shadow their originals
+    # in the team of one)
     extra = [x for x in r.directive.names_in("private") if x not in given
-             and r.scope.get(x) is not None and r.scope[x].storage != "global"
+             and r.scope.get(x) is not None
              and x not in r.threadprivates]  # a function's static threadprivate too
     one, copied = _team_threads(r)
     m = _FOR_LINE.search(text)
     par = "omp parallel for num_threads(1)" if one else "omp parallel for"
-    line = _NOWAIT.sub("", _OMP_FOR.sub(par, m.group(0), count=1))
+    line = NOWAIT.sub("", OMP_FOR.sub(par, m.group(0), count=1))
     clauses = (f" private({', '.join(extra)})" if extra else "") + (
         f" copyin({', '.join(copied)})" if copied and not one else "")
     if clauses:
@@ -325,6 +327,18 @@ def _team_wrappers(team: Team) -> tuple[list[str], list[str], list[str], list[st
     return outer, inner, inner_exit, outer_exit
 
 
+def _serial_edits(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[int, int, str]]:
+    """Edits making each loop of the team that stays on the host a ``parallel for`` of its own
+    in the team of one (``hostloop.serial_directive``); its lines keep their numbers."""
+    out = []
+    for r in ht.serial:
+        start = scan.offset(SourceLoc.of(r.bound.pragma).line, 1)
+        end = scan.line_end(start)  # continuation lines included
+        text = prog.source[start:end]
+        out.append((start, end, serial_directive(r, ht.team.bound, text)))
+    return out
+
+
 def _team_host(hr: HostRegion, text: str, shared: dict[int, HostLoop]) -> str:
     loop = shared.get(hr.region.id)
     return team_shared_call(hr, loop, text) if loop else team_fallback(hr, text)
@@ -354,7 +368,7 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     edits = [(hr.splice.start, hr.splice.end, _call(
         prog, hr, src[hr.splice.start:hr.splice.end], scan,
         _team_host(hr, src[hr.splice.start:hr.splice.end], shared))) for hr in ht.loops] + \
-        _dropped_pragmas(prog, ht, scan) + [
+        _dropped_pragmas(prog, ht, scan) + _serial_edits(prog, ht, scan) + [
         e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
         probe_edits(prog, plan, scan, tid)
     device = _apply(src[stmt:rg.end], edits, stmt)
@@ -472,7 +486,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))]
     shared = {hr.region.id: loop for ht in teams for hr in ht.loops
               for loop in [host_loop(prog, hr, scan, ", ".join(
-                  call_arg(p) for p in hr.interface.params), ht.team.bound.stmt)] if loop}
+                  call_arg(p) for p in hr.interface.params), ht.team.bound)] if loop}
     replace += [(ht.splice.start, ht.splice.end, team_text(
         prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)], hostplan,
         shared)) for ht in teams]

@@ -27,7 +27,7 @@ from ..analysis.ctypes_ import walk
 from ..frontend.clone import clone
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner
-from ..ir import Region, Var
+from ..ir import BoundDirective, Region, Var
 from . import names as N
 
 _GEN = c_generator.CGenerator()
@@ -35,6 +35,8 @@ _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)", re.M)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 #: clauses giving a variable of the loop's function a value when the loop ends
 _WRITTEN_BACK = ("lastprivate", "linear", "reduction", "copyprivate")
+OMP_FOR = re.compile(r"\bomp\s+for\b")
+NOWAIT = re.compile(r"\bnowait\b")
 _CONDITIONAL = {"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"}
 
 
@@ -58,13 +60,15 @@ class HostLoop:
         return "{ " + "".join(f"(void){x}; " for x in self.touched) + self.call(rid) + " }"
 
 
-def host_loop(prog: Program, hr, scan: Scanner, args: str, team: c_ast.Node
+def host_loop(prog: Program, hr, scan: Scanner, args: str, team: BoundDirective
               ) -> HostLoop | None:
     """The shared host function of loop ``hr`` (a ``codegen.host.HostRegion``; ``args``: its
-    interface's call arguments) of the region whose statement is ``team``, or None when its
-    text would not mean the same outside its function."""
+    interface's call arguments) of the region ``team``, or None when its text would not mean
+    the same outside its function. The function declares its own copy of every variable
+    private to the region's threads that the loop names (whatever its storage: a privatised
+    file-scope array too), as each thread of the region has one."""
     r: Region = hr.region
-    if _nested(prog, r.bound.stmt, team):
+    if _nested(prog, r.bound.stmt, team.stmt):
         return None   # the compiler checks the nesting of constructs lexically
     params = hr.interface.params
     func = r.bound.func
@@ -86,17 +90,21 @@ def host_loop(prog: Program, hr, scan: Scanner, args: str, team: c_ast.Node
         return None   # a parameter the loop does not name (default(none) may not list it)
     # the clause's and the work-shared loops' variables (predetermined private)
     private = set(r.directive.names_in("private")) | {d.var for d in r.loops}
-    inside = {id(n) for n in walk(team)}
+    inside = {id(n) for n in walk(team.stmt)}
+    thread_own = region_private(team, r.scope) - set(r.threadprivates)
     own, touched, outer = [], [], []
     for name in sorted(named):
         v = r.scope.get(name)
-        if v is None or v.storage == "global" or name in passed:
-            continue
-        if name not in private or v.storage not in ("local", "param") or v.decl is None \
-                or _unbound_ids(v, r.scope):
-            return None
+        if v is None or name in passed or name in r.threadprivates:
+            continue   # passed by value, or each thread's storage already
+        at_file = v.storage in ("global", "static")
+        if at_file and name not in thread_own:
+            continue   # the one shared object: named as it is
+        if name not in private or v.decl is None or _unbound_ids(v, r.scope):
+            return None   # the thread's copy carries a value in or out: only its region sees it
         own.append(f"{declaration(v, name)} (void){name};")  # its own copy
-        (touched if id(v.decl) in inside else outer).append(name)
+        if not at_file:
+            (touched if id(v.decl) in inside else outer).append(name)
     signature = ", ".join(_GEN.visit(p.decl) for p in params) or "void"
     uses = " ".join(f"(void){p.var.name};" for p in params)
     path = prog.path.replace("\\", "\\\\").replace('"', '\\"')
@@ -107,6 +115,76 @@ def host_loop(prog: Program, hr, scan: Scanner, args: str, team: c_ast.Node
         + "".join(f"  {d}\n" for d in own) + (f"  {uses}\n" if uses else "")
         + f'#line {scan.line_of(rg.start)} "{path}"\n{text}\n}}\n')
     return HostLoop(definition, args, tuple(touched), tuple(outer))
+
+
+def serial_directive(r: Region, team: BoundDirective, text: str) -> str:
+    """The directive ``text`` (its lines, continuations included) of a team's loop that stays on the host (``r``), rewritten
+    for the team of one: a ``parallel for`` of its own with the loop's clauses (an orphaned
+    ``omp for`` there would run on one thread, and some of its clauses do not compile
+    outside a parallel region), ``nowait`` dropped, and every variable of the region's
+    threads the loop names private to each new thread: firstprivate (each starts from the
+    team thread's value) and lastprivate where the loop assigns it (the value after the loop
+    is the last iteration's), a reduction of the region in its own operator."""
+    d = r.bound.directive
+    given = {x for c in ("private", "firstprivate", "lastprivate", "linear", "reduction",
+                         "copyprivate") for cl in d.clause(c) for x in cl.args}
+    reduced = {a: c.op for c in team.directive.clause("reduction") for a in c.args}
+    names = (_names(r.bound.stmt) & region_private(team, r.scope)) - given - _loop_vars(
+        r.bound.stmt, d) - set(r.threadprivates)
+    written = _assigned(r.bound.stmt)
+    firsts = sorted(n for n in names if n not in reduced)
+    clauses = [f"reduction({reduced[n]}:{n})" for n in sorted(names) if n in reduced]
+    clauses += [f"firstprivate({', '.join(firsts)})"] if firsts else []
+    lasts = [n for n in firsts if n in written]
+    clauses += [f"lastprivate({', '.join(lasts)})"] if lasts else []
+    copied = sorted(set(r.threadprivates) & _names(r.bound.stmt))
+    clauses += [f"copyin({', '.join(copied)})"] if copied else []
+    text = NOWAIT.sub("", OMP_FOR.sub("omp parallel for", text, count=1))
+    return text.rstrip() + "".join(" " + c for c in clauses)
+
+
+def _loop_vars(stmt: c_ast.Node, d) -> set[str]:
+    """The iteration variables of the loops a work-sharing directive ``d`` binds (collapse)."""
+    depth = next((int(c.args[0]) for c in d.clause("collapse")
+                  if c.args and c.args[0].isdigit()), 1)
+    out = set()
+    for _ in range(depth):
+        if not isinstance(stmt, c_ast.For):
+            break
+        init = stmt.init
+        if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+            out.add(init.lvalue.name)
+        elif isinstance(init, c_ast.DeclList):
+            out |= {x.name for x in init.decls}
+        body = stmt.stmt
+        while isinstance(body, c_ast.Compound) and len(body.block_items or []) == 1:
+            body = body.block_items[0]
+        stmt = body
+    return out
+
+
+def _assigned(node: c_ast.Node) -> set[str]:
+    """The variables ``node`` assigns, or whose elements or members it assigns."""
+    targets = [n.lvalue for n in walk(node) if isinstance(n, c_ast.Assignment)] + [
+        n.expr for n in walk(node) if isinstance(n, c_ast.UnaryOp) and n.op in (
+            "++", "--", "p++", "p--")]
+    out = set()
+    for t in targets:
+        while isinstance(t, (c_ast.ArrayRef, c_ast.StructRef)):
+            t = t.name
+        if isinstance(t, c_ast.ID):
+            out.add(t.name)
+    return out
+
+
+def region_private(team: BoundDirective, scope: dict[str, Var]) -> set[str]:
+    """The variables each thread of the ``parallel`` region ``team`` has its own copy of, by
+    its clauses or by being declared inside it (those visible in ``scope``)."""
+    d = team.directive
+    names = set(d.names_in("private")) | set(d.names_in("firstprivate")) | {
+        a for c in d.clause("reduction") for a in c.args}
+    inside = {id(n) for n in walk(team.stmt)}
+    return names | {n for n, v in scope.items() if v.decl is not None and id(v.decl) in inside}
 
 
 def _same_macros(src: str, rg) -> bool:
