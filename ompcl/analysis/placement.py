@@ -147,7 +147,7 @@ def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = 
             Reason("team-loop", f"its loop at line {out[k].loc.line} stays on the host and its "
                    "directive is not a line of this file (the team of one could not run it "
                    "with a team of its own)", t.loc)
-            for k in serial if not directive_line(prog, out[k].bound.pragma)]
+            for k in serial if serial_span(prog, scan, out[k].bound.pragma) is None]
         if why:
             t = replace(t, reasons=tuple(dict.fromkeys(why)))
             for k in t.loops:
@@ -163,14 +163,21 @@ def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = 
     return Placement(tuple(out.values()), ranges, tuple(placed), team_ranges)
 
 
-def directive_line(prog: Program, pragma: c_ast.Node) -> bool:
-    """Whether the directive ``pragma`` is a ``#pragma omp for`` line of the main file (not a
-    macro's ``_Pragma``), so its text can be rewritten in place."""
+def serial_span(prog: Program, scan: Scanner, pragma: c_ast.Node) -> tuple[int, int] | None:
+    """The text of a work-sharing loop from its directive ``pragma``, a ``#pragma omp for``
+    line of the main file (not a macro's ``_Pragma``), to its statement's end; None where it
+    cannot be found (its directive then cannot be rewritten in place)."""
     loc = SourceLoc.of(pragma)
     if loc.file != prog.path or not 1 <= loc.line <= len(prog.lines):
-        return False
+        return None
     words = prog.lines[loc.line - 1].replace("#", " ", 1).split()
-    return words[:3] == ["pragma", "omp", "for"]
+    if words[:3] != ["pragma", "omp", "for"]:
+        return None
+    try:
+        start = scan.offset(loc.line, 1)
+        return start, scan.statement_end(scan.skip(scan.line_end(start)))
+    except ScanError:
+        return None
 
 
 def loop_text(prog: Program, scan: Scanner, loop: c_ast.Node) -> tuple[int, int] | None:

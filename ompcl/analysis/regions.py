@@ -116,8 +116,12 @@ def local_type_reasons(info: BodyInfo, env: TypeEnv) -> list[Reason]:
     return out
 
 
-def outlined_locals(cand: Candidate, scope: dict[str, Var]) -> tuple[list[Var], list[Reason]]:
-    """Function-local variables the outlined host function needs (named in the construct)."""
+def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] = frozenset()
+                    ) -> tuple[list[Var], list[Reason]]:
+    """Function-local variables the outlined host function needs (named in the construct),
+    and the file-scope ones each thread of its region has a copy of (``own``: privatised by
+    the region's clauses; the function must be given the thread's copy, not name the
+    file-scope variable)."""
     names = free_names(cand.bound.stmt)
     for c in cand.directive.clauses:
         for a in c.args:
@@ -125,7 +129,7 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var]) -> tuple[list[Var], 
     out, reasons = [], []
     for name in sorted(names):
         v = scope.get(name)
-        if v is not None and v.storage != "global":
+        if v is not None and (v.storage != "global" or name in own):
             if v.ctype.base == "?" and not v.ctype.is_array_like:
                 reasons.append(Reason("data-type", f"local variable '{name}' has a type ompcl "
                                       "cannot pass on"))
@@ -355,8 +359,12 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs), b.func,
                                frozenset(n for n, u in updated.items() if u.exact),
                                _definitions(funcs, library))
-    used, local_reasons = outlined_locals(cand, scope)
-    used += [v for v in sharing.scalars if v.storage != "global" and v not in used]
+    # the region's own copies of file-scope variables (threadprivate ones aside: every
+    # thread's storage is its own under the one name)
+    own = frozenset(view.private - set(tps)) if view is not None else frozenset()
+    used, local_reasons = outlined_locals(cand, scope, own)
+    used += [v for v in sharing.scalars if (v.storage != "global" or v.name in own)
+             and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),

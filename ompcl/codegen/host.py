@@ -18,6 +18,7 @@ import re
 from pycparser import c_ast, c_generator
 
 from ..analysis.ctypes_ import walk
+from ..analysis.placement import serial_span
 from ..diagnostics import SourceLoc
 from ..frontend.clone import clone
 from ..frontend.program import Program
@@ -288,8 +289,10 @@ def _dropped_pragmas(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[i
         text = prog.source[start:end]
         if not text.lstrip().startswith("#"):
             continue  # from a macro (_Pragma): harmless in a team of one
-        if any(hr.splice.start <= start < hr.splice.end for hr in ht.loops):
-            continue  # inside a loop the device attempt replaces: its host path keeps it
+        if any(hr.splice.start <= start < hr.splice.end for hr in ht.loops) or any(
+                a <= start < b for a, b in _serial_spans(prog, ht, scan)):
+            continue  # inside a loop the device attempt replaces (its host path keeps it) or
+            # a loop a team of its own runs
         out.append((start, end, f"/* omp {d.kind}: a team of one runs it as plain code */"
                     + "\n" * text.count("\n")))
     return out
@@ -327,12 +330,17 @@ def _team_wrappers(team: Team) -> tuple[list[str], list[str], list[str], list[st
     return outer, inner, inner_exit, outer_exit
 
 
+def _serial_spans(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[int, int]]:
+    """The text of each loop of the team that stays on the host: (its directive's start, its
+    statement's end)."""
+    return [serial_span(prog, scan, r.bound.pragma) for r in ht.serial]
+
+
 def _serial_edits(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[int, int, str]]:
     """Edits making each loop of the team that stays on the host a ``parallel for`` of its own
     in the team of one (``hostloop.serial_directive``); its lines keep their numbers."""
     out = []
-    for r in ht.serial:
-        start = scan.offset(SourceLoc.of(r.bound.pragma).line, 1)
+    for r, (start, _) in zip(ht.serial, _serial_spans(prog, ht, scan)):
         end = scan.line_end(start)  # continuation lines included
         text = prog.source[start:end]
         out.append((start, end, serial_directive(r, ht.team.bound, text)))

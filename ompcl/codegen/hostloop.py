@@ -95,15 +95,17 @@ def host_loop(prog: Program, hr, scan: Scanner, args: str, team: BoundDirective
     own, touched, outer = [], [], []
     for name in sorted(named):
         v = r.scope.get(name)
-        if v is None or name in passed or name in r.threadprivates:
-            continue   # passed by value, or each thread's storage already
-        at_file = v.storage in ("global", "static")
-        if at_file and name not in thread_own:
-            continue   # the one shared object: named as it is
-        if name not in private or v.decl is None or _unbound_ids(v, r.scope):
-            return None   # the thread's copy carries a value in or out: only its region sees it
+        if v is None or name in passed:
+            continue   # passed by value
+        at_file = v.storage == "global"
+        if at_file and (name not in thread_own or name in r.threadprivates):
+            continue   # the one shared object, or each thread's own: named as it is
+        if name not in private or v.decl is None or _unbound_ids(v, r.scope) or \
+                name in r.threadprivates:
+            return None   # the thread's copy carries a value in or out: only its region sees
+            # it; or a variable of the function (a static) the new function cannot name
         own.append(f"{declaration(v, name)} (void){name};")  # its own copy
-        if not at_file:
+        if v.storage in ("local", "param"):
             (touched if id(v.decl) in inside else outer).append(name)
     signature = ", ".join(_GEN.visit(p.decl) for p in params) or "void"
     uses = " ".join(f"(void){p.var.name};" for p in params)

@@ -31,8 +31,9 @@ class Regions(Extents):
     misc_names: list[str]  # main-scope variables besides arrays and scalars (default(none))
 
     def family_region(self, fam: str, ind: str) -> list[str]:
-        if fam in ("parallel_region", "region_reduction"):
-            return self.team_region(ind, reduction=fam == "region_reduction")
+        if fam in ("parallel_region", "region_reduction", "team_sharing"):
+            return self.team_region(ind, reduction=fam == "region_reduction",
+                                    sharing=fam == "team_sharing")
         if fam == "orphaned":
             return self.orphan_region(ind)
         return self.place(self.family_spec(fam), ind)
@@ -360,8 +361,9 @@ class Regions(Extents):
             return self.map_spec(s)
         return self.family_spec(kind)
 
-    def team_region(self, ind: str, reduction: bool) -> list[str]:
-        """``#pragma omp parallel`` holding 2-3 ``omp for`` loops and code between them."""
+    def team_region(self, ind: str, reduction: bool, sharing: bool = False) -> list[str]:
+        """``#pragma omp parallel`` holding 2-3 ``omp for`` loops and code between them;
+        ``sharing``: also the data sharing the host path must keep (``sharing_specs``)."""
         r = self.r
         saved_fp = list(self.fp_d)
         privs: list[str] = []
@@ -380,23 +382,37 @@ class Regions(Extents):
         before: list[str] = []
         after: list[str] = []
         self.teams = getattr(self, "teams", 0) + 1
+        observed = sharing and r.random() < 0.2
+        parrays: list[str] = []  # privatised arrays and file-scope scalars
         try:
-            for n in range(nloops):
-                spec = self.region_spec(reduction and n == 0)
-                spec.families |= {"parallel_region", f"team{self.teams}"}
+            extra = self.sharing_specs(inner, parrays, fprivs, body) if sharing else []
+            total = nloops + len(extra)
+            for n in range(total):
+                spec = extra.pop(r.randrange(len(extra))) if extra and (
+                    r.random() < 0.6 or total - n <= len(extra)) else \
+                    self.region_spec(reduction and n == 0)
+                spec.families |= {"parallel_region", f"team{self.teams}"} | (
+                    {"team_sharing"} if sharing else set()) | (
+                    {"observed"} if observed else set())
                 if n:
                     between.append(self.between(inner, privs, after))
                 specs.append(spec)
+            if observed:
+                between.insert(0, self.team_size_check(inner, after))
+                before.append(f"{self.observed_want} = omp_get_max_threads();")
+            if observed:
+                body += between.pop(0)
             for n, spec in enumerate(specs):
                 if n:
                     body += between[n - 1]
                 nowait = self.may_nowait(specs, between, n)
-                body += self.region_for(spec, inner, set(privs) | set(fprivs), nowait)
+                body += self.region_for(spec, inner, set(privs) | set(fprivs) | set(parrays),
+                                        nowait)
                 before += spec.before
                 after += spec.after
         finally:
             self.fp_d = saved_fp
-        clauses = self.region_clauses(specs, body, privs, fprivs)
+        clauses = self.region_clauses(specs, body, privs + parrays, fprivs, observed)
         return ([ind + b for b in before] + [f"#pragma omp parallel{clauses}", ind + "{"] +
                 body + [ind + "}"] + [ind + a for a in after])
 
@@ -463,7 +479,7 @@ class Regions(Extents):
         return names
 
     def region_clauses(self, specs: list[LoopSpec], body: list[str], privs: list[str],
-                       fprivs: list[str]) -> str:
+                       fprivs: list[str], observed: bool = False) -> str:
         r = self.r
         text = "\n".join(body)
         used = {n for n in re.findall(r"\b[A-Za-z_]\w*\b", text)} & self.main_names()
@@ -484,10 +500,100 @@ class Regions(Extents):
             clauses.append("default(shared)")
         elif k < 0.6 and rest:
             clauses.append(f"shared({', '.join(r.sample(rest, min(len(rest), 3)))})")
-        if r.random() < 0.15:
+        if r.random() < 0.15 and not observed:  # (the team size check wants the default)
             clauses.append("num_threads(2)")
         r.shuffle(clauses)
         return "".join(" " + c for c in clauses)
+
+    # -- the data sharing of a region's threads (issue 34) -----------------------------------
+    def file_scope(self, decl: str, name: str) -> None:
+        """A file-scope variable ``decl`` (``name`` its name): defined here (static or not),
+        or declared extern here and defined in the program's second file."""
+        where = self.r.choice(("static", "global", "extern"))
+        if where == "extern":
+            self.decl_global.append(f"extern {decl};")
+            self.second_file.append(f"{decl};")
+        else:
+            self.decl_global.append(f"{'static ' if where == 'static' else ''}{decl};")
+        self.misc_names.append(name)
+
+    def sharing_specs(self, ind: str, privs: list[str], fprivs: list[str], body: list[str]
+                      ) -> list[LoopSpec]:
+        """Loops whose host code must keep the region's data sharing: a privatised file-scope
+        (or extern) scratch array each iteration fills and reads, a privatised file-scope
+        scalar each thread sets alike, a firstprivate array, and a loop kept on the host
+        (a critical section) reducing into a local of main, beside offloaded ones."""
+        r = self.r
+        out: list[LoopSpec] = []
+        if r.random() < 0.7:
+            k = r.choice((3, 4, 8, 16))
+            gs = self.fresh("gs")
+            self.file_scope(f"double {gs}[{k}]", gs)
+            privs.append(gs)
+            out.append(self.scratch_spec(gs, k))
+        if r.random() < 0.5:
+            gp = self.fresh("gp")
+            self.file_scope(f"double {gp}", gp)
+            privs.append(gp)
+            body.append(f"{ind}{gp} = {self.dexpr(Ctx())};")
+            self.fp_d.append(gp)
+        if r.random() < 0.5:
+            k = r.choice((2, 5, 8))
+            fa = self.fresh("fa")
+            self.decl_local.append(f"    double {fa}[{k}];")
+            self.init_extra.append(f"    for (h0 = 0; h0 < {k}; h0++)\n"
+                                   f"        {fa}[h0] = 0.125 * h0 - 0.25;")
+            self.misc_names.append(fa)
+            fprivs.append(fa)
+            s, lp, c, _ = self.vector_loop()
+            v = self.scalar("double", "0.0", "r")
+            body = [f"{v} += fabs({fa}[({lp.var} % {k} + {k}) % {k}]) + 0.25 * "
+                    f"fabs({self.dexpr(c)});"]
+            self.floaty = True
+            out.append(LoopSpec(s, {"reduction"} | self.extra_families,
+                                self.loop_nest(s, [lp], 1, False, body), [f"reduction(+:{v})"],
+                                [], [f'printf("{v} %.9e\\n", {v});'], array_names(body),
+                                set(), [], [v]))
+        if r.random() < 0.5:
+            out.append(self.critical_spec())
+        return out
+
+    def scratch_spec(self, gs: str, k: int) -> LoopSpec:
+        """NPB LU's flux: a privatised file-scope array each iteration fills, then reads."""
+        s, lp, c, vecs = self.vector_loop()
+        cq = Ctx(list(c.iread), list(c.lread), list(c.dread), ["i", "q"])
+        body = [f"for (int q = 0; q < {k}; q++)", f"    {gs}[q] = {self.dexpr(cq)};",
+                "double ts = 0.0;", f"for (int q = 1; q < {k}; q++)",
+                f"    ts += {gs}[q] - 0.5 * {gs}[q - 1];"]
+        c.dread.append("ts")
+        return self._store_or_reduce(s, lp, c, vecs, body, set(), "ts", [], [])
+
+    def critical_spec(self) -> LoopSpec:
+        """A loop kept on the host (a critical section) with a max reduction into a local of
+        main (the build break of a team of one's orphaned copy)."""
+        s, lp, c, vecs = self.vector_loop()
+        rm = self.scalar("double", "0.0", "rm")
+        cnt = self.scalar("long", "0", "rc")
+        body = [f"{rm} = fmax({rm}, fabs({self.dexpr(c)}));", "#pragma omp critical",
+                f"{cnt} += (({self.iexpr(c)}) % 11 + 11) % 11;"]
+        writes: set[str] = set()
+        self._write_vector(c, vecs, lp, body, writes)
+        self.floaty = True
+        return LoopSpec(s, {"critical"} | self.extra_families,
+                        self.loop_nest(s, [lp], 1, False, body), [f"reduction(max:{rm})"],
+                        after=[f'printf("{rm} %.9e {cnt} %ld\\n", {rm}, {cnt});'],
+                        reads=array_names(body), writes=writes, shared_vars=[rm])
+
+    def team_size_check(self, ind: str, after: list[str]) -> list[str]:
+        """A single asking the team's size (PRK's check): a team of one would answer 1."""
+        if not getattr(self, "observed_want", ""):
+            self.decl_global.append("#include <omp.h>")
+            self.observed_want = self.scalar("int", "0", "tw")
+        tq = self.scalar("int", "0", "tq")
+        after.append(f'printf("{tq} %d\\n", {tq});')
+        return ["#pragma omp single", f"{ind}{tq} = omp_get_num_threads() == "
+                f"{self.observed_want};"]
+
 
     # -- orphaned loops ---------------------------------------------------------------------
     def orphan_region(self, ind: str) -> list[str]:

@@ -48,12 +48,19 @@ OFFLOADED: dict[str, bool] = {
     "rows": True,  # rows read and written element by element (register promotion, vectors)
     # translated, but a run-time check keeps it on the host (oracle.check_placement)
     "declined": True,  # threadprivate scratch read one past what each iteration writes
+    # issue 34: privatised file-scope and extern data, firstprivate arrays, host loops with
+    # reductions on locals beside offloaded ones in one region
+    "team_sharing": True,
     # kept on the host by design
     "critical": False,
+    "observed": False,  # its region asks for its team size: no team of one
 }
 # the families a generator may choose a region for (the others come with them)
 NEW_FAMILIES = ("body_local", "shadowing", "pointer_offset", "guarded", "parallel_region",
-                "region_reduction", "orphaned", "threadprivate", "atomic", "struct", "rows")
+                "region_reduction", "orphaned", "threadprivate", "atomic", "struct", "rows",
+                "team_sharing")
+#: the line before a program's second file (definitions of its extern variables)
+SECOND_FILE = "/* ompcl-file: second.c */"
 BODY_MARK = "/* -- body -- */"
 END_MARK = "/* -- checksums -- */"
 META = re.compile(r"ompcl-expect:\s*device=(\d+)\s+host=(\d+)(?:\s+tolerance=(\S+))?")
@@ -71,12 +78,13 @@ def expected_on_device(fams: Iterable[str]) -> bool:
 
 def _device_marks(text: str) -> tuple[list[list[str]], int]:
     """The families of the loops expected on the device (a loop of a team goes there only if
-    every loop of its team can), and the number of loops."""
+    some loop of its team can: the team of one runs the others as parallel loops of their
+    own), and the number of loops."""
     marks = [m[1].split(",") for m in LOOP_MARK.finditer(text)]
     team_ok: dict[str, bool] = {}
     for fams in marks:
         for tag in filter(TEAM_TAG.match, fams):
-            team_ok[tag] = team_ok.get(tag, True) and expected_on_device(fams)
+            team_ok[tag] = team_ok.get(tag, False) or expected_on_device(fams)
     return [fams for fams in marks if expected_on_device(fams)
             and all(team_ok[t] for t in filter(TEAM_TAG.match, fams))], len(marks)
 
@@ -108,6 +116,7 @@ class Generator(Regions):
         self.orphan = False  # loops made now are orphaned in a callee: no private clauses
         self.decl_global: list[str] = []  # more file-scope declarations (types, threadprivate)
         self.decl_local: list[str] = []  # more declarations in main
+        self.second_file: list[str] = []  # the program's second file (SECOND_FILE)
         self.init_extra: list[str] = []  # more initialisation in main
         self.check_extra: list[str] = []  # more checksum lines
         self.frees_extra: list[str] = []
@@ -363,6 +372,8 @@ class Generator(Regions):
         lines += self.checksum_lines() + self.check_extra
         lines += ['    printf("hs %.9e hl %ld\\n", hs, hl);'] + frees + self.frees_extra
         lines += ["    return 0;", "}", ""]
+        if self.second_file:
+            lines += [SECOND_FILE] + self.second_file + [""]
         return recount("\n".join(lines))
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from ..predict.learners import constant
 from .compare import compare_outputs
-from .generator import NEW_FAMILIES, declined, expectations, families, generate
+from .generator import (NEW_FAMILIES, SECOND_FILE, declined, expectations, families,
+                        generate)
 
 RUNTIME_DIR = Path(__file__).resolve().parents[1] / "runtime"
 RUN_TIMEOUT = 60.0  # a cold OpenCL build of a large program on a loaded 2-core machine
@@ -35,10 +36,17 @@ MODE_ENV: dict[str, dict[str, str]] = {
     # the campaign's always-host model, see run_mode)
     "auto-host": {"OMPCL_DEVICE": "auto"},
     "openmp": {"OMPCL_DEVICE": "openmp"},
+    # the device path with every launch failing: each team of one runs its loops on the host,
+    # each as a parallel loop of its own (the host path of the device version)
+    "team1": {"OMPCL_DEVICE": "opencl", "OMPCL_FAULT": "launch"},
     "asan": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "0"},  # with --asan only
 }
-MODES = ("opencl-copy", "opencl-zc", "auto", "auto-host", "openmp")
-DEVICE_MODES = ("opencl-copy", "opencl-zc", "asan")  # need an OpenCL device
+MODES = ("opencl-copy", "opencl-zc", "team1", "auto", "auto-host", "openmp")
+DEVICE_MODES = ("opencl-copy", "opencl-zc", "team1", "asan")  # need an OpenCL device
+#: the paths a translated program may take, each run at every count of THREAD_COUNTS against
+#: the original at the same count (the other modes run at the reference's 2 threads)
+PATH_MODES = ("openmp", "opencl-copy", "opencl-zc", "team1")
+THREAD_COUNTS = ("1", "2", "3", "7")
 PLACED_MODES = ("opencl-copy", "opencl-zc")  # every offloaded loop must run on the device
 # The runtime's device bounds checker (OMPCL_BOUNDS_CHECK=1): a kernel access outside the
 # mapped range of its buffer exits with this status and message.
@@ -52,7 +60,7 @@ SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "LSAN_OPTIONS": f"suppressions={LSAN_SUPPRESSIONS}:print_suppressions=0",
            "UBSAN_OPTIONS": "print_stacktrace=1"}
 SAN_MARKS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
-THREADS = ("2", "1", "3")  # the reference runs with 2 threads; 1 and 3 must agree with it
+THREADS = ("2", "1", "3", "7")  # the reference: 2 threads; 1, 3 and 7 must agree with it
 # Failure kinds, from the program's side to ompcl's: a program the generator got wrong; ompcl
 # raising; expectations of what is offloaded not met; the translation not compiling; then the
 # run-time failures.
@@ -171,36 +179,55 @@ def execute(exe: Path, env: dict[str, str],
     return p.returncode, p.stdout, p.stderr
 
 
+def write_program(text: str, d: Path) -> Path:
+    """Write a generated program into ``d``: ``fuzz.c``, and ``second.c`` when the text holds
+    a second file (after ``SECOND_FILE``: definitions of the main file's extern variables,
+    compiled as they are); returns the main file's path."""
+    main, sep, second = text.partition(SECOND_FILE + "\n")
+    src = d / "fuzz.c"
+    src.write_text(main)
+    if sep:
+        (d / "second.c").write_text(second)
+    return src
+
+
+def _others(src: Path) -> list[str]:
+    """The program's other source files (beside ``src``)."""
+    second = src.parent / "second.c"
+    return [str(second)] if second.exists() else []
+
+
 # -- the reference ------------------------------------------------------------------------------
 
 def reference(src: Path, d: Path, camp: Campaign, rtol: float,
-              strict: bool = True) -> tuple[Failure | None, str]:
-    """gcc's build and output (2 threads); a generator failure if it does not compile, warns
-    under -Wall (``strict``), fails, or gives another answer with 1 or 3 threads."""
+              strict: bool = True) -> tuple[Failure | None, dict[str, str]]:
+    """gcc's build and its output at each count of ``THREADS``; a generator failure if it
+    does not compile, warns under -Wall (``strict``), fails, or gives another answer with 1,
+    3 or 7 threads than with 2."""
     exe = d / "ref"
-    p = _gcc([str(src), "-o", str(exe), "-lm"], ["-O2", "-Wall"])
+    p = _gcc([str(src), *_others(src), "-o", str(exe), "-lm"], ["-O2", "-Wall"])
     if p.returncode != 0:
-        return Failure("generator", "gcc: " + p.stderr[-2000:]), ""
+        return Failure("generator", "gcc: " + p.stderr[-2000:]), {}
     if strict and p.stderr.strip():
-        return Failure("generator", "gcc -Wall: " + p.stderr[-2000:]), ""
+        return Failure("generator", "gcc -Wall: " + p.stderr[-2000:]), {}
     outs = {}
     for n in THREADS:
         rc, out, err = execute(exe, run_env(camp, OMP_NUM_THREADS=n))
         if rc != 0:
-            return Failure("generator", f"reference run ({n} threads): rc={rc} {err[-500:]}"), ""
+            return Failure("generator", f"reference run ({n} threads): rc={rc} {err[-500:]}"), {}
         outs[n] = out
         res = compare_outputs(outs[THREADS[0]], out, rtol)
         if not res.ok:
             return Failure("generator", f"nondeterministic: {n} threads vs "
-                                        f"{THREADS[0]}: {res.message}"), ""
-    return None, outs[THREADS[0]]
+                                        f"{THREADS[0]}: {res.message}"), {}
+    return None, outs
 
 
 def reference_is_clean_under_asan(src: Path, d: Path, camp: Campaign) -> bool:
     """Whether the original program itself runs clean with the sanitizers (else the generator,
     not ompcl, made undefined behaviour)."""
     exe = d / "ref_asan"
-    p = _gcc([str(src), "-o", str(exe), "-lm"], SAN_CFLAGS)
+    p = _gcc([str(src), *_others(src), "-o", str(exe), "-lm"], SAN_CFLAGS)
     if p.returncode != 0:
         return False
     rc, _, err = execute(exe, run_env(camp, **SAN_ENV), ASAN_TIMEOUT)
@@ -245,7 +272,8 @@ def build_translated(host: Path, d: Path, camp: Campaign, name: str = "translate
     rt = camp.rt_asan_obj if asan else camp.rt_obj
     flags = SAN_CFLAGS if asan else ["-O2"]
     extra = ["-fsanitize=address,undefined"] if asan else []
-    p = _gcc([f"-I{out}", str(host), str(rt), "-o", str(exe), "-lm", "-ldl", *extra], flags)
+    p = _gcc([f"-I{out}", str(host), *_others(d / "fuzz.c"), str(rt), "-o", str(exe), "-lm",
+              "-ldl", *extra], flags)
     if p.returncode != 0:
         return Failure("host-build", p.stderr[-3000:], "asan" if asan else ""), exe
     return None, exe
@@ -309,16 +337,21 @@ def check_placement(mode: str, stats_file: Path, n_dev: int, n_declined: int = 0
 
 
 def run_mode(exe: Path, d: Path, camp: Campaign, mode: str, ref: str, rtol: float,
-             n_dev: int, n_declined: int = 0) -> tuple[Failure | None, int]:
-    """One run of the translated program in ``mode``, with the device bounds checker on."""
+             n_dev: int, n_declined: int = 0, threads: str = "2"
+             ) -> tuple[Failure | None, int]:
+    """One run of the translated program in ``mode`` with ``threads`` OpenMP threads, the
+    device bounds checker on."""
     stats = d / f"stats_{mode}.json"
-    env = run_env(camp, **MODE_ENV[mode], OMPCL_BOUNDS_CHECK="1", OMPCL_STATS=str(stats))
+    env = run_env(camp, **MODE_ENV[mode], OMPCL_BOUNDS_CHECK="1", OMPCL_STATS=str(stats),
+                  OMP_NUM_THREADS=threads)
     if mode == "auto-host":
         env["OMPCL_MODEL"] = str(camp.work / "host-model.json")
     if mode == "asan":
         env.update(SAN_ENV)
     rc, out, err = execute(exe, env, ASAN_TIMEOUT if mode == "asan" else RUN_TIMEOUT)
     fail = classify_run(mode, rc, out, err, ref, rtol)
+    if fail and threads != "2":
+        fail = Failure(fail.kind, f"({threads} threads) {fail.detail}", fail.mode)
     if fail or mode == "asan":
         return fail, 0
     return check_placement(mode, stats, n_dev, n_declined)
@@ -333,8 +366,7 @@ def check(text: str, camp: Campaign, modes: tuple[str, ...] | None = None,
     v = Verdict()
     d = Path(tempfile.mkdtemp(dir=camp.work, prefix="p"))
     try:
-        src = d / "fuzz.c"
-        src.write_text(text)
+        src = write_program(text, d)
         fail, ref = reference(src, d, camp, rtol, strict)
         if fail:
             v.failures.append(fail)
@@ -356,7 +388,12 @@ def check(text: str, camp: Campaign, modes: tuple[str, ...] | None = None,
                 if fail:
                     v.failures.append(fail)
                     continue
-            fail, k = run_mode(run_exe, d, camp, mode, ref, rtol, n_off, declined(text))
+            fail, k = None, 0
+            for n in (THREAD_COUNTS if mode in PATH_MODES else ("2",)):
+                fail, k = run_mode(run_exe, d, camp, mode, ref[n], rtol, n_off,
+                                   declined(text), n)
+                if fail:
+                    break
             v.modes.append(mode)
             v.ran_on_device[mode] = k
             if fail and fail.kind == "sanitizer" and not reference_is_clean_under_asan(src, d,
