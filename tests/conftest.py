@@ -53,6 +53,36 @@ def run(exe: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProc
                           env=run_env(**env))
 
 
+#: the paths a translated program may take (issue 34): the host path, the device path with
+#: copying and with zero-copy buffers, and the team of one's host path (every launch failing)
+PATHS: dict[str, dict[str, str]] = {
+    "host": {"OMPCL_DEVICE": "openmp"},
+    "device-copy": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "0"},
+    "device-zero-copy": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "1"},
+    "team-of-one": {"OMPCL_DEVICE": "opencl", "OMPCL_FAULT": "launch"},
+}
+THREAD_COUNTS = ("1", "2", "3", "7")
+
+
+def every_path(ref_exe: Path, exe: Path, rtol: float, threads=THREAD_COUNTS, paths=PATHS,
+               **env: str) -> dict[str, str]:
+    """Run the original ``ref_exe`` and the translation ``exe`` on every path at each thread
+    count, the translation against the original at the same count; returns the original's
+    output by thread count."""
+    refs = {}
+    for n in threads:
+        ref = run(ref_exe, OMP_NUM_THREADS=n, **env)
+        assert ref.returncode == 0, f"the original at {n} threads: {ref.stderr[-2000:]}"
+        refs[n] = ref.stdout
+        for name, penv in paths.items():
+            out = run(exe, OMP_NUM_THREADS=n, **penv, **env)
+            assert out.returncode == 0, f"{name} at {n} threads: rc={out.returncode} " \
+                f"{out.stdout[-500:]} {out.stderr[-2000:]}"
+            res = compare.compare_outputs(ref.stdout, out.stdout, rtol)
+            assert res.ok, f"{name} at {n} threads: {res.message}"
+    return refs
+
+
 def same_output_on_device(src: Path, tmp_path: Path, rtol: float, ran=None, **env: str) -> None:
     """Build ``src`` with gcc and with ``ompcl build --model none``; run the translation on
     the device (with ``env``) with copying and zero-copy buffers and compare with gcc's

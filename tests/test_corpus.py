@@ -12,7 +12,8 @@ import pytest
 
 from ompcl.pipeline import translate
 
-from conftest import CORPUS, compare_outputs, gcc_build, load_stats, ompcl_build, run
+from conftest import (CORPUS, compare_outputs, every_path, gcc_build, load_stats, ompcl_build,
+                      run)
 
 PROGRAMS = sorted(CORPUS.glob("*.c"))
 _META = re.compile(r"ompcl-expect:\s*device=(\d+)\s+host=(\d+)(?:\s+tolerance=(\S+))?")
@@ -77,3 +78,15 @@ def test_corpus_program(src, tmp_path, opencl_available):
         for r in on_device:
             assert r["fallback"] is None and r["host_runs"] == 0 and r["kernels_launched"] > 0, r
     print(f"{src.name}: max relative error {err:.2e} (tolerance {rtol:g})")
+
+
+@pytest.mark.parametrize("src", PROGRAMS, ids=lambda p: p.stem)
+def test_corpus_program_on_every_path(src, tmp_path):
+    """Every path (host, device with both buffer modes, the team of one's host path) at 1,
+    2, 3 and 7 threads gives the original's answer at the same thread count."""
+    _, _, rtol = expectations(src)
+    ref_exe, exe = tmp_path / "ref", tmp_path / "translated"
+    gcc_build(src, ref_exe)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    every_path(ref_exe, exe, rtol)

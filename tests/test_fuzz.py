@@ -50,13 +50,19 @@ def camp_asan(tmp_path_factory, opencl_available):
                         asan=True)
 
 
-def test_a_team_goes_to_the_device_only_with_all_its_loops(monkeypatch):
+def test_a_team_goes_to_the_device_with_any_of_its_loops(monkeypatch):
+    """A team of one runs its loops that stay on the host as parallel loops of their own, so
+    its other loops still go to the device; a team none of whose loops can stays on the host
+    (a region asking its team size: every loop 'observed')."""
     text = ("/* ompcl-loop: map,parallel_region,team1 */\n/* ompcl-loop: atomic,parallel_region,"
             "team1 */\n/* ompcl-loop: map */\n")
     monkeypatch.setitem(gen.OFFLOADED, "atomic", False)
-    assert gen.count(text) == (1, 2)
+    assert gen.count(text) == (2, 1)
     monkeypatch.setitem(gen.OFFLOADED, "atomic", True)
     assert gen.count(text) == (3, 0)
+    observed = ("/* ompcl-loop: map,observed,parallel_region,team2 */\n"
+                "/* ompcl-loop: atomic,observed,parallel_region,team2 */\n")
+    assert gen.count(text + observed) == (3, 2)
 
 
 def test_declined_loops_are_placed_on_the_host(tmp_path, monkeypatch):
@@ -67,8 +73,10 @@ def test_declined_loops_are_placed_on_the_host(tmp_path, monkeypatch):
             "/* ompcl-loop: threadprivate,declined,parallel_region,team1 */\n"
             "/* ompcl-loop: atomic,parallel_region,team1 */\n")
     assert gen.declined(text) == 2 and gen.count(text) == (4, 0)
-    monkeypatch.setitem(gen.OFFLOADED, "atomic", False)  # its team stays on the host
-    assert gen.declined(text) == 1 and gen.count(text) == (2, 2)
+    monkeypatch.setitem(gen.OFFLOADED, "atomic", False)  # its team's other loop still goes
+    assert gen.declined(text) == 2 and gen.count(text) == (3, 1)
+    monkeypatch.setitem(gen.OFFLOADED, "threadprivate", False)  # now none of team1 does
+    assert gen.declined(text) == 0 and gen.count(text) == (1, 3)
 
     def stats(regions):
         path = tmp_path / "s.json"
