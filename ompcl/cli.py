@@ -239,15 +239,27 @@ def server_cmd(action):
     without a command (600). OMPCL_SERVER=0 runs every command without it.
     """
     from .driver import client
-    path = client.socket_path()
-    reply = client.request(path, "ping" if action == "status" else "stop") if path else None
-    if not client.enabled():
+    from .info import server_state
+    s = server_state()
+    if s["state"] == "running" and action == "stop":
+        client.request(s["socket"], "stop")
+        s["state"] = "stopping"
+    if s["state"] == "off":
         click.echo("compile server: off (OMPCL_SERVER=0)")
-    elif reply is None:
-        click.echo(f"compile server: not running ({path or 'no private socket directory'})")
+    elif s["state"] == "not running":
+        click.echo(f"compile server: not running ({s['socket']})")
     else:
-        verb = "running" if action == "status" else "stopping"
-        click.echo(f"compile server: {verb}, pid {reply['pid']}, socket {path}")
+        click.echo(f"compile server: {s['state']}, pid {s['pid']}, socket {s['socket']}")
+
+
+@main.command("info")
+@click.option("--json", "as_json", is_flag=True, help="Print the information as JSON.")
+def info_cmd(as_json):
+    """OpenCL platforms and devices, the one a program would use, the dispatch model, the
+    cache directory and the compile server."""
+    from . import info
+    data = info.gather()
+    click.echo(json.dumps(data, indent=1) if as_json else info.format_text(data))
 
 
 @main.command("cc", add_help_option=False, context_settings={
