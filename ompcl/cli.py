@@ -262,6 +262,30 @@ def info_cmd(as_json):
     click.echo(json.dumps(data, indent=1) if as_json else info.format_text(data))
 
 
+@main.command("stats", context_settings={"allow_interspersed_args": False})
+@click.argument("args", nargs=-1, required=True, metavar="FILE.json | --run PROGRAM [ARGS]...")
+@click.option("--run", is_flag=True, help="Run PROGRAM with OMPCL_STATS set and print the "
+              "summary on stderr when it exits (its exit status is kept).")
+@click.option("--top", type=int, default=0, metavar="N", help="Only the N slowest regions.")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+def stats_cmd(args, run, top, debug):
+    """Per-region statistics of a translated program, the slowest first: file:line, entries
+    on the device and the host, seconds, bytes each way, the decisions and why."""
+    from . import statsreport
+    if not run and len(args) != 1:
+        raise click.UsageError("give one statistics file (or --run PROGRAM ...)")
+
+    def work():
+        if not run:
+            click.echo(statsreport.format_summary(statsreport.load(args[0]), top))
+            return 0
+        rc, data = statsreport.run_with_stats(list(args))
+        click.echo(statsreport.format_summary(data, top) if data else
+                   f"ompcl: {args[0]} wrote no statistics (not a translated program?)", err=True)
+        return rc
+    sys.exit(_run(debug, work))
+
+
 @main.command("cc", add_help_option=False, context_settings={
     "ignore_unknown_options": True, "allow_extra_args": True, "allow_interspersed_args": False})
 @click.pass_context
