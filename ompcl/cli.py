@@ -4,7 +4,9 @@ Only argument handling lives here; the work is in ``pipeline`` and ``outputs``.
 """
 from __future__ import annotations
 
+import itertools
 import json
+import shlex
 import shutil
 import sys
 import tempfile
@@ -108,6 +110,53 @@ def _emit_diags(ts: list[Unit], verbose: bool) -> None:
                 click.echo(m.format(), err=True)
 
 
+#: gcc options whose value is the next argument (``-x c``, ``-include f.h``, ...), and
+#: which of them are the linker's
+_GCC_VALUE_OPTIONS = {"-x", "-include", "-imacros", "-isystem", "-idirafter", "-iquote",
+                      "-Xpreprocessor", "-Xassembler", "-MF", "-MT", "-MQ", "-aux-info"}
+_LINK_VALUE_OPTIONS = {"-Xlinker", "-T", "-u", "-z", "-l", "-L"}
+#: ``ompcl build``'s own short options that take a value, attached (``-Idir``) or not
+_OWN_VALUE_SHORT = ("-o", "-I", "-D", "-U")
+
+
+class GccShapedCommand(click.Command):
+    """A command that takes a gcc command line: its own options parse as usual, every other
+    option (``-O2``, ``-g``, ``-march=native``, ``-fopenmp``) is kept, in order, in
+    ``ctx.meta["cc_flags"]``, and the link's (``-Wl,...``, ``-Xlinker X``) with every input
+    that is not a C source (``.o``, ``.a``) in ``ctx.meta["link_inputs"]`` (click alone would
+    read ``-fopenmp`` as ``-f -o penmp``)."""
+
+    def _own(self, ctx) -> set[str]:
+        return {o for p in self.get_params(ctx) for o in getattr(p, "opts", [])
+                if o.startswith("-")}
+
+    def parse_args(self, ctx, args):
+        own, kept, flags, link = self._own(ctx), [], [], []
+        it = iter(args)
+        for a in it:
+            name = a.split("=", 1)[0]
+            if a.startswith("--") and name in own or a in own or \
+                    a.startswith(_OWN_VALUE_SHORT) and a[:2] in own:
+                kept.append(a)
+                if a in own and a not in ("-v", "-h") and self._takes_value(ctx, a):
+                    kept += list(itertools.islice(it, 1))
+            elif a in _GCC_VALUE_OPTIONS or a in _LINK_VALUE_OPTIONS:
+                (flags if a in _GCC_VALUE_OPTIONS else link).extend([a, *itertools.islice(it, 1)])
+            elif a.startswith(("-Wl,", "-l", "-L")) or not a.startswith("-") and \
+                    not a.endswith(".c"):
+                link.append(a)
+            elif a.startswith("-") and a != "-":
+                flags.append(a)
+            else:
+                kept.append(a)
+        ctx.meta.update(cc_flags=flags, link_inputs=link)
+        return super().parse_args(ctx, kept)
+
+    def _takes_value(self, ctx, opt: str) -> bool:
+        return any(opt in p.opts and not getattr(p, "is_flag", False)
+                   for p in self.get_params(ctx) if isinstance(p, click.Option))
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ompcl")
 def main() -> None:
@@ -140,18 +189,25 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
     _run(debug, work)
 
 
-@main.command("build")
-@click.argument("files", nargs=-1, required=True)
-@click.option("-o", "--output", "exe", required=True, help="Executable to produce.")
+@main.command("build", cls=GccShapedCommand)
+@click.argument("files", nargs=-1, required=True, metavar="FILE.c... [GCC OPTIONS]")
+@click.option("-o", "--output", "exe", default="a.out", show_default=True,
+              help="Executable to produce.")
 @click.option("--cc", default="gcc", show_default=True, help="Host C compiler.")
 @click.option("--cflags", default="-O2", show_default=True, help="Host compiler flags.")
 @click.option("--ldflags", default="", help="Extra linker flags.")
 @click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
 @_cpp_options
-def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
-              report, dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder,
-              no_promote, no_vectorize):
-    """Translate and compile OpenMP C files into an executable."""
+@click.pass_context
+def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
+              undef, verbose, debug, report, dump_after, no_embed, model, no_interchange,
+              no_reorder, no_dynreorder, no_promote, no_vectorize):
+    """Translate and compile OpenMP C files into an executable, as gcc would: any other gcc
+    option (-O2, -g, -march=native) goes to the compiler, and the link's (-lm, -L DIR,
+    -Wl,..., objects and archives) to the link after the sources, in the order given."""
+    cflags = shlex.join([*shlex.split(cflags), *ctx.meta["cc_flags"]])
+    ldflags = shlex.join([*shlex.split(ldflags), *ctx.meta["link_inputs"]])
+
     def work():
         # the files named are the program (unless objects or libraries of the user's come
         # in at the link): a global no other one mentions is this file's

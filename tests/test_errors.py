@@ -129,7 +129,7 @@ def test_error_in_second_file_writes_nothing(tmp_path):
 
 @pytest.mark.parametrize("args,fragment", [
     (("translate",), "Error: Missing argument 'FILES...'."),
-    (("build", "x.c"), "Error: Missing option '-o' / '--output'."),
+    (("build",), "Error: Missing argument 'FILE.c... [GCC OPTIONS]'."),
     (("translate", "x.c", "--emit", "bogus"), "Error: Invalid value for '--emit'"),
     (("frobnicate",), "Error: No such command 'frobnicate'."),
 ])
