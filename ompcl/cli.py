@@ -103,9 +103,16 @@ def _print_report(ts: list[Unit]) -> None:
                            f"[{m.id}]")
 
 
-def _emit_diags(ts: list[Unit], verbose: bool) -> None:
+def _emit_diags(ts: list[Unit], verbose: bool, report: bool = False,
+                warnings: tuple[str, ...] = ()) -> None:
+    """Remarks and warnings on stderr: a missed remark not when --report lists it, an
+    ignored unknown directive only under -Wall or -Wunknown-pragmas (as gcc)."""
     for t in ts:
         for m in t.remarks:
+            if m.id == "unknown-pragma" and not {"all", "unknown-pragmas"} & set(warnings):
+                continue
+            if m.missed and report:
+                continue
             if verbose or m.missed or m.kind != "remark":
                 click.echo(m.format(), err=True)
 
@@ -165,12 +172,16 @@ def main() -> None:
 
 @main.command("translate")
 @click.argument("files", nargs=-1, required=True)
-@click.option("-o", "--output", "outdir", default="ompcl_out", show_default=True,
-              help="Output directory.")
+@click.option("-o", "--output", "outdir", default=None,
+              help="Output directory [default: ompcl_out; with --dump-after: none, only the "
+              "dump].")
 @click.option("--emit", type=click.Choice(["all", "host", "kernel"]), default="all",
               show_default=True, help="Which outputs to write.")
+@click.option("-W", "warnings", multiple=True, metavar="all|unknown-pragmas",
+              help="-Wall or -Wunknown-pragmas: warn about '#pragma omp' lines with an unknown "
+              "directive (ignored, as gcc ignores them).")
 @_cpp_options
-def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
+def translate_cmd(files, outdir, emit, warnings, include, define, undef, verbose, debug, report,
                   dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder,
                   no_promote, no_vectorize):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
@@ -179,8 +190,9 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
                             {"interchange": no_interchange, "reorder": no_reorder,
                              "dynreorder": no_dynreorder, "promote": no_promote,
                              "vectorize": no_vectorize})
-        _emit_diags(ts, verbose)
-        written = write_outputs(ts, Path(outdir), emit)
+        _emit_diags(ts, verbose, report, warnings)
+        written = [] if dump_after and outdir is None else \
+            write_outputs(ts, Path(outdir or "ompcl_out"), emit)
         if report:
             _print_report(ts)
         if verbose:
@@ -216,7 +228,9 @@ def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
                              "dynreorder": no_dynreorder, "promote": no_promote,
                              "vectorize": no_vectorize},
                             _whole_program(ldflags))
-        _emit_diags(ts, verbose)
+        # the compiler's own warnings on the build stay unseen: ompcl says -Wall's part
+        _emit_diags(ts, verbose, report, tuple(f[2:] for f in ctx.meta["cc_flags"]
+                                               if f.startswith("-W")))
         if report:
             _print_report(ts)
         with tempfile.TemporaryDirectory(prefix="ompcl-") as tmp:
