@@ -4,7 +4,9 @@ Only argument handling lives here; the work is in ``pipeline`` and ``outputs``.
 """
 from __future__ import annotations
 
+import itertools
 import json
+import shlex
 import shutil
 import sys
 import tempfile
@@ -101,11 +103,65 @@ def _print_report(ts: list[Unit]) -> None:
                            f"[{m.id}]")
 
 
-def _emit_diags(ts: list[Unit], verbose: bool) -> None:
+def _emit_diags(ts: list[Unit], verbose: bool, report: bool = False,
+                warnings: tuple[str, ...] = ()) -> None:
+    """Remarks and warnings on stderr: a missed remark not when --report lists it, an
+    ignored unknown directive only under -Wall or -Wunknown-pragmas (as gcc)."""
     for t in ts:
         for m in t.remarks:
+            if m.id == "unknown-pragma" and not {"all", "unknown-pragmas"} & set(warnings):
+                continue
+            if m.missed and report:
+                continue
             if verbose or m.missed or m.kind != "remark":
                 click.echo(m.format(), err=True)
+
+
+#: gcc options whose value is the next argument (``-x c``, ``-include f.h``, ...), and
+#: which of them are the linker's
+_GCC_VALUE_OPTIONS = {"-x", "-include", "-imacros", "-isystem", "-idirafter", "-iquote",
+                      "-Xpreprocessor", "-Xassembler", "-MF", "-MT", "-MQ", "-aux-info"}
+_LINK_VALUE_OPTIONS = {"-Xlinker", "-T", "-u", "-z", "-l", "-L"}
+#: ``ompcl build``'s own short options that take a value, attached (``-Idir``) or not
+_OWN_VALUE_SHORT = ("-o", "-I", "-D", "-U")
+
+
+class GccShapedCommand(click.Command):
+    """A command that takes a gcc command line: its own options parse as usual, every other
+    option (``-O2``, ``-g``, ``-march=native``, ``-fopenmp``) is kept, in order, in
+    ``ctx.meta["cc_flags"]``, and the link's (``-Wl,...``, ``-Xlinker X``) with every input
+    that is not a C source (``.o``, ``.a``) in ``ctx.meta["link_inputs"]`` (click alone would
+    read ``-fopenmp`` as ``-f -o penmp``)."""
+
+    def _own(self, ctx) -> set[str]:
+        return {o for p in self.get_params(ctx) for o in getattr(p, "opts", [])
+                if o.startswith("-")}
+
+    def parse_args(self, ctx, args):
+        own, kept, flags, link = self._own(ctx), [], [], []
+        it = iter(args)
+        for a in it:
+            name = a.split("=", 1)[0]
+            if a.startswith("--") and name in own or a in own or \
+                    a.startswith(_OWN_VALUE_SHORT) and a[:2] in own:
+                kept.append(a)
+                if a in own and a not in ("-v", "-h") and self._takes_value(ctx, a):
+                    kept += list(itertools.islice(it, 1))
+            elif a in _GCC_VALUE_OPTIONS or a in _LINK_VALUE_OPTIONS:
+                (flags if a in _GCC_VALUE_OPTIONS else link).extend([a, *itertools.islice(it, 1)])
+            elif a.startswith(("-Wl,", "-l", "-L")) or not a.startswith("-") and \
+                    not a.endswith(".c"):
+                link.append(a)
+            elif a.startswith("-") and a != "-":
+                flags.append(a)
+            else:
+                kept.append(a)
+        ctx.meta.update(cc_flags=flags, link_inputs=link)
+        return super().parse_args(ctx, kept)
+
+    def _takes_value(self, ctx, opt: str) -> bool:
+        return any(opt in p.opts and not getattr(p, "is_flag", False)
+                   for p in self.get_params(ctx) if isinstance(p, click.Option))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -116,12 +172,16 @@ def main() -> None:
 
 @main.command("translate")
 @click.argument("files", nargs=-1, required=True)
-@click.option("-o", "--output", "outdir", default="ompcl_out", show_default=True,
-              help="Output directory.")
+@click.option("-o", "--output", "outdir", default=None,
+              help="Output directory [default: ompcl_out; with --dump-after: none, only the "
+              "dump].")
 @click.option("--emit", type=click.Choice(["all", "host", "kernel"]), default="all",
               show_default=True, help="Which outputs to write.")
+@click.option("-W", "warnings", multiple=True, metavar="all|unknown-pragmas",
+              help="-Wall or -Wunknown-pragmas: warn about '#pragma omp' lines with an unknown "
+              "directive (ignored, as gcc ignores them).")
 @_cpp_options
-def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, report,
+def translate_cmd(files, outdir, emit, warnings, include, define, undef, verbose, debug, report,
                   dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder,
                   no_promote, no_vectorize):
     """Translate OpenMP C files into <base>_host.c + <base>_kernel.cl (+ runtime)."""
@@ -130,8 +190,9 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
                             {"interchange": no_interchange, "reorder": no_reorder,
                              "dynreorder": no_dynreorder, "promote": no_promote,
                              "vectorize": no_vectorize})
-        _emit_diags(ts, verbose)
-        written = write_outputs(ts, Path(outdir), emit)
+        _emit_diags(ts, verbose, report, warnings)
+        written = [] if dump_after and outdir is None else \
+            write_outputs(ts, Path(outdir or "ompcl_out"), emit)
         if report:
             _print_report(ts)
         if verbose:
@@ -140,18 +201,25 @@ def translate_cmd(files, outdir, emit, include, define, undef, verbose, debug, r
     _run(debug, work)
 
 
-@main.command("build")
-@click.argument("files", nargs=-1, required=True)
-@click.option("-o", "--output", "exe", required=True, help="Executable to produce.")
+@main.command("build", cls=GccShapedCommand)
+@click.argument("files", nargs=-1, required=True, metavar="FILE.c... [GCC OPTIONS]")
+@click.option("-o", "--output", "exe", default="a.out", show_default=True,
+              help="Executable to produce.")
 @click.option("--cc", default="gcc", show_default=True, help="Host C compiler.")
 @click.option("--cflags", default="-O2", show_default=True, help="Host compiler flags.")
 @click.option("--ldflags", default="", help="Extra linker flags.")
 @click.option("--keep", "keep_dir", default=None, help="Keep the translated sources in DIR.")
 @_cpp_options
-def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef, verbose, debug,
-              report, dump_after, no_embed, model, no_interchange, no_reorder, no_dynreorder,
-              no_promote, no_vectorize):
-    """Translate and compile OpenMP C files into an executable."""
+@click.pass_context
+def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
+              undef, verbose, debug, report, dump_after, no_embed, model, no_interchange,
+              no_reorder, no_dynreorder, no_promote, no_vectorize):
+    """Translate and compile OpenMP C files into an executable, as gcc would: any other gcc
+    option (-O2, -g, -march=native) goes to the compiler, and the link's (-lm, -L DIR,
+    -Wl,..., objects and archives) to the link after the sources, in the order given."""
+    cflags = shlex.join([*shlex.split(cflags), *ctx.meta["cc_flags"]])
+    ldflags = shlex.join([*shlex.split(ldflags), *ctx.meta["link_inputs"]])
+
     def work():
         # the files named are the program (unless objects or libraries of the user's come
         # in at the link): a global no other one mentions is this file's
@@ -160,7 +228,9 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
                              "dynreorder": no_dynreorder, "promote": no_promote,
                              "vectorize": no_vectorize},
                             _whole_program(ldflags))
-        _emit_diags(ts, verbose)
+        # the compiler's own warnings on the build stay unseen: ompcl says -Wall's part
+        _emit_diags(ts, verbose, report, tuple(f[2:] for f in ctx.meta["cc_flags"]
+                                               if f.startswith("-W")))
         if report:
             _print_report(ts)
         with tempfile.TemporaryDirectory(prefix="ompcl-") as tmp:
@@ -239,15 +309,51 @@ def server_cmd(action):
     without a command (600). OMPCL_SERVER=0 runs every command without it.
     """
     from .driver import client
-    path = client.socket_path()
-    reply = client.request(path, "ping" if action == "status" else "stop") if path else None
-    if not client.enabled():
+    from .info import server_state
+    s = server_state()
+    if s["state"] == "running" and action == "stop":
+        client.request(s["socket"], "stop")
+        s["state"] = "stopping"
+    if s["state"] == "off":
         click.echo("compile server: off (OMPCL_SERVER=0)")
-    elif reply is None:
-        click.echo(f"compile server: not running ({path or 'no private socket directory'})")
+    elif s["state"] == "not running":
+        click.echo(f"compile server: not running ({s['socket']})")
     else:
-        verb = "running" if action == "status" else "stopping"
-        click.echo(f"compile server: {verb}, pid {reply['pid']}, socket {path}")
+        click.echo(f"compile server: {s['state']}, pid {s['pid']}, socket {s['socket']}")
+
+
+@main.command("info")
+@click.option("--json", "as_json", is_flag=True, help="Print the information as JSON.")
+def info_cmd(as_json):
+    """OpenCL platforms and devices, the one a program would use, the dispatch model, the
+    cache directory and the compile server."""
+    from . import info
+    data = info.gather()
+    click.echo(json.dumps(data, indent=1) if as_json else info.format_text(data))
+
+
+@main.command("stats", context_settings={"allow_interspersed_args": False})
+@click.argument("args", nargs=-1, required=True, metavar="FILE.json | --run PROGRAM [ARGS]...")
+@click.option("--run", is_flag=True, help="Run PROGRAM with OMPCL_STATS set and print the "
+              "summary on stderr when it exits (its exit status is kept).")
+@click.option("--top", type=int, default=0, metavar="N", help="Only the N slowest regions.")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
+def stats_cmd(args, run, top, debug):
+    """Per-region statistics of a translated program, the slowest first: file:line, entries
+    on the device and the host, seconds, bytes each way, the decisions and why."""
+    from . import statsreport
+    if not run and len(args) != 1:
+        raise click.UsageError("give one statistics file (or --run PROGRAM ...)")
+
+    def work():
+        if not run:
+            click.echo(statsreport.format_summary(statsreport.load(args[0]), top))
+            return 0
+        rc, data = statsreport.run_with_stats(list(args))
+        click.echo(statsreport.format_summary(data, top) if data else
+                   f"ompcl: {args[0]} wrote no statistics (not a translated program?)", err=True)
+        return rc
+    sys.exit(_run(debug, work))
 
 
 @main.command("cc", add_help_option=False, context_settings={

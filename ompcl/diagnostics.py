@@ -115,6 +115,8 @@ REMARK_IDS: dict[str, str] = {
     "promote-missed": "a loop-invariant element a kernel's loop updates stays in global memory",
     "vectorize": "neighbouring elements of a row are loaded or stored as one OpenCL vector "
                  "(vloadn/vstoren)",
+    "unknown-pragma": "'#pragma omp' with a directive OpenMP does not have: ignored, as gcc "
+                      "does (a warning with -Wall or -Wunknown-pragmas)",
 }
 
 
@@ -164,6 +166,21 @@ class CSyntaxError(OmpclError):
 
 class PragmaSyntaxError(OmpclError):
     """An OpenMP directive that does not follow the grammar (unknown clause, bad list)."""
+
+
+class UnknownDirective(PragmaSyntaxError):
+    """``#pragma omp`` followed by a name OpenMP does not have: ignored, as gcc does."""
+
+
+class PragmaSyntaxErrors(PragmaSyntaxError):
+    """Several errors on one directive line, reported together."""
+
+    def __init__(self, errors: list[PragmaSyntaxError]):
+        super().__init__(errors[0].message, errors[0].loc)
+        self.errors = errors
+
+    def format(self) -> str:
+        return "\n".join(e.format() for e in self.errors)
 
 
 class ClauseError(OmpclError):

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from .analysis.ctypes_ import TypeEnv, c_text, walk
 from .analysis.layout import plan_layout
@@ -116,7 +116,8 @@ def parse(u: Unit) -> Unit:
     """Preprocess with line markers, parse, bind each OpenMP directive to its statement. Valid
     C ompcl cannot read (GNU extensions, headers that insist on GNU C) is passed through."""
     try:
-        return replace(u, program=load_program(u.path, u.options.cpp))
+        prog = load_program(u.path, u.options.cpp)
+        return replace(u, program=prog, remarks=u.remarks + prog.warnings)
     except (CSyntaxError, PreprocessError) as e:
         if not host_compiler_accepts(u.path, u.options.cpp):
             raise
@@ -398,7 +399,10 @@ def translate(path: str, options: Options | None = None) -> Unit:
 def describe(r: Region) -> str:
     """A region as ``--dump-after analyze`` shows it."""
     head = f"{r.loc}: region {r.id}: " + ("offload" if r.offload else "host")
-    parts = ["  loops: " + ", ".join(f"{d.var} {d.op} ..." for d in r.loops)]
+    gen = c_generator.CGenerator()
+    parts = ["  loops: " + ", ".join(f"{d.var} = {gen.visit(d.lb)}; {d.var} {d.op} "
+                                     f"{gen.visit(d.ub)}; step {gen.visit(d.step)}"
+                                     for d in r.loops)]
     for a in r.arrays:
         lo, hi = N.extent(a.extent, a.var.ctype.dims)
         parts.append(f"  array {a.name} mode={a.mode} extent="

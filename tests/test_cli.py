@@ -77,7 +77,7 @@ def test_report_lists_every_loop(tmp_path):
     lines = res.stdout.splitlines()
     assert lines[0].startswith(f"{src}:4:1: offloaded  ompcl_k0")
     assert lines[1].startswith(f"{src}:6:1: host") and "printf" in lines[1]
-    assert f"{src}:6:1: remark: loop not offloaded: calls 'printf'" in res.stderr
+    assert "printf" not in res.stderr  # the report says it; the remark would repeat it
 
 
 def test_emit_kernel_only(tmp_path):

@@ -278,10 +278,17 @@ FRONT_END_ERRORS = [
     ("#define K 0\nvoid f(int n, double *a) {\n  int i;\n\t#pragma omp parallel for collapse(K)\n"
      "  for (i = 0; i < n; i++) a[i] = 0;\n}\n",
      4, 27, "collapse() needs a positive integer constant"),
-    ("void f(int n, double *a) {\n  int i;\n#pragma omp paralell for\n"
-     "  for (i = 0; i < n; i++) a[i] = 0;\n}\n",
-     3, 13, "unknown OpenMP directive 'paralell'; did you mean 'parallel'?"),
 ]
+
+
+def test_unknown_directive_is_a_warning_at_its_name(tmp_path):
+    path = _write(tmp_path, "void f(int n, double *a) {\n  int i;\n#pragma omp paralell for\n"
+                            "  for (i = 0; i < n; i++) a[i] = 0;\n}\n")
+    prog = load_program(path)
+    assert prog.constructs == []
+    (w,) = prog.warnings
+    assert (w.loc, w.kind, w.id) == (SourceLoc(path, 3, 13), "warning", "unknown-pragma")
+    assert "unknown OpenMP directive 'paralell'; did you mean 'parallel'?" in w.message
 
 
 @pytest.mark.parametrize("src,line,col,message", FRONT_END_ERRORS)

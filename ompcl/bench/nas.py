@@ -279,7 +279,8 @@ def _total_steps(plan: Plan) -> int:
 # ---- results -------------------------------------------------------------------------------
 
 def _build_note(b: trees.Build) -> str:
-    return b.compiler + (f" ({b.retried_from} crashed)" if b.retried_from else "")
+    return b.compiler + (f" ({b.retried_from} crashed)" if b.retried_from else "") + \
+        (" -fopenmp, 1 thread (sources call OpenMP)" if b.openmp_one_thread else "")
 
 
 def result_rows(plan: Plan, rnd: Round) -> tuple[list[dict], list[dict]]:

@@ -81,6 +81,8 @@ def run_env(variant: Variant, threads: int, omp_env: dict[str, str],
     env: dict[str, str] = {}
     if variant.threaded:
         env.update(OMP_NUM_THREADS=str(threads), **omp_env)
+    else:  # a seq build that needed the OpenMP runtime (trees.Build.openmp_one_thread)
+        env.update(OMP_NUM_THREADS="1")
     env.update(dict(variant.env))
     env.update(extra)
     return env

@@ -28,6 +28,9 @@ FLAVOURS = ("seq", "omp", "ompcl")
 _ICE = re.compile(r"internal compiler error|clang frontend command failed|"
                   r"PLEASE submit a bug report", re.I)
 _OPENMP_FLAG = re.compile(r"^(-fopenmp(=\S+)?|-qopenmp|-openmp|-fiopenmp)$")
+#: a link that needed the OpenMP runtime
+_NEEDS_OPENMP = re.compile(r"undefined reference to [`'\"]?(omp_|GOMP_)|"
+                           r"undefined symbol: _?(omp_|GOMP_)", re.I)
 
 
 class TreeError(InputError):
@@ -47,6 +50,9 @@ class Build:
     seconds: float
     crashed: bool = False  # the compiler crashed (internal compiler error)
     retried_from: str | None = None  # the compiler that crashed first
+    #: a seq build made with -fopenmp (run at one thread): its sources call the OpenMP
+    #: runtime unguarded, as NPB 3.3's OpenMP C does (omp_get_max_threads())
+    openmp_one_thread: bool = False
 
 
 class Tree(Protocol):
@@ -142,14 +148,26 @@ class NpbTree:
             shutil.copytree(self.root, dest, symlinks=True,
                             ignore=shutil.ignore_patterns("*.o", "bin", ".git"))
             (dest / "bin").mkdir(exist_ok=True)
+            _scripts_executable(dest / "sys")
             self._copies.add(dest)
         return dest
 
     def build(self, bm: str, cls: str, flavour: str, compiler: str, out: Path) -> Build:
-        copy = self._copy((out / f"npb-{flavour}-{_slug(compiler)}").resolve())
+        b = self._build(bm, cls, flavour, compiler, out, openmp=flavour != "seq")
+        if flavour == "seq" and not b.ok and _NEEDS_OPENMP.search(b.log):
+            # NPB's own users build it so: the OpenMP runtime linked, one thread at run time
+            again = self._build(bm, cls, flavour, compiler, out, openmp=True, copy="seq1")
+            again.log = f"{b.log}\n--- the sources call the OpenMP runtime: built with " \
+                f"-fopenmp, run with OMP_NUM_THREADS=1\n{again.log}"
+            again.openmp_one_thread = True
+            b = again
+        return b
+
+    def _build(self, bm: str, cls: str, flavour: str, compiler: str, out: Path,
+               openmp: bool, copy: str = "") -> Build:
+        copy = self._copy((out / f"npb-{copy or flavour}-{_slug(compiler)}").resolve())
         made = _read_make_def(copy / bm.upper())
         cc, env = (_ompcl_cc(), {"OMPCL_CC": compiler}) if flavour == "ompcl" else (compiler, {})
-        openmp = flavour != "seq"
         ok, log, secs = _make(["make", bm.upper(), f"CLASS={cls}", f"CC={cc}", f"CLINK={cc}",
                                f"CFLAGS={_flags(made['CFLAGS'], openmp)}",
                                f"CLINKFLAGS={_flags(made['CLINKFLAGS'], openmp)}"],
@@ -159,10 +177,19 @@ class NpbTree:
         exe = None
         if ok and made_exe is not None:
             exe = out.resolve() / "bin" / f"{bm}.{cls}.{flavour}"
+            exe.unlink(missing_ok=True)
             exe.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(made_exe, exe)
         return Build(bm, cls, flavour, compiler, exe is not None, exe, log, secs,
                      crashed=not ok and bool(_ICE.search(log)))
+
+
+def _scripts_executable(sys_dir: Path) -> None:
+    """NPB's helper scripts (``sys/print_header``) lose their execute bit in some downloads
+    (zip files, copies through other systems); make runs them: set it in the build copy."""
+    for f in sys_dir.iterdir() if sys_dir.is_dir() else ():
+        if f.is_file() and not f.is_symlink() and f.read_bytes()[:2] == b"#!":
+            f.chmod(f.stat().st_mode | 0o111)
 
 
 def open_tree(npb_dir: str | None) -> Tree:

@@ -255,7 +255,7 @@ def _call(prog: Program, hr: HostRegion, text: str, scan: Scanner, host: str = "
     return (f"{ind}if (!{N.region_function(hr.region.id)}({args})) {{  /* else the OpenCL "
             f"device ran it */\n#line {scan.line_of(rg.start)} \"{path}\"\n{host or text}\n"
             f"{ind}ompcl_rt_end(&{N.descriptor(hr.region.id)}, 0); }}\n"
-            f"#line {scan.line_of(rg.end)} \"{path}\"\n")
+            f"{resume(scan, rg.end, path)}")
 
 
 def _apply(src: str, edits: list[tuple[int, int, str]], base: int = 0) -> str:
@@ -267,6 +267,21 @@ def _apply(src: str, edits: list[tuple[int, int, str]], base: int = 0) -> str:
         pos = e - base
     out.append(src[pos:])
     return "".join(out)
+
+
+def resume(scan: Scanner, pos: int, path: str) -> str:
+    """A line marker and indentation after which the user's text from ``pos`` on has the line
+    and column it has in the user's file (a compiler's diagnostics then point at it)."""
+    start = scan.starts[scan.line_of(pos) - 1]
+    rest = scan.text[pos:scan.line_end(pos)].strip()
+    pad = "".join(c if c == "\t" else " " for c in scan.text[start:pos]) if rest else ""
+    return f'#line {scan.line_of(pos)} "{path}"\n{pad}'
+
+
+def _insert_before(scan: Scanner, pos: int, text: str, path: str) -> str:
+    """``text`` to insert at ``pos``, ended so the user's text after it keeps its column."""
+    rest = scan.text[pos:scan.line_end(pos)]
+    return f"{text}\n{resume(scan, pos, path)}" if rest.strip() else text
 
 
 #: constructs whose directive line a team of one drops (the statement runs as plain code)
@@ -358,7 +373,7 @@ def _shared_calls(prog: Program, ht: HostTeam, scan: Scanner, shared: dict[int, 
     path = _c_string(prog.path)
     return [(hr.splice.start, hr.splice.end,
              f"{_indent_of(src)}{shared[hr.region.id].region_call(hr.region.id)}\n"
-             f'#line {scan.line_of(hr.splice.end)} "{path}"\n')
+             f"{resume(scan, hr.splice.end, path)}")
             for hr in ht.loops if hr.region.id in shared
             for src in [prog.source[hr.splice.start:hr.splice.end]]]
 
@@ -393,7 +408,7 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
              " ".join(outer_exit) + " }", f"ompcl_rt_team_end({desc});", "} else {",
              f'#line {scan.line_of(rg.start)} "{path}"', original,
              f"if (ompcl_outer) ompcl_rt_team_end({desc});  /* times the host path */", "} }",
-             f'#line {scan.line_of(rg.end)} "{path}"']
+             resume(scan, rg.end, path)]
     return "\n".join(lines)
 
 
@@ -420,18 +435,24 @@ def _probe_lines(p) -> str:
 _LEAVE = "ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0));"
 
 
-def _return_text(prog: Program, f: c_ast.FuncDef, r) -> str:
+def _return_text(prog: Program, f: c_ast.FuncDef, r, scan: Scanner) -> str:
+    """``return e;`` telling the runtime first; ``e`` keeps its line and column."""
     value = prog.source[r.value:r.end - 1].strip()
     if not value:
         return f"{{ {_LEAVE} return; }}"
+    path = _c_string(prog.path)
+    at = r.value + len(prog.source[r.value:r.end]) - len(prog.source[r.value:r.end].lstrip())
+    lead = resume(scan, at, path)
+    lead = "\n" + (lead[:-1] if lead.endswith(" ") else lead) + "("
+    end = _insert_before(scan, r.end, "", path)
     if r.void:
-        return f"{{ ({value}); {_LEAVE} return; }}"
+        return f"{{{lead}{value}); {_LEAVE} return; }}{end}"
     rtype = clone(f.decl.type.type)
     for sub in walk(rtype):
         if isinstance(sub, c_ast.TypeDecl):
             sub.declname = "ompcl_ret"
     decl = _GEN.visit(c_ast.Decl("ompcl_ret", [], [], [], [], rtype, None, None))
-    return f"{{ {decl} = ({value}); {_LEAVE} return ompcl_ret; }}"
+    return f"{{ {decl} ={lead}{value}); {_LEAVE} return ompcl_ret; }}{end}"
 
 
 def probe_edits(prog: Program, plan, scan: Scanner, team: int | None
@@ -443,12 +464,10 @@ def probe_edits(prog: Program, plan, scan: Scanner, team: int | None
         for p in f.probes:
             if p.team != team:
                 continue
-            text = ("{ " if p.brace else "") + _probe_lines(p) + " "
-            if prog.source.startswith("#", p.start) or prog.source[
-                    p.start:prog.source.find("\n", p.start)].lstrip().startswith("#"):
-                # before a directive line: the probe gets a line of its own
-                text += f'\n#line {scan.line_of(p.start)} "{_c_string(prog.path)}"\n'
-            edits.append((p.start, p.start, text))
+            # the statement (or directive line) after the probe keeps its line and column
+            text = _insert_before(scan, p.start, ("{ " if p.brace else "") + _probe_lines(p),
+                                  _c_string(prog.path))
+            edits.append((p.start, p.start, text if "\n" in text else text + " "))
             if p.brace:
                 edits.append((p.end, p.end, " }"))
     return edits
@@ -460,8 +479,9 @@ def instrumentation(prog: Program, plan) -> list[tuple[int, int, str]]:
     scan = Scanner(prog.source)
     edits = probe_edits(prog, plan, scan, None)
     for f in plan.functions:
-        edits.append((f.open + 1, f.open + 1, " int ompcl_keep = ompcl_rt_enter();"))
-        edits += [(r.start, r.end, _return_text(prog, f.func, r)) for r in f.returns]
+        edits.append((f.open + 1, f.open + 1, _insert_before(
+            scan, f.open + 1, " int ompcl_keep = ompcl_rt_enter();", _c_string(prog.path))))
+        edits += [(r.start, r.end, _return_text(prog, f.func, r, scan)) for r in f.returns]
         edits.append((f.close, f.close, f" {_LEAVE} "))
     return edits
 

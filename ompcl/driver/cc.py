@@ -446,5 +446,7 @@ def _translate_file(path: str, cpp, sources: tuple[str, ...] = (), model: str = 
     out = []
     for m in u.remarks:
         category = "warning" if m.kind != "remark" else "missed" if m.missed else "passed"
+        if m.id == "unknown-pragma":
+            category = "compiler"  # the compiler says it (-Wunknown-pragmas), never shown
         out.append((category, m.format()))
     return u.host_source, out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..diagnostics import PragmaSyntaxError, SourceLoc
+from ..diagnostics import PragmaSyntaxError, Remark, SourceLoc, UnknownDirective
 from ..ir import BoundDirective, Directive
 from .pragma import is_omp_pragma, parse_directive
 
@@ -35,15 +35,26 @@ class _Binder(c_ast.NodeVisitor):
         self.standalone: list[tuple[Directive, c_ast.Pragma, c_ast.FuncDef | None]] = []
         self.func: c_ast.FuncDef | None = None
         self.path: list[c_ast.Node] = []
+        self.ignored: list[Remark] = []
 
-    def parse(self, pragma: c_ast.Pragma) -> Directive:
+    def parse(self, pragma: c_ast.Pragma) -> Directive | None:
+        """The directive, or None for an unknown one (ignored with a warning, as gcc's
+        -Wunknown-pragmas does)."""
         loc, line = pragma_loc(pragma, self.lines_of)
-        return parse_directive(pragma.string, loc, line)
+        try:
+            return parse_directive(pragma.string, loc, line)
+        except UnknownDirective as e:
+            text = " ".join(pragma.string.split()[:2])
+            self.ignored.append(Remark(e.loc or loc, f"ignoring '#pragma {text}': {e.message}",
+                                       "warning", "unknown-pragma"))
+            return None
 
     def visit_FileAST(self, node: c_ast.FileAST) -> None:
         for ext in node.ext:
             if isinstance(ext, c_ast.Pragma) and is_omp_pragma(ext.string):
-                self.standalone.append((self.parse(ext), ext, None))
+                d = self.parse(ext)
+                if d is not None:
+                    self.standalone.append((d, ext, None))
             else:
                 self.visit(ext)
 
@@ -65,6 +76,8 @@ class _Binder(c_ast.NodeVisitor):
             if not (isinstance(item, c_ast.Pragma) and is_omp_pragma(item.string)):
                 continue
             d = self.parse(item)
+            if d is None:
+                continue
             if d.kind in STANDALONE:
                 self.standalone.append((d, item, self.func))
                 continue
@@ -76,12 +89,13 @@ class _Binder(c_ast.NodeVisitor):
 
 
 def bind_directives(ast: c_ast.FileAST, lines_of):
-    """Return (bound constructs in source order, standalone directives)."""
+    """Return (bound constructs in source order, standalone directives, warnings for the
+    unknown directives ignored)."""
     binder = _Binder(lines_of)
     binder.visit(ast)
     # outer blocks are bound before inner ones; report constructs in source order
     bound = sorted(binder.bound, key=lambda b: _position(b.pragma))
-    return bound, binder.standalone
+    return bound, binder.standalone, tuple(binder.ignored)
 
 
 def _position(node: c_ast.Node) -> tuple[str, int, int]:

@@ -9,7 +9,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ..diagnostics import PragmaSyntaxError, SourceLoc
+from ..diagnostics import PragmaSyntaxError, PragmaSyntaxErrors, SourceLoc, UnknownDirective
 from ..ir import Clause, Directive
 
 _DATA = ("private", "firstprivate", "shared")
@@ -149,13 +149,28 @@ class _Parser:
         if kind == "atomic" and self.peek() and self.peek().text in _ATOMIC_KINDS:
             args.append(Clause(self.next().text))
         allowed = DIRECTIVES[kind]
+        errors: list[PragmaSyntaxError] = []
         while self.peek() is not None:
             if self.peek().text == ",":
                 self.next()
                 continue
-            args.append(self.clause(kind, allowed))
+            start = self.i
+            try:
+                args.append(self.clause(kind, allowed))
+            except PragmaSyntaxError as e:  # report every bad clause of the line
+                errors.append(e)
+                self.skip_clause(start)
+        if errors:
+            raise errors[0] if len(errors) == 1 else PragmaSyntaxErrors(errors)
         self.check_clauses(kind, args)
         return Directive(kind, tuple(args), self.loc, self.text)
+
+    def skip_clause(self, start: int) -> None:
+        """Past a bad clause: its name and its parenthesised arguments."""
+        self.i = start + 1
+        depth = 0
+        while self.peek() is not None and (depth or self.peek().text == "("):
+            depth += {"(": 1, ")": -1}.get(self.next().text, 0)
 
     def directive_name(self) -> tuple[str, _Tok]:
         first = self.peek()
@@ -169,7 +184,7 @@ class _Parser:
         if kind not in DIRECTIVES:
             hint = difflib.get_close_matches(kind, DIRECTIVES, n=1)
             sugg = f"; did you mean '{hint[0]}'?" if hint else ""
-            self.error(f"unknown OpenMP directive '{kind}'{sugg}", first)
+            raise UnknownDirective(f"unknown OpenMP directive '{kind}'{sugg}", self.where(first))
         return kind, first
 
     def clause(self, kind: str, allowed: tuple[str, ...]) -> Clause:

@@ -23,6 +23,8 @@ class Program:
     constructs: list[BoundDirective]
     standalone: list[tuple[Directive, c_ast.Pragma, c_ast.FuncDef | None]]
     preprocessed: str = field(repr=False, default="")
+    #: warnings of the binding: unknown directives ignored
+    warnings: tuple = ()
 
     @property
     def lines(self) -> list[str]:
@@ -57,8 +59,8 @@ def _line_reader(main_path: str, main_source: str):
 
 def rebuilt(prog: Program, source: str, ast: c_ast.FileAST, preprocessed: str) -> Program:
     """The program with a rewritten text and tree (same file), its directives bound anew."""
-    constructs, standalone = bind_directives(ast, _line_reader(prog.path, source))
-    return Program(prog.path, source, ast, constructs, standalone, preprocessed)
+    constructs, standalone, warnings = bind_directives(ast, _line_reader(prog.path, source))
+    return Program(prog.path, source, ast, constructs, standalone, preprocessed, warnings)
 
 
 def load_program(path: str, opts: CppOptions | None = None) -> Program:
@@ -67,5 +69,5 @@ def load_program(path: str, opts: CppOptions | None = None) -> Program:
     source = read_source(path)
     text = preprocess(path, opts)
     ast = parse_pruned(text, path)
-    constructs, standalone = bind_directives(ast, _line_reader(path, source))
-    return Program(path, source, ast, constructs, standalone, text)
+    constructs, standalone, warnings = bind_directives(ast, _line_reader(path, source))
+    return Program(path, source, ast, constructs, standalone, text, warnings)

@@ -214,8 +214,12 @@ double norm(int n, const double *a, int *last)
     ompcl_rt_end(&ompcl_r0, 0); }
 #line 15 "tests/golden/reduce.c"
 
-    ompcl_rt_host_range((const void *)(last), sizeof(*(last)), 2); *last = li;
-    { double ompcl_ret = (sqrt(s) + m); ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); return ompcl_ret; }
+    ompcl_rt_host_range((const void *)(last), sizeof(*(last)), 2);
+#line 16 "tests/golden/reduce.c"
+    *last = li;
+    { double ompcl_ret =
+#line 17 "tests/golden/reduce.c"
+          (sqrt(s) + m); ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); return ompcl_ret; }
  ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
 
 const char ompcl_i_norm = 1;  /* instrumented */

@@ -236,7 +236,9 @@ double columns(double w)
 { int ompcl_keep = ompcl_rt_enter();
     int i, j;
     double s = 0;
-    ompcl_rt_host_range((const void *)&(b), sizeof(b), 2); for (j = 0; j < M; j++)
+    ompcl_rt_host_range((const void *)&(b), sizeof(b), 2);
+#line 11 "tests/golden/reorder.c"
+    for (j = 0; j < M; j++)
         for (i = 0; i < N; i++)
             b[j][i] = i + 0.5 * j;
     if (!ompcl_region_0(w)) {  /* else the OpenCL device ran it */
@@ -248,10 +250,14 @@ double columns(double w)
     ompcl_rt_end(&ompcl_r0, 0); }
 #line 17 "tests/golden/reorder.c"
 
-    ompcl_rt_host_range((const void *)&(a), sizeof(a), 1); for (j = 0; j < M; j++)
+    ompcl_rt_host_range((const void *)&(a), sizeof(a), 1);
+#line 18 "tests/golden/reorder.c"
+    for (j = 0; j < M; j++)
         for (i = 0; i < N; i++)
             s += a[j][i];
-    { double ompcl_ret = (s); ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); return ompcl_ret; }
+    { double ompcl_ret =
+#line 21 "tests/golden/reorder.c"
+          (s); ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); return ompcl_ret; }
  ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
 
 const char ompcl_i_columns = 1;  /* instrumented */
