@@ -30,3 +30,49 @@ def test_readme_lists_every_reason_id():
     from ompcl.diagnostics import REASONS
     readme = (codestats.PACKAGE.parent / "README.md").read_text()
     assert [k for k in REASONS if f"| `{k}` |" not in readme] == []
+
+
+#: where each id-taking constructor takes its id: positional index, else the keyword ``id``
+_ID_ARG = {"Remark": 3, "remark": 2, "warning": 2, "Reason": 0}
+
+
+def _emitted_ids() -> dict[str, list[str]]:
+    """Every remark, warning or reason id written as a string literal where the package makes
+    a ``Remark``, a ``Reason`` or calls ``Diagnostics.remark/warning``, with where."""
+    found: dict[str, list[str]] = {}
+    for path in codestats.modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            pos = _ID_ARG.get(f.id if isinstance(f, ast.Name) else getattr(f, "attr", ""))
+            if pos is None:
+                continue
+            arg = next((k.value for k in node.keywords if k.arg == "id"),
+                       node.args[pos] if len(node.args) > pos else None)
+            for c in ast.walk(arg) if arg is not None else ():
+                if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value:
+                    where = f"{path.relative_to(codestats.PACKAGE.parent)}:{node.lineno}"
+                    found.setdefault(c.value, []).append(where)
+    return found
+
+
+def test_every_emitted_remark_id_is_registered_and_documented():
+    from ompcl.diagnostics import REASONS, REMARK_IDS
+    found = _emitted_ids()
+    assert {"offloaded", "distribute", "distribute-missed", "reorder-missed"} <= set(found)
+    unregistered = {k: v for k, v in found.items() if k not in REASONS and k not in REMARK_IDS}
+    assert unregistered == {}
+    readme = (codestats.PACKAGE.parent / "README.md").read_text()
+    assert [k for k in REMARK_IDS if f"| `{k}` |" not in readme] == []
+    assert set(REASONS).isdisjoint(REMARK_IDS)
+
+
+def test_an_unregistered_remark_id_is_refused():
+    import pytest
+
+    from ompcl.diagnostics import Remark, SourceLoc
+    with pytest.raises(ValueError, match="unregistered remark id 'no-such-id'"):
+        Remark(SourceLoc("f.c", 1, 1), "message", "remark", "no-such-id")
+    assert Remark(SourceLoc("f.c", 1, 1), "m", "remark", "distribute").format() == \
+        "f.c:1:1: remark: m [distribute]"
