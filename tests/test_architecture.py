@@ -76,3 +76,54 @@ def test_an_unregistered_remark_id_is_refused():
         Remark(SourceLoc("f.c", 1, 1), "message", "remark", "no-such-id")
     assert Remark(SourceLoc("f.c", 1, 1), "m", "remark", "distribute").format() == \
         "f.c:1:1: remark: m [distribute]"
+
+
+def _relative_imports(path) -> set[str]:
+    """The package's modules ``path`` imports relatively (inside functions too), dotted."""
+    pkg = list(path.relative_to(codestats.PACKAGE).with_suffix("").parts[:-1])
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = pkg[:len(pkg) - node.level + 1]
+            if node.module:
+                out.add(".".join(base + node.module.split(".")))
+            else:
+                out |= {".".join(base + [a.name]) for a in node.names}
+    return out
+
+
+def import_cycles() -> list[list[str]]:
+    """Groups of modules that import each other, directly or round a circle (Tarjan)."""
+    mods = {".".join(p.relative_to(codestats.PACKAGE).with_suffix("").parts): p
+            for p in codestats.modules()}
+    graph = {m: {d for d in _relative_imports(p) if d in mods and d != m}
+             for m, p in mods.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_modules_import_each_other():
+    assert import_cycles() == []
+    assert "driver.store" in _relative_imports(codestats.PACKAGE / "driver" / "manifest.py")
