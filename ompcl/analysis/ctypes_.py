@@ -6,6 +6,7 @@ import weakref
 
 from pycparser import c_ast, c_generator
 
+from ..frontend.textscan import IDENT
 from ..ir import CType, Var
 
 _GEN = c_generator.CGenerator()
@@ -257,7 +258,6 @@ def _free(node: c_ast.Node | None, scopes: list[set[str]], out: set[str]) -> Non
         _free(child, scopes, out)
 
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 _CONSTANT_WORDS = {"sizeof", "char", "short", "int", "long", "unsigned", "signed", "float",
                    "double", "_Bool"}
 
@@ -266,4 +266,4 @@ def is_constant_text(text: str, env: TypeEnv) -> bool:
     """True when a dimension's C text is a constant expression (literals, enumerators,
     sizeof, casts to arithmetic types)."""
     return bool(text) and not any(t not in env.enumerators and t not in _CONSTANT_WORDS
-                                  for t in _IDENT.findall(re.sub(r"\d\w*", "", text)))
+                                  for t in IDENT.findall(re.sub(r"\d\w*", "", text)))

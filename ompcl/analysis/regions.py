@@ -10,7 +10,6 @@ this one puts their results together.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from pycparser import c_ast
@@ -19,6 +18,7 @@ from ..diagnostics import ClauseError, Reason, Remark, not_offloaded
 from ..frontend.pragma import DATA_CLAUSES
 from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
+from ..frontend.textscan import IDENT
 from ..ir import Directive, LoopDim, Region, ScratchCheck, Team, Var
 from .accesses import BodyInfo, IndexScope, scan_body
 from .builtins import is_math
@@ -32,8 +32,6 @@ from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .updates import Updates, array_updates
-
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -121,7 +119,7 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var]) -> tuple[list[Var], 
     names = free_names(cand.bound.stmt)
     for c in cand.directive.clauses:
         for a in c.args:
-            names.update(_IDENT.findall(a))
+            names.update(IDENT.findall(a))
     out, reasons = [], []
     for name in sorted(names):
         v = scope.get(name)
