@@ -19,7 +19,7 @@ from ..frontend.pragma import DATA_CLAUSES
 from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
 from ..frontend.textscan import IDENT
-from ..ir import Directive, LoopDim, Region, ScratchCheck, Team, Var
+from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, SymKind, Team, Var
 from .accesses import BodyInfo, IndexScope, scan_body
 from .builtins import is_math
 from .calls import analyze_calls
@@ -123,7 +123,7 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var]) -> tuple[list[Var], 
     out, reasons = [], []
     for name in sorted(names):
         v = scope.get(name)
-        if v is not None and v.storage != "global":
+        if v is not None and v.storage != Storage.GLOBAL:
             if v.ctype.base == "?" and not v.ctype.is_array_like:
                 reasons.append(Reason("data-type", f"local variable '{name}' has a type ompcl "
                                       "cannot pass on"))
@@ -140,7 +140,8 @@ def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
 
 def _on_dims(form) -> bool:
     """Whether an index form varies with the region's own loop variables."""
-    return any(sym.kind == "dim" or sym.kind in ("mod", "div") and _on_dims(sym.payload[0])
+    return any(sym.kind == SymKind.DIM
+               or sym.kind in (SymKind.MOD, SymKind.DIV) and _on_dims(sym.payload[0])
                for sym in form.syms())
 
 
@@ -156,7 +157,8 @@ def thread_updates(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
         if v is None or not v.ctype.is_array_like or v.ctype.base not in ATOMIC_C_TYPES or \
                 v.ctype.pointer and not _writes_may_meet(name, info, through):
             continue  # a pointer's writes on the loop's own elements need no atomics
-        upd = array_updates(name, body, v.ctype.base, lookup, v.storage in ("global", "static"))
+        upd = array_updates(name, body, v.ctype.base, lookup,
+                            v.storage in (Storage.GLOBAL, Storage.STATIC))
         if upd is not None:
             out[name] = upd
     return out
@@ -202,7 +204,7 @@ def _with_scratch_loops(view: ThreadView, name: str, v: Var, others: tuple, look
     ``name`` first (they read nothing the loop leaves in it) counted as not reading it."""
     fine = frozenset(id(loop) for loop in others if id(loop) not in view.loops and
                      written_before_read(name, loop.stmt, assigned_names(loop.stmt), lookup,
-                                         v.storage in ("global", "static")) is True)
+                                         v.storage in (Storage.GLOBAL, Storage.STATIC)) is True)
     return replace(view, loops=view.loops | fine) if fine else view
 
 
@@ -264,7 +266,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
             reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
                                   "an iteration may read what an earlier one left in it"))
         elif v.ctype.dims and not (proof := written_before_read(
-                name, body, assigned, lookup, v.storage in ("global", "static"), entry)):
+                name, body, assigned, lookup, v.storage in (Storage.GLOBAL, Storage.STATIC),
+                entry)):
             unproved.append(name)
         else:
             if v.ctype.dims and proof is not True:
@@ -354,7 +357,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                                frozenset(n for n, u in updated.items() if u.exact),
                                _definitions(funcs, library))
     used, local_reasons = outlined_locals(cand, scope)
-    used += [v for v in sharing.scalars if v.storage != "global" and v not in used]
+    used += [v for v in sharing.scalars if v.storage != Storage.GLOBAL and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
