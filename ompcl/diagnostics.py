@@ -106,6 +106,10 @@ REMARK_IDS: dict[str, str] = {
                       "dimensions, but a use prevents reordering it",
     "interchange-missed": "another order of a kernel's loop nest would walk memory "
                           "contiguously, but it is not proven legal",
+    "distribute": "a loop was distributed into several loops, so that an inner nest can be "
+                  "interchanged",
+    "distribute-missed": "distributing a loop would let an inner nest be interchanged, but it "
+                         "is not proven legal",
     "dynreorder": "a kernel has a variant over a device copy of an array whose dimensions "
                   "follow its loops (made and restored by the runtime when it pays)",
     "dynreorder-missed": "a kernel walks an array along another dimension than its last, "
@@ -209,6 +213,10 @@ class Remark:
     message: str
     kind: str = "remark"
     id: str = ""
+
+    def __post_init__(self) -> None:
+        if self.id and self.id not in REASONS and self.id not in REMARK_IDS:
+            raise ValueError(f"unregistered remark id {self.id!r} (add it to REMARK_IDS)")
 
     @property
     def missed(self) -> bool:

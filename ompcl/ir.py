@@ -14,6 +14,39 @@ from pycparser import c_ast
 from .diagnostics import Reason, SourceLoc
 
 
+# -- the closed sets of kinds and modes (plain strings, named once; checked on construction) --
+
+class Storage:
+    """Where a variable lives (``Var.storage``)."""
+
+    GLOBAL, STATIC, LOCAL, PARAM = "global", "static", "local", "param"
+    ALL = frozenset({GLOBAL, STATIC, LOCAL, PARAM})
+
+
+class SymKind:
+    """The kinds of ``Sym`` (its docstring says what each names)."""
+
+    DIM, INNER, VAR, EXPR = "dim", "inner", "var", "expr"
+    FIRST, LAST, MOD, DIV = "first", "last", "mod", "div"
+    ALL = frozenset({DIM, INNER, VAR, EXPR, FIRST, LAST, MOD, DIV})
+    #: vary with the iterations
+    LOOP = frozenset({DIM, INNER, MOD, DIV})
+    #: a dimension's variable in its first or last iteration
+    ENDS = frozenset({FIRST, LAST})
+
+
+class Mode:
+    """How a kernel uses an array (``ArrayArg.mode``)."""
+
+    READ, WRITE, READ_WRITE = "r", "w", "rw"
+    ALL = frozenset({READ, WRITE, READ_WRITE})
+
+
+def _check(value: str, allowed: frozenset[str], what: str) -> None:
+    if value not in allowed:
+        raise ValueError(f"{what} {value!r} is not one of {sorted(allowed)}")
+
+
 @dataclass(frozen=True)
 class Clause:
     """One OpenMP clause, e.g. ``reduction(+:s)`` -> name='reduction', op='+', args=('s',)."""
@@ -91,8 +124,11 @@ class Var:
 
     name: str
     ctype: CType
-    storage: str  # 'global' | 'static' | 'local' | 'param'
+    storage: str  # a Storage
     decl: c_ast.Node | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _check(self.storage, Storage.ALL, "storage")
 
 
 @dataclass(frozen=True)
@@ -126,16 +162,19 @@ class Sym:
     constant (their range follows from the form's).
     """
 
-    kind: str
+    kind: str  # a SymKind
     name: str
     key: int | str = 0
     payload: object = field(default=None, compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _check(self.kind, SymKind.ALL, "symbol kind")
 
     @property
     def is_loop(self) -> bool:
         """Varies with the iterations: a loop variable, or 'mod' / 'div' of a form that
         does (``payload`` = (form, positive divisor))."""
-        return self.kind in ("dim", "inner", "mod", "div")
+        return self.kind in SymKind.LOOP
 
 
 Monomial = tuple[Sym, ...]  # sorted; a symbol appears once per power
@@ -272,7 +311,7 @@ class ArrayArg:
 
     name: str
     var: Var
-    mode: str  # 'r', 'w', 'rw'
+    mode: str  # a Mode (not checked: analysis builds it from the reads and writes it saw)
     extent: Extent | None  # None = the whole statically sized array
 
 

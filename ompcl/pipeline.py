@@ -29,7 +29,7 @@ from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, Preproce
 from .frontend.library import SourceLibrary
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
-from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
+from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, SymKind, Team
 from .predict.model import resolve as resolve_model
 from .predict.schema import STATIC
 from .transform.interchange import interchange_region
@@ -428,9 +428,9 @@ def check_unit(prev: Unit, u: Unit, after: str) -> None:
         _expect(r.offload or bool(r.reasons), after, f"region {r.id} has no verdict")
         for a in r.arrays:
             for sym in _extent_syms(a.extent):
-                _expect(sym.kind != "var" or r.scope.get(sym.name) is sym.payload, after,
+                _expect(sym.kind != SymKind.VAR or r.scope.get(sym.name) is sym.payload, after,
                         f"extent of '{a.name}' names '{sym.name}' out of its scope")
-                _expect(sym.kind not in ("dim", "inner"), after,
+                _expect(sym.kind not in (SymKind.DIM, SymKind.INNER), after,
                         f"extent of '{a.name}' still names loop variable '{sym.name}'")
     if "place" in done:
         _expect(set(u.splices) == {r.id for r in u.offloaded}, after,

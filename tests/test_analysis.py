@@ -520,3 +520,14 @@ def test_regions_in_source_order_with_ids(tmp_path):
         (0, 6, True), (1, 8, False), (2, 10, True)]
     assert [r.id for r in t.offloaded] == [0, 2]
     assert [m.loc.line for m in t.remarks] == [6, 8, 10]
+
+
+def test_ir_kinds_are_named_once_and_checked():
+    from ompcl.ir import CType, Storage, SymKind, Var
+    assert Sym(SymKind.DIM, "i", 0) == Sym("dim", "i", 0)   # the constants are the strings
+    assert Sym(SymKind.MOD, "i % 2", "i % 2").is_loop and not Sym(SymKind.LAST, "i", 0).is_loop
+    with pytest.raises(ValueError, match="symbol kind 'loop'"):
+        Sym("loop", "i", 0)
+    with pytest.raises(ValueError, match="storage 'heap'"):
+        Var("a", CType("double"), "heap")
+    assert Var("a", CType("double"), Storage.PARAM).storage == "param"

@@ -1,4 +1,4 @@
-"""C runtime (ompcl/runtime/ompcl_rt.c): build tests/runtime/*.c, hand-written the way ompcl
+"""C runtime (ompcl/runtime/ompcl_rt*.c): build tests/runtime/*.c, hand-written the way ompcl
 generates host code, and run them on the OpenCL device, on OpenMP, with injected faults and under
 sanitizers.  Device checks skip with a reason where no OpenCL device exists.
 """
@@ -11,6 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from ompcl.runtime import RUNTIME_SOURCES
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "ompcl" / "runtime"
@@ -25,7 +27,8 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is requ
 
 def _build(out: Path, flags: tuple[str, ...] = (), program: Path = PROGRAM) -> Path:
     cmd = ["gcc", "-O2", "-fopenmp", "-Wall", "-Wextra", "-Werror", *flags, str(program),
-           str(RUNTIME / "ompcl_rt.c"), f"-I{RUNTIME}", "-lm", "-ldl", "-o", str(out)]
+           *(str(RUNTIME / f) for f in RUNTIME_SOURCES), f"-I{RUNTIME}", "-lm", "-ldl", "-o",
+           str(out)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return out
 
@@ -84,8 +87,10 @@ def device_run(exe, base_env, tmp_path_factory) -> Run:
                          ids=["plain", "openmp", "sanitize"])
 def test_runtime_compiles_warning_free(flags, tmp_path):
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", *flags, "-c",
-                    str(RUNTIME / "ompcl_rt.c"), f"-I{RUNTIME}", "-o", str(tmp_path / "rt.o")],
-                   check=True)
+                    *(str(RUNTIME / f) for f in RUNTIME_SOURCES), f"-I{RUNTIME}"],
+                   check=True, cwd=tmp_path)
+    assert sorted(p.name for p in tmp_path.glob("*.o")) == sorted(
+        f[:-2] + ".o" for f in RUNTIME_SOURCES)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from pycparser import c_ast
 
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.pragma import is_omp_pragma
-from ..ir import Affine, Constraint, Sym, Var
+from ..ir import Affine, Constraint, Sym, SymKind, Var
 from .ctypes_ import c_text, walk
 from .index import constraints, expr_symbol, form
 from .loops import NotCanonical, canonical_loop
@@ -207,9 +207,9 @@ class _Scanner:
             return Affine.of(self.index.dims[name])
         v = self.index.scope.get(name)
         if v is not None and v.ctype.is_scalar and v.ctype.base not in ("float", "double"):
-            return Affine.of(Sym("var", name, id(v.decl), v))
+            return Affine.of(Sym(SymKind.VAR, name, id(v.decl), v))
         if name in self.index.enumerators:
-            return Affine.of(Sym("expr", name, name))
+            return Affine.of(Sym(SymKind.EXPR, name, name))
         return None
 
     def invariant_name(self, name: str) -> bool:
@@ -369,7 +369,7 @@ class _Scanner:
             return None
         if d.var in names_written(n.stmt) or d.var in self.env and self.env[d.var][0] == "loop":
             return None
-        sym = Sym("inner", d.var, id(n))
+        sym = Sym(SymKind.INNER, d.var, id(n))
         self.inner.append(InnerLoop(sym, self.form(d.lb), self.form(d.ub), d.op, n))
         return sym
 

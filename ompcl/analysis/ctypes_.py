@@ -6,7 +6,8 @@ import weakref
 
 from pycparser import c_ast, c_generator
 
-from ..ir import CType, Var
+from ..frontend.textscan import IDENT
+from ..ir import CType, Storage, Var
 
 _GEN = c_generator.CGenerator()
 
@@ -175,15 +176,15 @@ def subscripts(ref: c_ast.Node) -> tuple[c_ast.Node, list[c_ast.Node]]:
 
 def _storage_of(decl: c_ast.Decl, file_scope: bool) -> str:
     if file_scope:
-        return "global"
-    return "static" if "static" in (decl.storage or []) else "local"
+        return Storage.GLOBAL
+    return Storage.STATIC if "static" in (decl.storage or []) else Storage.LOCAL
 
 
 def _var(decl: c_ast.Decl, env: TypeEnv, storage: str) -> Var | None:
     if not decl.name or isinstance(decl.type, c_ast.FuncDecl) or "typedef" in (decl.storage or []):
         return None
     ct = env.ctype(decl.type)
-    if ct is not None and storage == "param" and ct.dims and not ct.pointer:
+    if ct is not None and storage == Storage.PARAM and ct.dims and not ct.pointer:
         ct = CType(ct.base, ct.dims[1:], True, ct.const)  # array parameters are pointers
     return Var(decl.name, ct if ct is not None else CType("?"), storage, decl)
 
@@ -201,7 +202,7 @@ def visible_vars(ast: c_ast.FileAST, func: c_ast.FuncDef | None,
         return scope
     params = func.decl.type.args.params if func.decl.type.args else []
     for p in params:
-        if isinstance(p, c_ast.Decl) and (v := _var(p, env, "param")):
+        if isinstance(p, c_ast.Decl) and (v := _var(p, env, Storage.PARAM)):
             scope[v.name] = v
     chain = list(path) + [stmt]
     for k, node in enumerate(chain[:-1]):
@@ -257,7 +258,6 @@ def _free(node: c_ast.Node | None, scopes: list[set[str]], out: set[str]) -> Non
         _free(child, scopes, out)
 
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 _CONSTANT_WORDS = {"sizeof", "char", "short", "int", "long", "unsigned", "signed", "float",
                    "double", "_Bool"}
 
@@ -266,4 +266,4 @@ def is_constant_text(text: str, env: TypeEnv) -> bool:
     """True when a dimension's C text is a constant expression (literals, enumerators,
     sizeof, casts to arithmetic types)."""
     return bool(text) and not any(t not in env.enumerators and t not in _CONSTANT_WORDS
-                                  for t in _IDENT.findall(re.sub(r"\d\w*", "", text)))
+                                  for t in IDENT.findall(re.sub(r"\d\w*", "", text)))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
-from ..ir import Affine, Sym
+from ..ir import Affine, Sym, SymKind
 from .builtins import MATH
 from .ctypes_ import subscripts, walk
 from .index import expr_symbol, form
@@ -43,7 +43,7 @@ class NestFacts:
 
 
 def loop_sym(var: str, k: int) -> Sym:
-    return Sym("inner", var, k)
+    return Sym(SymKind.INNER, var, k)
 
 
 def body_locals(body: c_ast.Node) -> set[str]:
@@ -118,7 +118,7 @@ def _resolvers(loop_vars, variant: set[str]):
     def resolve(name: str) -> Affine | None:
         if name in syms:
             return syms[name]
-        return None if name in variant else Affine.of(Sym("var", name, name))
+        return None if name in variant else Affine.of(Sym(SymKind.VAR, name, name))
 
     def invariant(e: c_ast.Node) -> Sym | None:
         return expr_symbol(e, lambda n: n not in variant)
@@ -147,7 +147,7 @@ def _distances(a: Access, b: Access, steps: tuple[int, ...]) -> list | None:
         if fa is None or fb is None:
             return None
         la, lb = fa.loop_syms(), fb.loop_syms()
-        if la != lb or len(la) > 1 or any(s.kind != "inner" for s in la):
+        if la != lb or len(la) > 1 or any(s.kind != SymKind.INNER for s in la):
             return None
         rest = fa.without(la) - fb.without(lb)
         if not rest.is_const:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from ..diagnostics import Reason
-from ..ir import Affine, Bound, BoundExpr, Constraint, Extent, Inspection, Sym, Var
+from ..ir import (Affine, Bound, BoundExpr, Constraint, Extent, Inspection, Storage, Sym,
+                  SymKind, Var)
 from .accesses import InnerLoop, RawAccess, names_written
 from .ctypes_ import TypeEnv, c_text, is_constant_text, walk
 
@@ -22,7 +23,7 @@ Range = tuple[BoundExpr, BoundExpr]
 
 def dim_range(k: int, var: str) -> Range:
     """Range of dimension ``k``'s variable: between its first and last iteration's values."""
-    first, last = Affine.of(Sym("first", var, k)), Affine.of(Sym("last", var, k))
+    first, last = Affine.of(Sym(SymKind.FIRST, var, k)), Affine.of(Sym(SymKind.LAST, var, k))
     return Bound("min", (first, last)), Bound("max", (first, last))
 
 
@@ -51,7 +52,7 @@ def bounds(f: Affine, ranges: dict[Sym, Range]) -> Range | None:
     lo: list[BoundExpr] = [f.without(f.loop_syms())]
     hi: list[BoundExpr] = [f.without(f.loop_syms())]
     for sym in sorted(f.loop_syms()):
-        if sym not in ranges and sym.kind in ("mod", "div"):
+        if sym not in ranges and sym.kind in (SymKind.MOD, SymKind.DIV):
             derived = _derived_range(sym, ranges)
             if derived is not None:
                 ranges = {**ranges, sym: derived}
@@ -77,7 +78,7 @@ def _derived_range(sym: Sym, ranges: dict[Sym, Range]) -> Range | None:
     if rng is None:
         return None
     lo, hi = rng
-    if sym.kind == "div":
+    if sym.kind == SymKind.DIV:
         return Bound("div", (lo,), Affine.constant(c)), Bound("div", (hi,), Affine.constant(c))
     zero = Affine()
     return (Bound("max", (Affine.constant(-(c - 1)), Bound("min", (zero, lo)))),
@@ -85,7 +86,7 @@ def _derived_range(sym: Sym, ranges: dict[Sym, Range]) -> Range | None:
 
 
 def narrowed(ranges: dict[Sym, Range], facts: tuple[Constraint, ...],
-             kinds: tuple[str, ...] = ("dim", "inner")) -> dict[Sym, Range]:
+             kinds: tuple[str, ...] = (SymKind.DIM, SymKind.INNER)) -> dict[Sym, Range]:
     """The ranges with each guard ``±v + r OP 0`` (``r`` invariant) applied to ``v``, for the
     symbols of the given kinds."""
     out = dict(ranges)
@@ -152,8 +153,8 @@ def array_extent(v: Var, accs: list[RawAccess], dims: dict[Sym, Range],
                           f"'{c_text(a.subscripts[0])}' is not affine in the loop variables",
                           a.loc)
         # guards on the dimensions narrow the inner loops' bounds too
-        ranges = inner_ranges(inner, narrowed(dims, a.guards, ("dim",)))
-        rng = bounds(f, narrowed(ranges, a.guards, ("inner",)))
+        ranges = inner_ranges(inner, narrowed(dims, a.guards, (SymKind.DIM,)))
+        rng = bounds(f, narrowed(ranges, a.guards, (SymKind.INNER,)))
         if rng is None:
             return Reason("array-extent", f"cannot derive the extent of '{v.name}': an index "
                           f"variable in '{c_text(a.subscripts[0])}' has unknown bounds", a.loc)
@@ -188,7 +189,8 @@ def pointer_span(v: Var, scope: dict[str, Var], func: c_ast.Node | None, env: Ty
         return None
     target = _target(decl.init)
     arr = scope.get(target[0]) if target else None
-    if arr is None or arr.storage != "global" or arr.ctype.pointer or len(arr.ctype.dims) != 1 \
+    if arr is None or arr.storage != Storage.GLOBAL or arr.ctype.pointer \
+            or len(arr.ctype.dims) != 1 \
             or arr.ctype.base != ct.base or not is_constant_text(arr.ctype.dims[0], env):
         return None
     if v.name in names_written(func) or any(isinstance(n, c_ast.Decl) and n.name == arr.name
@@ -197,7 +199,7 @@ def pointer_span(v: Var, scope: dict[str, Var], func: c_ast.Node | None, env: Ty
     start = c_ast.BinaryOp("-", c_ast.ID(arr.name), c_ast.ID(v.name))
     end = c_ast.BinaryOp("-", c_ast.BinaryOp("+", c_ast.ID(arr.name), c_ast.ID(
         f"({arr.ctype.dims[0]})")), c_ast.ID(v.name))
-    lo, hi = (Affine.of(Sym("expr", c_text(e), c_text(e), e)) for e in (start, end))
+    lo, hi = (Affine.of(Sym(SymKind.EXPR, c_text(e), c_text(e), e)) for e in (start, end))
     return Extent(lo, hi - Affine.constant(1))
 
 
@@ -254,7 +256,7 @@ def inspected_extent(v: Var, accs: list[RawAccess], evaluated: set[int],
         return None
     reads = sorted({n.name for x in subs for n in walk(x) if isinstance(n, c_ast.ID)
                     and arrays(n.name)})
-    lo, hi = (Affine.of(Sym("expr", f"ompcl_i{end}_{v.name}", f"ompcl_i{end}_{v.name}"))
+    lo, hi = (Affine.of(Sym(SymKind.EXPR, f"ompcl_i{end}_{v.name}", f"ompcl_i{end}_{v.name}"))
               for end in ("lo", "hi"))
     return Extent(lo, hi), Inspection(v.name, tuple(subs), tuple(reads))
 
@@ -269,8 +271,8 @@ def flat_extent(v: Var, forms: list[tuple[Affine, Affine, RawAccess]], dims: dic
         if not (lo_form.is_affine_in_loops() and hi_form.is_affine_in_loops()):
             return Reason("array-extent", f"cannot derive the extent of '{v.name}': the "
                           "elements a call reaches are not affine in the loop variables", a.loc)
-        ranges = inner_ranges(inner, narrowed(dims, a.guards, ("dim",)))
-        ranges = narrowed(ranges, a.guards, ("inner",))
+        ranges = inner_ranges(inner, narrowed(dims, a.guards, (SymKind.DIM,)))
+        ranges = narrowed(ranges, a.guards, (SymKind.INNER,))
         lo, hi = bounds(lo_form, ranges), bounds(hi_form, ranges)
         if lo is None or hi is None:
             return Reason("array-extent", f"cannot derive the extent of '{v.name}': an index "

@@ -20,14 +20,13 @@ statements around kernels) is not instrumented: its regions keep the per-block r
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
 
 from ..frontend.program import Program
 from ..frontend.siblings import ask
-from ..frontend.textscan import Scanner, ScanError
+from ..frontend.textscan import IDENT, Scanner, ScanError
 from ..ir import Region, Team
 from .builtins import is_math
 from .ctypes_ import TypeEnv, walk
@@ -683,7 +682,7 @@ _WHOLE_OK = {"parallel", "single", "master", "masked", "critical", "ordered", "a
 def _binds_whole(pragma: str) -> bool:
     """A directive whose statement must be probed as a whole: an OpenMP construct other than
     the ones whose inside may take statements (sections, tasks, loops ...)."""
-    words = re.findall(r"[A-Za-z_]\w*", pragma)
+    words = IDENT.findall(pragma)
     if len(words) < 2 or words[0] != "omp":
         return False
     kind = words[1]

@@ -12,7 +12,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from ..ir import Affine, Constraint, Sym
+from ..ir import Affine, Constraint, Sym, SymKind
 from .ctypes_ import c_text, walk
 
 #: name -> its form at the point of use, or None when it has none
@@ -70,7 +70,7 @@ def form(e: c_ast.Node | None, resolve: Resolver, invariant: Callable[[c_ast.Nod
             e.right, c_ast.Constant) and (int_constant(e.right) or 0) > 0:
         a = form(e.left, resolve, invariant)
         if a is not None and a.loop_syms() and a.is_affine_in_loops():
-            kind = "mod" if e.op == "%" else "div"
+            kind = SymKind.MOD if e.op == "%" else SymKind.DIV
             text = c_text(e)
             return Affine.of(Sym(kind, text, text, (a, int_constant(e.right))))
         return _opaque(e, invariant)
@@ -113,7 +113,7 @@ def expr_symbol(e: c_ast.Node, is_invariant_name: Callable[[str], bool],
         if isinstance(sub, c_ast.Constant) and sub.type not in _INT_CONSTANTS:
             return None
     text = c_text(e)
-    return Sym("expr", text, text, e)
+    return Sym(SymKind.EXPR, text, text, e)
 
 
 def constraints(cond: c_ast.Node | None, positive: bool, resolve: Resolver,

@@ -10,7 +10,6 @@ this one puts their results together.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from pycparser import c_ast
@@ -19,7 +18,8 @@ from ..diagnostics import ClauseError, Reason, Remark, not_offloaded
 from ..frontend.pragma import DATA_CLAUSES
 from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
-from ..ir import Directive, LoopDim, Region, ScratchCheck, Team, Var
+from ..frontend.textscan import IDENT
+from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, SymKind, Team, Var
 from .accesses import BodyInfo, IndexScope, scan_body
 from .builtins import is_math
 from .calls import analyze_calls
@@ -32,8 +32,6 @@ from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .updates import Updates, array_updates
-
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -125,11 +123,11 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
     names = free_names(cand.bound.stmt)
     for c in cand.directive.clauses:
         for a in c.args:
-            names.update(_IDENT.findall(a))
+            names.update(IDENT.findall(a))
     out, reasons = [], []
     for name in sorted(names):
         v = scope.get(name)
-        if v is not None and (v.storage != "global" or name in own):
+        if v is not None and (v.storage != Storage.GLOBAL or name in own):
             if v.ctype.base == "?" and not v.ctype.is_array_like:
                 reasons.append(Reason("data-type", f"local variable '{name}' has a type ompcl "
                                       "cannot pass on"))
@@ -146,7 +144,8 @@ def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
 
 def _on_dims(form) -> bool:
     """Whether an index form varies with the region's own loop variables."""
-    return any(sym.kind == "dim" or sym.kind in ("mod", "div") and _on_dims(sym.payload[0])
+    return any(sym.kind == SymKind.DIM
+               or sym.kind in (SymKind.MOD, SymKind.DIV) and _on_dims(sym.payload[0])
                for sym in form.syms())
 
 
@@ -162,7 +161,8 @@ def thread_updates(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
         if v is None or not v.ctype.is_array_like or v.ctype.base not in ATOMIC_C_TYPES or \
                 v.ctype.pointer and not _writes_may_meet(name, info, through):
             continue  # a pointer's writes on the loop's own elements need no atomics
-        upd = array_updates(name, body, v.ctype.base, lookup, v.storage in ("global", "static"))
+        upd = array_updates(name, body, v.ctype.base, lookup,
+                            v.storage in (Storage.GLOBAL, Storage.STATIC))
         if upd is not None:
             out[name] = upd
     return out
@@ -208,7 +208,7 @@ def _with_scratch_loops(view: ThreadView, name: str, v: Var, others: tuple, look
     ``name`` first (they read nothing the loop leaves in it) counted as not reading it."""
     fine = frozenset(id(loop) for loop in others if id(loop) not in view.loops and
                      written_before_read(name, loop.stmt, assigned_names(loop.stmt), lookup,
-                                         v.storage in ("global", "static")) is True)
+                                         v.storage in (Storage.GLOBAL, Storage.STATIC)) is True)
     return replace(view, loops=view.loops | fine) if fine else view
 
 
@@ -270,7 +270,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
             reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
                                   "an iteration may read what an earlier one left in it"))
         elif v.ctype.dims and not (proof := written_before_read(
-                name, body, assigned, lookup, v.storage in ("global", "static"), entry)):
+                name, body, assigned, lookup, v.storage in (Storage.GLOBAL, Storage.STATIC),
+                entry)):
             unproved.append(name)
         else:
             if v.ctype.dims and proof is not True:
@@ -363,7 +364,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     # thread's storage is its own under the one name)
     own = frozenset(view.private - set(tps)) if view is not None else frozenset()
     used, local_reasons = outlined_locals(cand, scope, own)
-    used += [v for v in sharing.scalars if (v.storage != "global" or v.name in own)
+    used += [v for v in sharing.scalars if (v.storage != Storage.GLOBAL or v.name in own)
              and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,

@@ -24,7 +24,7 @@ from ..analysis.builtins import is_math
 from ..analysis.index import expr_symbol, form
 from ..analysis.loops import loop_start
 from ..frontend.clone import clone
-from ..ir import Affine, KernelSpec, Sym
+from ..ir import Affine, KernelSpec, Sym, SymKind
 from ..predict.schema import STATIC
 
 UNKNOWN_TRIP = 16
@@ -90,7 +90,7 @@ class _Counter:
     def __init__(self, arrays: set[str], dims: list[str], scalars: dict[str, str]):
         self.arrays = arrays
         self.scalars = scalars
-        self.syms = {v: Sym("dim", v, k) for k, v in enumerate(dims)}
+        self.syms = {v: Sym(SymKind.DIM, v, k) for k, v in enumerate(dims)}
         self.dim0 = self.syms[dims[-1]]
         self.counts: dict[str, dict[tuple[str, ...], float]] = {n: {} for n in STATIC}
 
@@ -100,7 +100,7 @@ class _Counter:
 
     def form(self, e: c_ast.Node) -> Affine | None:
         def resolve(name: str) -> Affine:
-            return Affine.of(self.syms.get(name) or Sym("var", name, name))
+            return Affine.of(self.syms.get(name) or Sym(SymKind.VAR, name, name))
         return form(e, resolve, lambda n: expr_symbol(n, lambda x: x not in self.syms))
 
     def coalesced(self, subs: list[c_ast.Node]) -> bool:

@@ -20,7 +20,6 @@ Called user functions are printed as device functions, after prototypes of all o
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from pycparser import c_ast, c_generator
 from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import TypeEnv, walk
 from ..analysis.loops import const_int
+from ..frontend.textscan import IDENT
 from ..ir import KernelSpec, LoopDim, Region
 from ..transform.addrspace import GLOBAL, pointer_params, specialise
 from ..transform.atomics import guarded, helper, helpers, wide_helpers, with_update_atomics
@@ -46,7 +46,6 @@ from .records import Layout, layout_kernel, records
 from .templates import render
 
 WORK_GROUP = 128
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 def combine_text(printer: c_generator.CGenerator, op: str, a: str, b: str) -> str:
@@ -257,8 +256,8 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
                  for (f, _), t in list(zip(device_fns, protos)) + list(zip(device_fns, defs_))]
     kernels = [_kernel_view(s, by_id[s.region_id], env, ps) for s, (_, ps) in zip(specs, private)]
     for k in kernels:  # a kernel with 64-bit atomics exists only where the device has them
-        k["int64"] = bool(set(_IDENT.findall(k["body"])) & wide)
-    used = set(_IDENT.findall("\n".join(functions) + "".join(
+        k["int64"] = bool(set(IDENT.findall(k["body"])) & wide)
+    used = set(IDENT.findall("\n".join(functions) + "".join(
         k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)
@@ -300,7 +299,7 @@ def _callers_of(names: set[str], texts: dict[str, str]) -> set[str]:
     through one another."""
     out: set[str] = set()
     while True:
-        more = {f for f, t in texts.items() if f not in out and set(_IDENT.findall(t)) &
+        more = {f for f, t in texts.items() if f not in out and set(IDENT.findall(t)) &
                 (names | out) - {f}}
         if not more:
             return out

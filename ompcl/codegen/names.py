@@ -7,7 +7,7 @@ becomes host C only here.
 """
 from __future__ import annotations
 
-from ..ir import Affine, Bound, BoundExpr, Extent, Sym
+from ..ir import Affine, Bound, BoundExpr, Extent, Sym, SymKind
 from ..analysis.ctypes_ import c_text
 
 # -- names shared by Python and the templates ------------------------------------------------
@@ -109,11 +109,11 @@ def last(k: int) -> str:
 
 
 def _sym(s: Sym) -> str:
-    if s.kind == "first":
+    if s.kind == SymKind.FIRST:
         return first(int(s.key))
-    if s.kind == "last":
+    if s.kind == SymKind.LAST:
         return last(int(s.key))
-    if s.kind == "expr" and s.payload is not None:
+    if s.kind == SymKind.EXPR and s.payload is not None:
         return f"({c_text(s.payload)})"
     return s.name
 
@@ -134,7 +134,7 @@ def affine(f: Affine) -> str:
 def _is_range(f: Affine) -> bool:
     """A lone first/last symbol (printed bare, as the runtime's own range expressions)."""
     return len(f.terms) == 1 and f.const == 0 and f.terms[0][1] == 1 and len(
-        f.terms[0][0]) == 1 and f.terms[0][0][0].kind in ("first", "last")
+        f.terms[0][0]) == 1 and f.terms[0][0][0].kind in SymKind.ENDS
 
 
 def bound(b: BoundExpr) -> str:
@@ -144,7 +144,7 @@ def bound(b: BoundExpr) -> str:
             return _sym(b.terms[0][0][0])
         if b.is_const:
             return f"(long)({b.const})"
-        range_terms = [t for t in b.terms if any(s.kind in ("first", "last") for s in t[0])]
+        range_terms = [t for t in b.terms if any(s.kind in SymKind.ENDS for s in t[0])]
         if not range_terms:
             return f"(long)({affine(b)})"
         return _sum_text(b)
@@ -166,8 +166,8 @@ def _sum_text(b: Affine) -> str:
     """An affine form over range symbols: each term scaled, invariant part last."""
     parts = []
     for m, c in b.terms:
-        ranges = [s for s in m if s.kind in ("first", "last")]
-        rest = tuple(s for s in m if s.kind not in ("first", "last"))
+        ranges = [s for s in m if s.kind in SymKind.ENDS]
+        rest = tuple(s for s in m if s.kind not in SymKind.ENDS)
         coef = Affine(((rest, c),)) if rest else Affine.constant(c)
         inner = _sym(ranges[0])
         parts.append(inner if coef == Affine.constant(1) else f"(long)({affine(coef)})*({inner})")

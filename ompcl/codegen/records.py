@@ -7,16 +7,14 @@ Consumes the file's AST and the identifiers the kernel program uses; produces de
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import TypeEnv
+from ..frontend.textscan import IDENT
 from . import names as N
 from .cprinter import OpenCLPrinter
-
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
                 done.add(k)  # typedef struct tag name; (the tag defined elsewhere)
                 changed = True
                 defs[k] = printer.visit(ext) + ";"
-                wanted |= set(_IDENT.findall(defs[k]))
+                wanted |= set(IDENT.findall(defs[k]))
                 continue
             if s is None:
                 continue
@@ -71,7 +69,7 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
             elif alias:
                 text += f"\ntypedef struct {s.name} {alias};"
             defs[k] = text
-            wanted |= set(_IDENT.findall(text))
+            wanted |= set(IDENT.findall(text))
             host = tname or f"struct {s.name}"
             device = tname or alias
             layout.append(Layout(f"sizeof({host})", f"sizeof({device})"))

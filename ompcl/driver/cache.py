@@ -18,11 +18,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 
 from . import manifest
 from .client import package_fingerprint
 from .runtime import cache_root
+from .store import store_json
 
 _VERSION = "2"
 #: environment variables the translator reads (besides those in the options' repr)
@@ -74,10 +74,10 @@ def cached(path: str, cpp, translate, sources: tuple[str, ...] = (), model: str 
 
     def write() -> None:
         if entry is not None:
-            _store(_entry(root, key), entry)
+            store_json(_entry(root, key), entry)
         if book is not None:
             try:
-                manifest.record(book, key, path, preprocessed, cpp, _store)
+                manifest.record(book, key, path, preprocessed, cpp)
             except Exception:   # a manifest is an optimisation: never a reason to fail
                 pass
     if later is None:
@@ -135,16 +135,3 @@ def _key(parts: list[str], source: bytes, preprocessed: str) -> str:
     h.update(preprocessed.encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
-
-def _store(entry: str, data) -> None:
-    """Write atomically (parallel builds); a cache that cannot be written is no error."""
-    tmp = None
-    try:
-        os.makedirs(os.path.dirname(entry), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(entry), prefix=".tmp-")
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, entry)
-    except OSError:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)

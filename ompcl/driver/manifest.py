@@ -22,6 +22,8 @@ import shutil
 import stat
 import subprocess
 
+from .store import store_json
+
 _VERSION = "3"
 _KEEP = 4   # file sets per manifest (a file built with several configurations)
 #: environment variables that change what the preprocessor reads
@@ -89,9 +91,9 @@ def lookup(manifest: str, cpp) -> str | None:
     return None
 
 
-def record(manifest: str, key: str, path: str, preprocessed: str, cpp, store) -> None:
+def record(manifest: str, key: str, path: str, preprocessed: str, cpp) -> None:
     """Add the file set behind ``preprocessed`` (translation key ``key``) to the manifest,
-    when the preprocessor's search can be followed; ``store(file, data)`` writes it."""
+    when the preprocessor's search can be followed."""
     rec = _file_set(path, preprocessed, cpp)
     if rec is None:
         return
@@ -101,7 +103,7 @@ def record(manifest: str, key: str, path: str, preprocessed: str, cpp, store) ->
             old = [r for r in json.load(fh) if r.get("key") != key]
     except (OSError, ValueError, AttributeError):
         old = []
-    store(manifest, [rec, *old][:_KEEP])
+    store_json(manifest, [rec, *old][:_KEEP])
 
 
 def _holds(rec: dict, quote: list[str], angle: list[str]) -> bool:
@@ -257,7 +259,6 @@ def _spelled_search_dirs(cpp) -> tuple[list[str], list[str] | None]:
     as missing is missing, each one it kept is a distinct directory, and each ``-I``
     directory is one of them."""
     from ..runtime import cache_root
-    from .cache import _store
     h = hashlib.sha256()
     for part in (_VERSION, _compiler(cpp), repr(cpp.flags()),
                  *(os.environ.get(v, "") for v in _CPP_ENV), repr(_shape(cpp.include_dirs))):
@@ -273,7 +274,7 @@ def _spelled_search_dirs(cpp) -> tuple[list[str], list[str] | None]:
         pass
     quote, angle, missing = _ask_search_dirs(cpp)
     if entry and angle is not None:
-        _store(entry, {"quote": quote, "angle": angle, "missing": missing})
+        store_json(entry, {"quote": quote, "angle": angle, "missing": missing})
     return quote, angle
 
 

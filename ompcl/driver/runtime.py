@@ -1,7 +1,7 @@
 """The C runtime as a prebuilt static library, for the link step of ``ompcl cc``.
 
 Consumes the compiler command and the user's ABI-relevant flags; produces
-``libompcl_rt.a``, built once per (compiler, ABI flags, runtime source) in the cache
+``libompcl_rt.a``, built once per (compiler, ABI flags, runtime files) in the cache
 directory. It is compiled apart from the user's include paths and macros, so a program that
 ships a header named like a system one (``unistd.h``) cannot break it; as an archive it is
 linked into every program and pulled in only where translated code calls it.
@@ -11,11 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 
-from ..runtime import cache_root
+from ..runtime import RUNTIME_FILES, RUNTIME_SOURCES, cache_root
 
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "runtime")
-RUNTIME_SOURCES = ("ompcl_rt.c", "ompcl_rt.h")
 #: libraries the runtime needs, placed after it on the link line
 LINK_LIBS = ("-ldl",)
 #: user flags that change the ABI of object code (other -m* are harmless and kept too)
@@ -91,20 +90,24 @@ def _key(compiler: tuple[str, ...], flags: list[str]) -> str:
     except OSError:
         h.update(exe.encode())
     h.update("\0".join((*compiler[1:], "|", *flags)).encode())
-    for name in RUNTIME_SOURCES:
+    for name in RUNTIME_FILES:
+        h.update(name.encode() + b"\0")
         with open(os.path.join(RUNTIME_DIR, name), "rb") as fh:
             h.update(fh.read())
     return h.hexdigest()[:20]
 
 
 def _build(compiler: tuple[str, ...], flags: list[str], lib: str) -> None:
-    """Compile the runtime and archive it as ``lib``, atomically (parallel builds may race)."""
+    """Compile the runtime's files and archive them as ``lib``, atomically (parallel builds
+    may race)."""
     import tempfile
     with tempfile.TemporaryDirectory(prefix=".ompcl-rt-", dir=os.path.dirname(lib)) as tmp:
-        obj, arch = os.path.join(tmp, "ompcl_rt.o"), os.path.join(tmp, "libompcl_rt.a")
-        _run([*compiler, *flags, "-O2", "-fPIC", "-w", "-c",
-              os.path.join(RUNTIME_DIR, "ompcl_rt.c"), "-o", obj])
-        _run([_archiver(), "rcs", arch, obj])
+        objs = [os.path.join(tmp, name[:-2] + ".o") for name in RUNTIME_SOURCES]
+        _run_all([[*compiler, *flags, "-O2", "-fPIC", "-w", "-c",
+                   os.path.join(RUNTIME_DIR, name), "-o", obj]
+                  for name, obj in zip(RUNTIME_SOURCES, objs)])
+        arch = os.path.join(tmp, "libompcl_rt.a")
+        _run([_archiver(), "rcs", arch, *objs])
         os.replace(arch, lib)
 
 
@@ -116,11 +119,26 @@ def _archiver() -> str:
 
 
 def _run(cmd: list[str]) -> None:
+    _run_all([cmd])
+
+
+def _run_all(cmds: list[list[str]]) -> None:
+    """Run ``cmds`` side by side (as many at once as there are CPUs); the first failure
+    raises, after every command has ended."""
     import subprocess
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
-    except OSError as e:
-        raise RuntimeBuildError(f"cannot run '{cmd[0]}': {e.strerror}", "") from None
-    if proc.returncode != 0:
-        raise RuntimeBuildError(f"'{cmd[0]}' failed building the ompcl runtime",
-                                " ".join(cmd) + "\n" + proc.stdout + proc.stderr)
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(cmd: list[str]) -> tuple[list[str], subprocess.CompletedProcess | OSError]:
+        try:
+            return cmd, subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        except OSError as e:
+            return cmd, e
+
+    with ThreadPoolExecutor(max_workers=min(len(cmds), os.cpu_count() or 1)) as pool:
+        results = list(pool.map(one, cmds))
+    for cmd, proc in results:
+        if isinstance(proc, OSError):
+            raise RuntimeBuildError(f"cannot run '{cmd[0]}': {proc.strerror}", "")
+        if proc.returncode != 0:
+            raise RuntimeBuildError(f"'{cmd[0]}' failed building the ompcl runtime",
+                                    " ".join(cmd) + "\n" + proc.stdout + proc.stderr)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
+#: a C identifier: the one definition every stage that reads C text uses
+IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 class ScanError(Exception):
@@ -120,7 +121,7 @@ class Scanner:
         t = self.text
         if p >= len(t):
             return "", p, p
-        m = _IDENT.match(t, p)
+        m = IDENT.match(t, p)
         if m:
             return m.group(), p, m.end()
         if t[p] in "\"'":

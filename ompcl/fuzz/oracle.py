@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..predict.learners import constant
+from ..runtime import RUNTIME_FILES, RUNTIME_SOURCES
 from .compare import compare_outputs
 from .generator import (NEW_FAMILIES, SECOND_FILE, declined, expectations, families,
                         generate)
@@ -143,16 +144,29 @@ def setup(work: Path, device: bool = True, asan: bool = False) -> Campaign:
     work.mkdir(parents=True, exist_ok=True)
     rt_dir = work / "rt"
     rt_dir.mkdir(exist_ok=True)
-    for f in ("ompcl_rt.h", "ompcl_rt.c"):
+    for f in RUNTIME_FILES:
         shutil.copy(RUNTIME_DIR / f, rt_dir / f)
-    obj = rt_dir / "ompcl_rt.o"
-    for o, flags in ((obj, ["-O2"]), (rt_dir / "ompcl_rt_asan.o", SAN_CFLAGS))[:1 + asan]:
-        p = _gcc(["-c", str(rt_dir / "ompcl_rt.c"), "-o", str(o)], flags)
-        if p.returncode != 0:
-            raise RuntimeError(f"cannot compile the runtime: {p.stderr[-2000:]}")
+    obj = rt_dir / "libompcl_rt.a"
+    for o, flags in ((obj, ["-O2"]), (rt_dir / "libompcl_rt_asan.a", SAN_CFLAGS))[:1 + asan]:
+        _archive_runtime(rt_dir, o, flags)
     (work / "clcache").mkdir(exist_ok=True)
     (work / "host-model.json").write_text(json.dumps(constant(False, "tree")))
-    return Campaign(work, obj, rt_dir, device, asan, rt_dir / "ompcl_rt_asan.o" if asan else None)
+    return Campaign(work, obj, rt_dir, device, asan,
+                    rt_dir / "libompcl_rt_asan.a" if asan else None)
+
+
+def _archive_runtime(rt_dir: Path, lib: Path, flags: list[str]) -> None:
+    """Compile the runtime's files in ``rt_dir`` with ``flags`` into the archive ``lib``."""
+    objs = rt_dir / lib.stem
+    objs.mkdir(exist_ok=True)
+    p = subprocess.run(["gcc", "-std=gnu99", *flags, "-fopenmp", "-c",
+                        *(str(rt_dir / f) for f in RUNTIME_SOURCES)],
+                       capture_output=True, text=True, check=False, cwd=objs)
+    if p.returncode == 0:
+        p = subprocess.run(["ar", "rcs", str(lib), *sorted(map(str, objs.glob("*.o")))],
+                           capture_output=True, text=True, check=False)
+    if p.returncode != 0:
+        raise RuntimeError(f"cannot compile the runtime: {p.stderr[-2000:]}")
 
 
 def run_env(camp: Campaign, **extra: str) -> dict[str, str]:

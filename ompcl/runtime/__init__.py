@@ -1,11 +1,20 @@
-"""The C runtime shipped with generated code: ``ompcl_rt.h`` and ``ompcl_rt.c``."""
+"""The C runtime shipped with generated code: the public header ``ompcl_rt.h`` that generated
+host code includes, and the runtime's C files (``ompcl_rt.c``, ``ompcl_rt_*.c`` by concern, with
+their internal header); README.md in this directory says which file holds what."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
 RUNTIME_DIR = Path(__file__).resolve().parent
-RUNTIME_FILES = ("ompcl_rt.h", "ompcl_rt.c")
+#: the C files of the runtime, each compiled on its own and linked (or archived) together
+RUNTIME_SOURCES = ("ompcl_rt.c", "ompcl_rt_util.c", "ompcl_rt_env.c", "ompcl_rt_device.c",
+                   "ompcl_rt_program.c", "ompcl_rt_present.c", "ompcl_rt_hostaccess.c",
+                   "ompcl_rt_model.c", "ompcl_rt_region.c", "ompcl_rt_launch.c",
+                   "ompcl_rt_relayout.c", "ompcl_rt_scratch.c", "ompcl_rt_team.c",
+                   "ompcl_rt_stats.c")
+#: every file of the runtime: what is copied next to a translation and keys the built archive
+RUNTIME_FILES = ("ompcl_rt.h", "ompcl_rt_internal.h", *RUNTIME_SOURCES)
 
 
 def cache_root() -> str | None:

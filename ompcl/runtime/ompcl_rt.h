@@ -116,7 +116,7 @@ typedef struct ompcl_size_stats {
   long wgsize;
   signed char decision[2]; /* cached model decisions (0 none, 1 device, 2 host), without and
                               with data to move */
-  /* auto mode's check of the model by measurement (probe_due in ompcl_rt.c) */
+  /* auto mode's check of the model by measurement (ompcl_probe_due in ompcl_rt_model.c) */
   double items_device, items_host;  /* work-items run on each side */
   signed char probe;       /* 0 not checked, 1 probing the other side, 2 measured */
   signed char probe_device; /* the side being probed: 1 the device */

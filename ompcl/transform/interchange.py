@@ -22,7 +22,7 @@ from ..analysis.index import int_constant
 from ..analysis.loops import loop_start
 from ..diagnostics import Remark, SourceLoc
 from ..frontend.clone import clone
-from ..ir import Affine, ArrayArg, Bound, Extent, LoopDim, Region, Sym
+from ..ir import Affine, ArrayArg, Bound, Extent, LoopDim, Region, Storage, Sym, SymKind
 from .visitor import NodeTransformer
 
 
@@ -91,7 +91,7 @@ def _fastest(subs: tuple, nloops: int) -> int | None:
     for f in reversed(subs):
         if f is None:
             return None
-        loops = [s for s in f.loop_syms() if s.kind == "inner"]
+        loops = [s for s in f.loop_syms() if s.kind == SymKind.INNER]
         if loops:
             consts = [(abs(f.coef(s).const), s.key) for s in loops if f.coef(s).is_const]
             return min(consts)[1] if consts else None
@@ -318,7 +318,8 @@ def _array_names(region: Region, body: c_ast.Node):
 
     def is_array(name: str) -> bool:
         v = region.scope.get(name)
-        outer = v is None or (bool(v.ctype.dims) and not v.ctype.pointer and v.storage != "param")
+        outer = v is None or (bool(v.ctype.dims) and not v.ctype.pointer
+                              and v.storage != Storage.PARAM)
         return outer and local.get(name, v is not None)
     return is_array
 
@@ -343,9 +344,9 @@ def _remap(e, perm: tuple[int, ...]):
 
 
 def _remap_sym(sym: Sym, new_of: dict[int, int], perm: tuple[int, ...]) -> Sym:
-    if sym.kind in ("first", "last", "dim"):
+    if sym.kind in (SymKind.FIRST, SymKind.LAST, SymKind.DIM):
         return Sym(sym.kind, sym.name, new_of[int(sym.key)], sym.payload)
-    if sym.kind in ("mod", "div"):
+    if sym.kind in (SymKind.MOD, SymKind.DIV):
         form, c = sym.payload
         return Sym(sym.kind, sym.name, sym.key, (_remap(form, perm), c))
     return sym

@@ -31,7 +31,7 @@ from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import subscripts, walk
 from ..analysis.loops import const_int, loop_start
 from ..diagnostics import Remark, SourceLoc
-from ..ir import KernelSpec, Region
+from ..ir import KernelSpec, Mode, Region, Storage
 from ..frontend.clone import clone
 from .boundscheck import MACRO, unchecked
 from .rename import device_name
@@ -411,7 +411,7 @@ def promote_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple,
     names = {device_name(a.name): k for k, a in enumerate(region.arrays)}
     body = clone(spec.body)
     written = Scan(names).run(body).written()
-    kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"} - written,
+    kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == Mode.READ} - written,
                    free=known_distinct(region))
     _Promoter(kern).block(body)
     if not kern.promoted:
@@ -450,7 +450,7 @@ def assuming(name: str, pairs) -> str:
 def _declared(a) -> bool:
     """An array object of its own (not a pointer that could point into another)."""
     v = a.var
-    return bool(v.ctype.dims) and not v.ctype.pointer and v.storage != "param"
+    return bool(v.ctype.dims) and not v.ctype.pointer and v.storage != Storage.PARAM
 
 
 def site_loc(spec: KernelSpec, node: c_ast.FuncCall, region: Region) -> SourceLoc:

@@ -17,7 +17,7 @@ from pycparser import c_ast
 
 from ..analysis.ctypes_ import c_text, subscripts, walk
 from ..analysis.index import form
-from ..ir import Affine, Sym
+from ..ir import Affine, Sym, SymKind
 
 #: tile edge in iterations. Measured on PoCL (2 cores here), a 1024x1024 double transpose
 #: over 64 work-items: rows 3.3 ms, tiles 8x64 1.65, 16x64 1.56, 32x32 1.53, 64x64 1.52;
@@ -49,10 +49,12 @@ def _unit_coefficient(e: c_ast.Node, var: str, syms: dict[str, Sym]) -> bool:
     """True when ``e`` is ``+-var`` plus terms free of it (an affine form, other names taken
     as invariant)."""
     def resolve(name: str) -> Affine:
-        return Affine.of(syms.get(name) or Sym("var", name, name))
+        return Affine.of(syms.get(name) or Sym(SymKind.VAR, name, name))
 
     def invariant(x: c_ast.Node) -> Sym | None:
-        return None if any(_mentions(x, v) for v in syms) else Sym("expr", c_text(x), c_text(x))
+        if any(_mentions(x, v) for v in syms):
+            return None
+        return Sym(SymKind.EXPR, c_text(x), c_text(x))
 
     f = form(e, resolve, invariant)
     if f is None:
@@ -74,7 +76,7 @@ def tiles(body: c_ast.Node, dims: tuple[str, ...]) -> bool:
     if len(dims) < 2:
         return False
     inner, outer = dims[-1], dims[-2]
-    syms = {v: Sym("dim", v, k) for k, v in enumerate(dims)}
+    syms = {v: Sym(SymKind.DIM, v, k) for k, v in enumerate(dims)}
     for subs in _accesses(body):
         if not subs or not any(_mentions(s, inner) for s in subs):
             continue

@@ -32,7 +32,7 @@ from pycparser import c_ast
 from ..analysis.loops import const_int, constant_text_value
 from ..diagnostics import Remark
 from ..frontend.clone import clone
-from ..ir import KernelSpec, Region
+from ..ir import KernelSpec, Mode, Region
 from .boundscheck import unchecked
 from .promote import (SCALARS, Scan, at_parts, c_text, known_distinct, local_decl, names_in,
                       pure, site_loc)
@@ -325,7 +325,7 @@ def vectorize_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tupl
     body = clone(spec.body)
     written = Scan(names).run(body).written()
     dims = _last_dims(spec)
-    kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == "r"} - written,
+    kern = _Kernel(names, {k for k, a in enumerate(region.arrays) if a.mode == Mode.READ} - written,
                    {k: dims.get(n) for n, k in names.items()}, free=known_distinct(region))
     _Vectorizer(kern).visit(body)
     if not (kern.loads or kern.stores):

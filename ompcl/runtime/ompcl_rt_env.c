@@ -1,0 +1,89 @@
+/* ompcl runtime: the environment, read once at the first region entry, and the exit handler
+ * (statistics written, device copies read back and released). */
+
+#include "ompcl_rt_internal.h"
+
+#define OMPCL_CHECK_OPTION "-DOMPCL_BOUNDS_CHECK"
+
+struct ompcl_env_state ompcl_env;
+
+static void finish(void);
+
+static int parse_mode(const char *s) {
+  if (!s || !*s || !strcmp(s, "auto")) return MODE_AUTO;
+  if (!strcmp(s, "opencl")) return MODE_OPENCL;
+  if (!strcmp(s, "openmp")) return MODE_OPENMP;
+  fprintf(stderr, "ompcl: warning: OMPCL_DEVICE=%s is not auto, opencl or openmp; using auto\n", s);
+  return MODE_AUTO;
+}
+
+/* OMPCL_DYNLAYOUT: 0/off never runs a variant kernel over permuted copies, 1/on always
+ * where it can, anything else (auto, unset) asks the cost model. */
+static int parse_relayout(const char *s) {
+  if (!s) return 0;
+  if (!strcmp(s, "0") || !strcmp(s, "off") || !strcmp(s, "no")) return -1;
+  if (!strcmp(s, "1") || !strcmp(s, "on") || !strcmp(s, "force")) return 1;
+  return 0;
+}
+
+static void set_cache_dir(void) {
+  const char *dir = getenv("OMPCL_CACHE_DIR"), *base;
+  if (dir && !strcmp(dir, "off")) return;
+  if (dir && *dir)
+    snprintf(ompcl_env.cache_dir, sizeof ompcl_env.cache_dir, "%s", dir);
+  else if ((base = getenv("XDG_CACHE_HOME")) && *base)
+    snprintf(ompcl_env.cache_dir, sizeof ompcl_env.cache_dir, "%s/ompcl", base);
+  else if ((base = getenv("HOME")) && *base)
+    snprintf(ompcl_env.cache_dir, sizeof ompcl_env.cache_dir, "%s/.cache/ompcl", base);
+}
+
+void ompcl_env_start(void) {
+  const char *log;
+  if (ompcl_env.started) return; /* every region entry comes here: nothing before this test */
+  ompcl_env.started = 1;
+  log = getenv("OMPCL_LOG");
+  ompcl_env.mode = parse_mode(getenv("OMPCL_DEVICE"));
+  ompcl_env.log = log && *log && strcmp(log, "0") != 0;
+  ompcl_env.fault = getenv("OMPCL_FAULT") ? getenv("OMPCL_FAULT") : "";
+  ompcl_env.stats = getenv("OMPCL_STATS");
+  ompcl_env.bounds_check = getenv("OMPCL_BOUNDS_CHECK") &&
+                           strcmp(getenv("OMPCL_BOUNDS_CHECK"), "") &&
+                           strcmp(getenv("OMPCL_BOUNDS_CHECK"), "0");
+  if (ompcl_env.bounds_check) ompcl_dev.build_options = OMPCL_CHECK_OPTION;
+  /* test hook: build as for a device without 64-bit atomics */
+  if (ompcl_fault("int64"))
+    ompcl_dev.build_options = ompcl_env.bounds_check ? OMPCL_CHECK_OPTION " -DOMPCL_NO_INT64"
+                                                     : "-DOMPCL_NO_INT64";
+  ompcl_stats.regions_tail = &ompcl_stats.regions;
+  ompcl_env.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
+  ompcl_env.relayout = parse_relayout(getenv("OMPCL_DYNLAYOUT"));
+  ompcl_env.layout_build = getenv("OMPCL_LAYOUT_BUILD") ? atof(getenv("OMPCL_LAYOUT_BUILD"))
+                                                        : OMPCL_LAYOUT_BUILD_FACTOR;
+  ompcl_env.layout_env = getenv("OMPCL_LAYOUT_COST") &&
+                         sscanf(getenv("OMPCL_LAYOUT_COST"), "%lf,%lf,%lf",
+                                &ompcl_env.layout_cost[0], &ompcl_env.layout_cost[1],
+                                &ompcl_env.layout_cost[2]) == 3;
+  ompcl_env.startup_budget = getenv("OMPCL_STARTUP") ? atof(getenv("OMPCL_STARTUP"))
+                                                     : OMPCL_STARTUP_SECONDS;
+  ompcl_env.probe_budget = getenv("OMPCL_PROBE") ? atof(getenv("OMPCL_PROBE"))
+                                                : OMPCL_PROBE_SECONDS;
+  ompcl_env.probe_start = getenv("OMPCL_PROBE_START") ? atof(getenv("OMPCL_PROBE_START"))
+                                                      : OMPCL_PROBE_START_FACTOR;
+  set_cache_dir();
+  ompcl_model_load();
+  atexit(finish);
+}
+
+/* Releases device objects; the library stays loaded (its own exit handlers may still run). */
+static void release_opencl(void) {
+  ompcl_present_release();
+  ompcl_program_release();
+  ompcl_launch_release_buffers();
+  ompcl_device_release();
+}
+
+static void finish(void) {
+  if (ompcl_dev.cl_state > 0) ompcl_release_unused(0); /* later exit handlers may read the data */
+  ompcl_stats_write();
+  if (ompcl_dev.cl_state > 0) release_opencl();
+}

@@ -1,0 +1,163 @@
+/* ompcl runtime: the regions entered, and the JSON statistics report written at exit
+ * (OMPCL_STATS). */
+
+#include "ompcl_rt_internal.h"
+
+static const char *const mode_names[] = {"auto", "opencl", "openmp"};
+
+struct ompcl_stats_state ompcl_stats;
+
+void ompcl_register_region(ompcl_region *r) {
+  if (r->registered) return;
+  r->registered = 1;
+  r->next = 0;
+  *ompcl_stats.regions_tail = r;
+  ompcl_stats.regions_tail = &r->next;
+}
+
+/* ---- the statistics report ---------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void json_sizes(FILE *f, const ompcl_region *r) {
+  static const char *const decisions[] = {"null", "\"device\"", "\"host\""};
+  int first = 1;
+  fputs(", \"sizes\": [", f);
+  for (int k = 0; k < OMPCL_MAX_SIZES; k++) {
+    const ompcl_size_stats *z = &r->sizes[k];
+    if (!z->entries && !z->decision[0] && !z->decision[1]) continue;
+    fprintf(f, "%s{\"work_items\": %ld, \"entries\": %ld, \"device_runs\": %ld, "
+               "\"host_runs\": %ld, \"seconds_device\": %.6f, \"seconds_host\": %.6f, "
+               "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"bytes_to_device\": %ld, "
+               "\"bytes_to_host\": %ld, \"transfer\": %.0f, \"wgsize\": %ld, "
+               "\"decision\": [%s, %s], \"measured\": %s",
+            first ? "" : ", ", z->work_items, z->entries, z->device_runs, z->host_runs,
+            z->seconds_device, z->seconds_host, z->kernel_seconds, z->transfer_seconds,
+            z->bytes_to_device, z->bytes_to_host, z->transfer, z->wgsize,
+            decisions[z->decision[0]], decisions[z->decision[1]],
+            z->probe == 2 ? "true" : z->probe == 1 ? "\"probing\"" : "false");
+    fputs(", \"static\": [", f);
+    for (int s = 0; s < OMPCL_NSTATIC; s++) fprintf(f, "%s%.17g", s ? ", " : "", z->statics[s]);
+    fputs("]}", f);
+    first = 0;
+  }
+  fputs("]", f);
+}
+
+static void json_region(FILE *f, const ompcl_region *r) {
+  fputs("{\"file\": ", f);
+  json_string(f, r->file);
+  fprintf(f, ", \"line\": %d, \"kernel\": ", r->line);
+  if (r->kernel)
+    json_string(f, r->kernel);
+  else
+    fputs("null", f);
+  fprintf(f, ", \"entries\": %ld, \"device_runs\": %ld, \"host_runs\": %ld, "
+             "\"kernels_launched\": %ld, \"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
+             "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
+             "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"kernel_seconds\": %.6f, "
+             "\"transfer_seconds\": %.6f, \"decisions_device\": %ld, \"decisions_host\": %ld, "
+             "\"check_runs\": %ld, \"check_hits\": %ld, \"check_declines\": %ld, "
+             "\"alias_declines\": %ld, \"relayout_runs\": %ld, \"relayout_copies\": %ld, "
+             "\"relayout_seconds\": %.6f, \"relayout_accesses\": %.1f, "
+             "\"fallback\": ",
+          r->entries, r->device_runs, r->host_runs, r->kernels_launched, r->bytes_to_device,
+          r->bytes_to_host, r->transfers_to_device, r->transfers_to_host, r->seconds_device,
+          r->seconds_host, r->kernel_seconds, r->transfer_seconds, r->decisions_device,
+          r->decisions_host, r->check_runs, r->check_hits, r->check_declines,
+          r->alias_declines, r->relayout_runs, r->relayout_copies, r->relayout_seconds,
+          r->relayout_accesses);
+  if (r->fallback)
+    json_string(f, r->fallback);
+  else
+    fputs("null", f);
+  if (r->kernel) {
+    fputs(", \"static\": [", f);
+    for (int k = 0; k < r->nfeatures; k++) fprintf(f, "%s%.17g", k ? ", " : "", r->features[k]);
+    fputs("], \"features\": [", f);
+    for (int k = 0; k < OMPCL_NFEATURES; k++)
+      fprintf(f, "%s%.17g", k ? ", " : "", r->last_features[k]);
+    fputs("]", f);
+    json_sizes(f, r);
+  }
+  fputc('}', f);
+}
+
+/* Totals over loop regions. */
+static void json_totals(FILE *f) {
+  long b_dev = 0, b_host = 0, n_dev = 0, n_host = 0;
+  double kernel = 0, transfer = 0;
+  for (ompcl_region *r = ompcl_stats.regions; r; r = r->next) {
+    b_dev += r->bytes_to_device;
+    b_host += r->bytes_to_host;
+    n_dev += r->transfers_to_device;
+    n_host += r->transfers_to_host;
+    kernel += r->kernel_seconds;
+    transfer += r->transfer_seconds;
+  }
+  fprintf(f, ", \"totals\": {\"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
+             "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
+             "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f, "
+             "\"map_round_trips\": %ld, \"coherent_buffers\": %ld, \"startup_deferred\": %ld, "
+             "\"startup_wanted_seconds\": %.6f}",
+          b_dev, b_host, n_dev, n_host, kernel, transfer, ompcl_stats.setup_seconds,
+          ompcl_present.map_round_trips, ompcl_present.coherent_buffers,
+          ompcl_stats.startup_deferred, ompcl_stats.wanted_seconds);
+}
+
+/* Loop regions (with a kernel) or parallel regions run as teams of one. */
+static void json_regions(FILE *f, const char *key, int loops) {
+  int first = 1;
+  fprintf(f, ", \"%s\": [", key);
+  for (ompcl_region *r = ompcl_stats.regions; r; r = r->next) {
+    if ((r->kernel != 0) != loops) continue;
+    fputs(first ? "\n  " : ",\n  ", f);
+    first = 0;
+    json_region(f, r);
+  }
+  fputs("]", f);
+}
+
+void ompcl_stats_write(void) {
+  FILE *f;
+  if (!ompcl_env.stats || !*ompcl_env.stats) return;
+  f = strcmp(ompcl_env.stats, "-") ? fopen(ompcl_env.stats, "w") : stderr;
+  if (!f) {
+    fprintf(stderr, "ompcl: warning: cannot write statistics to %s: %s\n", ompcl_env.stats,
+            strerror(errno));
+    return;
+  }
+  fprintf(f, "{\"mode\": \"%s\", \"device\": {\"available\": %s, \"platform\": ",
+          mode_names[ompcl_env.mode], ompcl_dev.cl_state > 0 ? "true" : "false");
+  json_string(f, ompcl_dev.platform_name);
+  fputs(", \"name\": ", f);
+  json_string(f, ompcl_dev.device_name);
+  fprintf(f, ", \"zero_copy\": %s}, \"model\": ", ompcl_dev.zero_copy ? "true" : "false");
+  if (ompcl_dispatch.model)
+    json_string(f, ompcl_dispatch.model_path);
+  else
+    fputs("\"compiled-in\"", f);
+  fputs(", \"ompcl_feature_names\": [", f);
+  for (int k = 0; k < OMPCL_NFEATURES; k++) {
+    if (k) fputs(", ", f);
+    json_string(f, ompcl_feature_names[k]);
+  }
+  fputs("]", f);
+  json_totals(f);
+  json_regions(f, "regions", 1);
+  json_regions(f, "teams", 0);
+  fputs("}\n", f);
+  if (f != stderr) fclose(f);
+}
