@@ -138,8 +138,9 @@ typedef struct ompcl_region {
   const ompcl_site *sites;
   int keep;                /* a team whose device version is probed: data stays on the device
                               at its entry and exit */
-  int serial;              /* a team's loops left on the host, run on its one thread: its
-                              device version only when the device is forced */
+  int serial;              /* a team's loops left on the host, each a parallel loop of its
+                              own in the team of one: its device version only when the
+                              device is forced */
   ompcl_program *vprog;    /* the program of the variants (built when one is wanted): */
   const char *variant;     /* kernel over permuted copies of some arrays, or 0: for the
                               blocked shape (CPUs) */

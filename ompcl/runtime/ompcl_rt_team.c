@@ -39,7 +39,7 @@ int ompcl_team_begin(ompcl_region *t) {
     if (!t->nloops)
       t->fallback = "no loop of its own is a kernel";
     else if (t->serial)
-      t->fallback = "some of its loops would run on one thread in its device version";
+      t->fallback = "some of its loops stay on the host (each a parallel loop of its own in its device version)";
     else if (t->idle)
       t->fallback = "its device version launched no kernel";
     else if (dev && t->device_runs > 0)
