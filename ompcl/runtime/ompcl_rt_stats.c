@@ -149,7 +149,7 @@ void ompcl_stats_write(void) {
     json_string(f, ompcl_dispatch.model_path);
   else
     fputs("\"compiled-in\"", f);
-  fputs(", \"ompcl_feature_names\": [", f);
+  fputs(", \"feature_names\": [", f);
   for (int k = 0; k < OMPCL_NFEATURES; k++) {
     if (k) fputs(", ", f);
     json_string(f, ompcl_feature_names[k]);
