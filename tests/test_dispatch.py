@@ -461,16 +461,16 @@ def test_team_whose_loops_stay_on_the_host_runs_the_original(tmp_path, opencl_av
 
 
 CALLS_ONLY = r"""#include <stdio.h>
-#include <omp.h>
 #define N 4000
 double u[N];
-static void fill(int id, int np) {   /* each thread its own share, by hand */
+static void fill(void) {   /* the region's work-sharing loop, in a callee */
   int i;
-  for (i = id; i < N; i += np) u[i] = i * 0.5;
+#pragma omp for
+  for (i = 0; i < N; i++) u[i] = i * 0.5;
 }
 int main(void) {
 #pragma omp parallel
-  fill(omp_get_thread_num(), omp_get_num_threads());
+  fill();
   printf("%.3f %.3f\n", u[1], u[N - 1]);
   return 0;
 }
@@ -478,8 +478,8 @@ int main(void) {
 
 
 def test_team_without_kernels_of_its_own_runs_the_original(tmp_path, opencl_available):
-    """A parallel region with no loop of its own on the device would only run its threads'
-    work on one thread: auto mode runs the original region, forcing the device version."""
+    """A parallel region with no loop of its own (its work-sharing loop is in a callee): auto
+    mode runs the original region, forcing the device runs the device version."""
     src = tmp_path / "calls.c"
     src.write_text(CALLS_ONLY)
     ref, exe = tmp_path / "ref", tmp_path / "exe"

@@ -12,7 +12,7 @@ import pytest
 
 from ompcl.pipeline import translate
 
-from conftest import ROOT, gcc_build, load_stats, ompcl_build, run, run_env
+from conftest import ROOT, every_path, gcc_build, load_stats, ompcl_build, run, run_env
 
 TIME_STEP = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +150,35 @@ int main(void) {
 """
 
 TEAM_SERIAL = r"""#include <stdio.h>
+#define N 20000
+int key[N], out[N];
+long count[16];
+int main(void) {
+  int i;
+  for (i = 0; i < N; i++) key[i] = (i * 7919) % 1000;
+#pragma omp parallel private(i)
+  {
+#pragma omp for schedule(static)
+    for (i = 0; i < N; i++) key[i] = (key[i] * 3 + 1) % 1000;   /* offloaded */
+#pragma omp for schedule(static)
+    for (i = 0; i < N; i++) {                                    /* stays: a critical section */
+#pragma omp critical
+      count[key[i] / 64]++;
+    }
+#pragma omp for
+    for (i = 0; i < N; i++) out[i] = key[i] * 2 + 1 + (int)count[key[i] / 64];  /* offloaded */
+  }
+  long s = 0;
+  for (i = 0; i < N; i++) s += (long)out[i] * (i % 13);
+  printf("%ld %d %d\n", s, out[0], out[N - 1]);
+  return 0;
+}
+"""
+
+# IS's bucket sort: each thread's share of the work and its offsets from its thread number and
+# the team size; a team of one would be a legal execution, but ompcl cannot prove the program
+# does not depend on its team, so the region keeps it
+TEAM_ASKS = r"""#include <stdio.h>
 #include <omp.h>
 #define N 20000
 #define B 16
@@ -166,9 +195,9 @@ int main(void) {
     long *mine = count + (long)id * B;
     for (b = 0; b < B; b++) mine[b] = 0;
 #pragma omp for schedule(static)
-    for (i = 0; i < N; i++) key[i] = (key[i] * 3 + 1) % 1000;   /* offloaded */
+    for (i = 0; i < N; i++) key[i] = (key[i] * 3 + 1) % 1000;
 #pragma omp for schedule(static)
-    for (i = 0; i < N; i++) mine[key[i] / 64]++;                 /* stays: a histogram */
+    for (i = 0; i < N; i++) mine[key[i] / 64]++;
     for (b = 0; b < B; b++) {                                    /* this thread's offsets */
       long pos = 0;
       for (t = 0; t < np * B; t++)
@@ -177,9 +206,9 @@ int main(void) {
     }
 #pragma omp barrier
 #pragma omp for schedule(static)
-    for (i = 0; i < N; i++) out[next[key[i] / 64]++] = key[i];  /* stays: carried */
+    for (i = 0; i < N; i++) out[next[key[i] / 64]++] = key[i];
 #pragma omp for
-    for (i = 0; i < N; i++) out[i] = out[i] * 2 + 1;             /* offloaded */
+    for (i = 0; i < N; i++) out[i] = out[i] * 2 + 1;
   }
   long s = 0;
   for (i = 0; i < N; i++) s += (long)out[i] * (i % 13);
@@ -258,10 +287,12 @@ def test_team_keeps_data_between_its_loops(tmp_path, opencl_available, mode, zer
 
 
 @pytest.mark.parametrize("mode,zero_copy", MODES)
-def test_team_runs_loops_left_on_host_on_its_one_thread(tmp_path, opencl_available, mode,
+def test_team_runs_loops_left_on_host_as_parallel_loops(tmp_path, opencl_available, mode,
                                                          zero_copy):
+    """The team of one runs its loop that stays on the host (a critical section) as a
+    parallel loop of its own, its critical section kept."""
     ref, exe = _program(tmp_path, TEAM_SERIAL)
-    for threads in ("1", "2"):
+    for threads in ("1", "2", "3"):
         assert run(exe, OMP_NUM_THREADS=threads).stdout == run(ref, OMP_NUM_THREADS=threads).stdout
         st = _check(tmp_path, ref, exe, zero_copy, OMP_NUM_THREADS=threads)
         if opencl_available:  # forced: the two loops that can be are kernels
@@ -271,6 +302,17 @@ def test_team_runs_loops_left_on_host_on_its_one_thread(tmp_path, opencl_availab
     run(exe, OMPCL_STATS=str(stats))  # by default the team stays on the host
     team = load_stats(stats)["teams"]
     assert team[0]["device_runs"] == 0 and team[0]["host_runs"] == 1
+
+
+def test_team_that_asks_its_team_keeps_it(tmp_path):
+    """IS's shape: the region's code depends on its thread number and team size, so no team
+    of one runs it; every path at 1, 2, 3 and 7 threads gives the original's answer and, with
+    the device forced, nothing of the region runs there."""
+    ref, exe = _program(tmp_path, TEAM_ASKS)
+    every_path(ref, exe, 0.0)
+    t = translate(str(tmp_path / "p.c"))
+    assert not t.offloaded and not t.teams[0].offload
+    assert {r.id for r in t.teams[0].reasons} == {"team-observed"}
 
 
 @pytest.fixture(scope="module")

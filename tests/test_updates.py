@@ -164,7 +164,44 @@ def test_histogram_runs_on_the_device(tmp_path, opencl_available):
         assert out.stdout == expected
 
 
+# each thread's histograms: a block it allocates, an array it declares
 BUCKETS = r"""#include <stdio.h>
+#include <stdlib.h>
+#define N 50000
+#define NB 64
+int key[N];
+long fixed[4 * NB];
+int main(void)
+{
+    long total[NB], fsum[NB];
+    int i;
+    for (i = 0; i < N; i++)
+        key[i] = (int)((i * 2654435761u) % (NB << 4));
+    for (i = 0; i < NB; i++) total[i] = fsum[i] = 0;
+#pragma omp parallel num_threads(2) private(i)
+    {
+        long *work = calloc(NB, sizeof(long));
+        long mine[NB];
+        long k;
+        for (i = 0; i < NB; i++) mine[i] = 0;
+#pragma omp for schedule(static)
+        for (k = 0; k < N; k++)
+            work[key[k] >> 4]++;
+#pragma omp for schedule(static)
+        for (k = 0; k < N; k++)
+            mine[(key[k] * 7) % NB] += 2;
+#pragma omp critical
+        for (i = 0; i < NB; i++) { total[i] += work[i]; fsum[i] += mine[i]; }
+        free(work);
+    }
+    for (i = 0; i < NB; i++)
+        printf("%d %ld %ld\n", i, total[i], fsum[i]);
+    return 0;
+}
+"""
+
+# the same by hand from the thread number (a team of one would be one thread of two asked for)
+BUCKETS_BY_THREAD = r"""#include <stdio.h>
 #include <stdlib.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -229,11 +266,22 @@ void f(void) {
 """
 
 
+def _for_lines(text: str) -> list[int]:
+    return [k for k, line in enumerate(text.splitlines(), 1) if "#pragma omp for" in line]
+
+
 def test_bucket_histograms_are_offloaded(tmp_path):
-    """A thread's pointer into a heap array (the extent inspected at entry) and into a global
-    array (the whole array around it) that the loops only update."""
+    """A thread's pointer to a heap block (the extent inspected at entry) and a thread's own
+    array that the loops only update."""
     remarks = _remarks(tmp_path, BUCKETS)
-    assert {(32, "offloaded"), (35, "offloaded")} <= remarks
+    assert {(line, "offloaded") for line in _for_lines(BUCKETS)} <= remarks
+
+
+def test_bucket_histograms_by_thread_number_keep_their_team(tmp_path):
+    """Histograms chosen by the thread number (a callee asks omp_get_thread_num): the region
+    keeps its team on every path, and its loops say why."""
+    remarks = _remarks(tmp_path, BUCKETS_BY_THREAD)
+    assert {(line, "team") for line in _for_lines(BUCKETS_BY_THREAD)} <= remarks
 
 
 def test_conditional_data_dependent_subscript_stays_on_the_host(tmp_path):
@@ -262,6 +310,16 @@ def test_bucket_histograms_run_on_the_device(tmp_path, opencl_available):
     out = run(exe, OMPCL_DEVICE="opencl", OMPCL_FAULT="launch")
     assert out.returncode == 0, out.stderr
     assert out.stdout == expected
+
+
+def test_bucket_histograms_by_thread_number_on_every_path(tmp_path):
+    from conftest import every_path, gcc_build, ompcl_build
+    src = tmp_path / "b.c"
+    src.write_text(BUCKETS_BY_THREAD)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    every_path(ref, exe, 0.0)
 
 
 def test_device_without_64_bit_atomics_runs_those_loops_on_the_host(tmp_path, opencl_available):
