@@ -182,8 +182,16 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
 @click.argument("data", nargs=-1, required=True, metavar="DATA.csv...")
 @click.option("-o", "--output", "out", default=None, metavar="MODEL.json",
               help="Model file to write (without it: only the cross-validation report).")
-@click.option("--learner", default="forest", show_default=True,
-              help="tree (Grewe et al.'s decision tree), forest or boosting.")
+@click.option("--learner", default="auto", show_default=True,
+              help="auto (chosen with its settings by nested cross-validation), tree (Grewe "
+              "et al.'s decision tree), forest, extra (extremely randomised trees) or "
+              "boosting.")
+@click.option("--features", default="all", show_default=True,
+              help="Feature set of a named learner: all, raw, combined (Grewe et al.'s) or "
+              "scale_free.")
+@click.option("--budget", type=float, default=1.0, show_default=True,
+              help="Scales auto's search (about a minute at 1 on a small machine; it "
+              "shrinks as rows and folds grow): 4 searches wider.")
 @click.option("--trees", type=int, default=None, help="Trees of a forest or boosting model.")
 @click.option("--max-depth", type=int, default=None, help="Depth of each tree (0: unlimited).")
 @click.option("--min-leaf", type=int, default=None, help="Training rows per leaf at least.")
@@ -202,23 +210,28 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
               "the data's .meta.json).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-def train_cmd(data, out, learner, trees, max_depth, min_leaf, host_weight, weighting, threshold,
-              folds, no_cv, seed, platform, as_json, debug):
+def train_cmd(data, out, learner, features, budget, trees, max_depth, min_leaf, host_weight,
+              weighting, threshold, folds, no_cv, seed, platform, as_json, debug):
     """Train a dispatch model on measured rows (CSV, public device-mapping columns)."""
     from .predict import learners, train
     s = learners.Settings(learner, trees, max_depth, min_leaf, host_weight, weighting,
-                          threshold, seed)
+                          threshold, seed, features)
     try:
         learners.check(s)
         if folds < 2:
             raise ValueError(f"--folds must be at least 2, not {folds}")
+        if not budget > 0:
+            raise ValueError(f"--budget must be positive, not {budget}")
     except ValueError as e:
         click.echo(f"ompcl: error: {e}", err=True)
         sys.exit(2)
 
     def work():
         command = " ".join(["ompcl", "train", *sys.argv[2:]])
-        model = train.train(data, s, folds, platform, command, cv=not no_cv)
+        model = train.train(data, s, folds, platform, command, cv=not no_cv, budget=budget)
+        note = model["metadata"]["cross_validation"].get("note")
+        if note:
+            click.echo(f"ompcl: note: {note}", err=True)
         if out:
             Path(out).write_text(json.dumps(model, indent=1) + "\n")
         if as_json:
