@@ -195,9 +195,10 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
 @click.option("--trees", type=int, default=None, help="Trees of a forest or boosting model.")
 @click.option("--max-depth", type=int, default=None, help="Depth of each tree (0: unlimited).")
 @click.option("--min-leaf", type=int, default=None, help="Training rows per leaf at least.")
-@click.option("--host-weight", type=float, default=1.0, show_default=True,
+@click.option("--host-weight", type=float, default=None,
               help="Weight of host-faster rows: sending them to the device is the costly "
-              "mistake.")
+              "mistake (default 1; auto: how many times the search counts a slowdown "
+              "against the host, default 3).")
 @click.option("--weighting", default="none", show_default=True,
               help="'cost': weight rows by |ln(t_host/t_device)|, what a wrong choice costs.")
 @click.option("--threshold", type=float, default=0.5, show_default=True,
@@ -213,7 +214,9 @@ def build_cmd(files, exe, cc, cflags, ldflags, keep_dir, include, define, undef,
 def train_cmd(data, out, learner, features, budget, trees, max_depth, min_leaf, host_weight,
               weighting, threshold, folds, no_cv, seed, platform, as_json, debug):
     """Train a dispatch model on measured rows (CSV, public device-mapping columns)."""
-    from .predict import learners, train
+    from .predict import learners, select, train
+    if host_weight is None:
+        host_weight = select.SLOWDOWN_WEIGHT if learner == learners.AUTO else 1.0
     s = learners.Settings(learner, trees, max_depth, min_leaf, host_weight, weighting,
                           threshold, seed, features)
     try:

@@ -83,12 +83,13 @@ def _chooser(ds: Dataset, s: Settings, fams: Sequence[select.Family], by_program
     if s.learner != AUTO:
         return lambda train, test: s
     if not by_program:
-        return lambda train, test: select.choose(subset(ds, list(train)), fams, False, s.seed)
+        return lambda train, test: select.choose(subset(ds, list(train)), fams, False, s.seed,
+                                                 s.host_weight)
     chosen = {}
     for block in blocks(ds, k):
         inside = set(block)
         rest = subset(ds, [i for i in range(len(ds)) if i not in inside])
-        setting = select.choose(rest, fams, True, s.seed)
+        setting = select.choose(rest, fams, True, s.seed, s.host_weight)
         chosen.update((ds.groups[i], setting) for i in block)
     return lambda train, test: chosen[ds.groups[test[0]]]
 

@@ -57,6 +57,7 @@ class Settings:
     max_depth: int | None = None    # 0: unlimited
     min_leaf: int | None = None     # samples per leaf at least
     host_weight: float = 1.0        # weight of host-faster rows relative to device-faster ones
+    #                                 (auto: of slowdowns against the host in select's score)
     weighting: str = "none"         # "cost": rows weighted by |ln(t_host / t_device)|
     threshold: float = 0.5          # device when P(device) > threshold
     seed: int = 0

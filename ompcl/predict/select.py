@@ -2,8 +2,9 @@
 
 Consumes a ``data.Dataset`` (the training rows of one fold, or all of them) and a search
 budget; produces the ``learners.Settings`` whose models made the held-out choices with the
-best share of the oracle's performance in an inner cross-validation of those rows, and the
-table of every candidate's inner score. ``crossval`` runs this search inside each of its
+best score in an inner cross-validation of those rows (the share of the oracle's performance,
+with slowdowns against the OpenMP host counted ``SLOWDOWN_WEIGHT`` times), and the table of
+every candidate's inner score and plain oracle share. ``crossval`` runs this search inside each of its
 folds (nested cross-validation), so its scores are those of the whole procedure on unseen
 rows, never of a choice made by looking at them.
 
@@ -29,7 +30,12 @@ from .data import Dataset
 from .learners import Settings, matrix, weights
 
 #: device thresholds tried on every family's probabilities
-THRESHOLDS = (0.4, 0.5, 0.6, 0.7)
+THRESHOLDS = (0.4, 0.5, 0.6, 0.7, 0.8)
+#: how many times a row's slowdown against the OpenMP host counts in the search's score by
+#: default (``ompcl train``'s ``--host-weight`` of ``auto``): a translated program must not be
+#: slower than its original, and the oracle share alone, symmetric in gains and losses, trades
+#: a 20x loss on one loop for 20x gains on others
+SLOWDOWN_WEIGHT = 3.0
 #: inner folds of the search
 INNER_FOLDS = 3
 #: candidates within this share of the best inner score count as tied; the smallest model wins
@@ -69,8 +75,8 @@ _BOOST = (25, 50, 100, 200)
 #: paper's tree on its combined features), then other weightings, feature sets and depths
 SPACE: tuple[Family, ...] = (
     Family("boosting", 3, 2, "cost", "all", _BOOST),
-    Family("forest", 0, 1, "cost", "all", _FOREST),
-    Family("extra", 0, 1, "cost", "all", _FOREST),
+    Family("forest", 10, 1, "cost", "all", _FOREST),
+    Family("extra", 10, 1, "cost", "all", _FOREST),
     Family("tree", 5, 5, "none", "combined"),
     Family("tree", 5, 5, "cost", "all"),
     Family("boosting", 3, 2, "none", "all", _BOOST),
@@ -155,10 +161,14 @@ def _fold_probabilities(fam: Family, ds: Dataset, train: Any, test: Any,
     return dict(_staged(fam, est, matrix(ds, fam.features)[list(test)]))
 
 
-def _log_oracle_share(device: Any, t_cpu: Any, t_gpu: Any) -> float:
+def _log_score(device: Any, t_cpu: Any, t_gpu: Any, weight: float) -> float:
+    """The mean log of the oracle's share, where each row slower than on the host counts
+    its slowdown ``weight`` times (the search's objective; 0 is the oracle)."""
     import numpy as np
     chosen = np.where(device, t_gpu, t_cpu)
-    return float(np.mean(np.log(np.minimum(t_cpu, t_gpu)) - np.log(chosen)))
+    share = np.log(np.minimum(t_cpu, t_gpu)) - np.log(chosen)
+    loss = np.maximum(np.log(chosen) - np.log(t_cpu), 0.0)
+    return float(np.mean(share - (weight - 1.0) * loss))
 
 
 def _size(fam: Family, trees: int, rows: int) -> float:
@@ -169,10 +179,11 @@ def _size(fam: Family, trees: int, rows: int) -> float:
     return trees * leaves
 
 
-def search(ds: Dataset, fams: Sequence[Family], by_program: bool = False,
-           seed: int = 0) -> tuple[Settings, list[dict]]:
+def search(ds: Dataset, fams: Sequence[Family], by_program: bool = False, seed: int = 0,
+           weight: float = SLOWDOWN_WEIGHT) -> tuple[Settings, list[dict]]:
     """The best settings for ``ds`` by an inner cross-validation (grouped by program when
-    ``by_program``), and every candidate's score: ``[{settings, oracle_share}]``, best first."""
+    ``by_program``), slowdowns against the host counted ``weight`` times; and every
+    candidate's scores, ``[{settings, score, oracle_share}]``, best first."""
     import numpy as np
     folds = _inner_folds(ds, by_program, seed)
     t_cpu, t_gpu = np.asarray(ds.t_cpu), np.asarray(ds.t_gpu)
@@ -184,21 +195,23 @@ def search(ds: Dataset, fams: Sequence[Family], by_program: bool = False,
                 prob[m][test] = p
         for m in fam.sizes:
             for t in THRESHOLDS:
-                share = math.exp(_log_oracle_share(prob[m] > t, t_cpu, t_gpu))
-                table.append({"settings": fam.settings(m, t, seed), "oracle_share": share,
+                device = prob[m] > t
+                table.append({"settings": fam.settings(m, t, seed),
+                              "score": math.exp(_log_score(device, t_cpu, t_gpu, weight)),
+                              "oracle_share": math.exp(_log_score(device, t_cpu, t_gpu, 1.0)),
                               "size": _size(fam, m, len(ds))})
-    best = max(r["oracle_share"] for r in table)
-    tied = [r for r in table if r["oracle_share"] >= best - TIE]
+    best = max(r["score"] for r in table)
+    tied = [r for r in table if r["score"] >= best - TIE]
     chosen = min(tied, key=lambda r: (r["size"], abs(r["settings"].threshold - 0.5)))
-    table.sort(key=lambda r: -r["oracle_share"])
-    return chosen["settings"], [{"settings": r["settings"].as_dict(),
+    table.sort(key=lambda r: -r["score"])
+    return chosen["settings"], [{"settings": r["settings"].as_dict(), "score": r["score"],
                                  "oracle_share": r["oracle_share"]} for r in table]
 
 
-def choose(ds: Dataset, fams: Sequence[Family], by_program: bool = False,
-           seed: int = 0) -> Settings:
+def choose(ds: Dataset, fams: Sequence[Family], by_program: bool = False, seed: int = 0,
+           weight: float = SLOWDOWN_WEIGHT) -> Settings:
     """``search``'s settings only (a fold's training rows in, what to train on them out);
     data of one class needs no search."""
     if len(set(ds.y)) < 2 or len(ds) < 2 * INNER_FOLDS:
         return Settings("tree", seed=seed)
-    return search(ds, fams, by_program, seed)[0]
+    return search(ds, fams, by_program, seed, weight)[0]

@@ -64,11 +64,12 @@ def _select(ds: data.Dataset, s: learners.Settings, folds: int, cv: bool,
     fams = select.families(len(ds), searches, budget)
     by_program = ds.programs >= select.INNER_FOLDS
     if len(set(ds.y)) < 2 or len(ds) < 2 * select.INNER_FOLDS:
-        return select.choose(ds, fams, by_program, s.seed), fams, {}
-    chosen, table = select.search(ds, fams, by_program, s.seed)
+        return select.choose(ds, fams, by_program, s.seed, s.host_weight), fams, {}
+    chosen, table = select.search(ds, fams, by_program, s.seed, s.host_weight)
     return chosen, fams, {"budget": budget, "families": len(fams),
                           "candidates": len(table), "grouped_by_program": by_program,
-                          "inner_folds": select.INNER_FOLDS, "best": table[:10]}
+                          "inner_folds": select.INNER_FOLDS,
+                          "slowdown_weight": s.host_weight, "best": table[:10]}
 
 
 def train(paths: Sequence[str | os.PathLike], s: learners.Settings, folds: int = 10,
@@ -125,9 +126,10 @@ def _selection_lines(m: dict) -> list[str]:
     out = [f"chosen by {sel['inner_folds']}-fold cross-validation"
            f"{' grouped by program' if sel['grouped_by_program'] else ''} among "
            f"{sel['candidates']} candidates ({sel['families']} learner families, budget "
-           f"{sel['budget']:g}); inner oracle share of the best: "
+           f"{sel['budget']:g}); the best by inner score (oracle share, slowdowns against "
+           f"the host counted {sel['slowdown_weight']:g}x): "
            + ", ".join(f"{r['settings']['learner']}/{r['settings']['features']} "
-                       f"{r['oracle_share']:.1%}" for r in sel["best"][:3])]
+                       f"{r['score']:.1%} ({r['oracle_share']:.1%})" for r in sel["best"][:3])]
     for key in ("stratified_kfold", "leave_one_program_out"):
         if cv.get(key) and cv[key].get("chosen"):
             out.append(f"chosen inside the folds of {_NAMES[key].format(k=cv['k_used'])}: "
