@@ -17,6 +17,7 @@ import csv
 import json
 import math
 import os
+import statistics
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -62,12 +63,6 @@ def rows_from_stats(device: dict, host: dict, benchmark: str, dataset: str,
     return rows
 
 
-def _median(xs: Sequence[float]) -> float:
-    xs = sorted(xs)
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
-
-
 def dedupe(rows: Sequence[dict]) -> list[dict]:
     """``rows`` with one row per distinct feature vector (``STATIC`` + ``DYNAMIC``), in first
     appearance order: the first row's names and extra columns, the median times of all; its
@@ -75,9 +70,9 @@ def dedupe(rows: Sequence[dict]) -> list[dict]:
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
         groups.setdefault(tuple(float(r.get(c) or 0) for c in STATIC + DYNAMIC), []).append(r)
-    return [{**rs[0], "runtime_cpu": _median([r["runtime_cpu"] for r in rs]),
-             "runtime_gpu": _median([r["runtime_gpu"] for r in rs]), "duplicates": len(rs) - 1}
-            for rs in groups.values()]
+    return [{**rs[0], "runtime_cpu": statistics.median(r["runtime_cpu"] for r in rs),
+             "runtime_gpu": statistics.median(r["runtime_gpu"] for r in rs),
+             "duplicates": len(rs) - 1} for rs in groups.values()]
 
 
 def write_meta(csv_path: str | os.PathLike, meta: dict) -> Path:
