@@ -80,6 +80,30 @@ def test_bench_nas_rows_come_with_metadata_train_reads(tmp_path, opencl_availabl
     assert rep["platform"] == meta["platform"]
 
 
+def test_bench_nas_corpus_rows_join_the_training_rows(tmp_path, monkeypatch):
+    """--corpus runs bench.collect over every source but NAS (replaced here by two rows, one
+    with the features of the other) and merges its rows into the training rows."""
+    seen = {}
+    extra = synthetic_rows(1, 1, seed=3)
+    extra.append(dict(extra[0], kernel="twin", runtime_cpu=1.0))
+
+    def gather(args, work, argv):
+        seen.update(sources=args.sources, fuzz=args.fuzz, repeats=args.repeats)
+        return rows.dedupe(extra), {"rows": 1, "command": " ".join(argv)}
+    monkeypatch.setattr(collect, "gather", gather)
+    out = tmp_path / "nas"
+    status = nas.main(["--classes", "S", "--benchmarks", "ep", "--variants", "omp",
+                       "--repeats", "1", "--threads", "1", "--no-plots", "--corpus",
+                       "--fuzz", "3", "-o", str(out)])
+    assert status == 0
+    assert seen == {"sources": "corpus,polybench,thirdparty,fuzz", "fuzz": 3, "repeats": 1}
+    meta = json.loads((out / "training_rows.meta.json").read_text())
+    assert meta["corpus"]["rows"] == 1 and "--fuzz 3" in meta["corpus"]["command"]
+    written = data.read_rows(out / "training_rows.csv")
+    assert [r["kernel"] for r in written] == [extra[0]["kernel"]]   # no ocl runs: no NAS rows
+    assert meta["rows"] == 1
+
+
 # ---- the third-party programs -----------------------------------------------------------
 
 def _case(run: str, rc: tuple[int, ...]) -> cases.Case:
