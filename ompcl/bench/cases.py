@@ -2,10 +2,10 @@
 Research Kernels, OmpSCR, CoMD, NPB 3.0 in C, benchmark-game programs), for training-data
 collection.
 
-Consumes the cases file (``name | dir | build | run | compare | tolerance`` a line; the
-grammar of the last two is ``compare.py``'s, beside it); produces ``Case``s, writable copies of
-their folders (made at build time), the build command with ``gcc`` replaced by another compiler, and a runner
-script that runs a case as its authors do and maps the exit statuses it allows to 0.
+Consumes the cases file (``name | dir | build | run | compare | tolerance`` a line; the grammar
+of the last two is ``compare.py``'s, beside it); produces ``Case``s, writable copies of their
+folders (made at build time), the build command with ``gcc`` replaced by another compiler, and a
+runner script that runs a case as its authors do and maps the exit statuses it allows to 0.
 """
 from __future__ import annotations
 

@@ -3,17 +3,18 @@
 Consumes the programs at hand: our NAS benchmarks (classes S and W), the test corpus
 (``tests/corpus``, at its own sizes and scaled through its ``#define`` sizes), PolyBench/ACC's
 deterministic OpenMP programs (MINI, SMALL, STANDARD datasets), programs of the fuzzer's
-generator and (source ``thirdparty``, not in the default ``--sources``) the third-party
-programs of ``shared/thirdparty/cases.txt`` built by their own build commands with ``ompcl cc``
-in gcc's place (``bench.cases``). Each variant (program x problem size) is built once with ompcl (``--model none``),
-warmed up once on the device (PoCL compiles kernels at first use), then run ``--repeats``
-times on the device (``OMPCL_DEVICE=opencl``) and on the host, with ``OMPCL_STATS``; every run's
-output is verified (NAS: its own verification; the others: the output of the program built
-with ``gcc -fopenmp``). Produces a CSV of training rows (``bench.rows.rows_from_stats`` per
-repeat, the median of the repeats per region and size class; extra columns ``source``,
-``repeats``, ``agree``, ``spread_cpu``, ``spread_gpu``, ``load``), one row per distinct feature
-vector (``rows.dedupe``), and ``<name>.meta.json``: the platform, the compilers, the
-environment (OpenMP settings), load averages, the command, and what was skipped and why.
+generator and (source ``thirdparty``, not in the default ``--sources``) the third-party programs
+of ``shared/thirdparty/cases.txt`` built by their own build commands with ``ompcl cc`` in gcc's
+place (``bench.cases``). Each variant (program x problem size) is built once with ompcl
+(``--model none``), warmed up once on the device (PoCL compiles kernels at first use), then run
+``--repeats`` times on the device (``OMPCL_DEVICE=opencl``) and on the host, with
+``OMPCL_STATS``; every run's output is verified (NAS: its own verification; the others: the
+output of the program built with ``gcc -fopenmp``). Produces a CSV of training rows
+(``bench.rows.rows_from_stats`` per repeat, the median of the repeats per region and size class;
+extra columns ``source``, ``repeats``, ``agree``, ``spread_cpu``, ``spread_gpu``, ``load``), one
+row per distinct feature vector (``rows.dedupe``), and ``<name>.meta.json``: the platform, the
+compilers, the environment (OpenMP settings), load averages, the command, and what was skipped
+and why.
 
 The host side (``--host-mode``): ``model`` (default) runs the program in auto mode with a model
 that always answers "host", so each offloadable loop runs its original OpenMP loop and is

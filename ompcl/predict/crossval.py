@@ -46,8 +46,10 @@ def plan(ds: Dataset, k: int) -> dict:
             f"neither class has {out['k_used']} rows ({device} device-faster, {n - device} "
             "host-faster): plain k-fold, not stratified")
     elif smaller < out["k_used"]:
-        out["note"] += ("; " if out["note"] else "") + (f"only {smaller} {'device' if device == smaller else 'host'}-faster "
-                       f"rows: {out['k_used'] - smaller} of the {out['k_used']} folds hold none")
+        side = "device" if device == smaller else "host"
+        out["note"] += ("; " if out["note"] else "") + (
+            f"only {smaller} {side}-faster rows: {out['k_used'] - smaller} of the "
+            f"{out['k_used']} folds hold none")
     return out
 
 

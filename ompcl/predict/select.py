@@ -1,12 +1,12 @@
 """Model selection: which learner, size, weighting, threshold and feature set to train.
 
-Consumes a ``data.Dataset`` (the training rows of one fold, or all of them) and a search
-budget; produces the ``learners.Settings`` whose models made the held-out choices with the
-best score in an inner cross-validation of those rows (the share of the oracle's performance,
-with slowdowns against the OpenMP host counted ``SLOWDOWN_WEIGHT`` times), and the table of
-every candidate's inner score and plain oracle share. ``crossval`` runs this search inside each of its
-folds (nested cross-validation), so its scores are those of the whole procedure on unseen
-rows, never of a choice made by looking at them.
+Consumes a ``data.Dataset`` (the training rows of one fold, or all of them) and a search budget;
+produces the ``learners.Settings`` whose models made the held-out choices with the best score in
+an inner cross-validation of those rows (the share of the oracle's performance, with slowdowns
+against the OpenMP host counted ``SLOWDOWN_WEIGHT`` times), and the table of every candidate's
+inner score and plain oracle share. ``crossval`` runs this search inside each of its folds
+(nested cross-validation), so its scores are those of the whole procedure on unseen rows, never
+of a choice made by looking at them.
 
 The candidates are ``Family``s (a learner with its depth, leaf size, weighting and feature
 set), each fitted once per inner fold at its largest size: a forest's first m trees and a
