@@ -252,14 +252,23 @@ def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
 @click.argument("data", nargs=-1, required=True, metavar="DATA.csv...")
 @click.option("-o", "--output", "out", default=None, metavar="MODEL.json",
               help="Model file to write (without it: only the cross-validation report).")
-@click.option("--learner", default="forest", show_default=True,
-              help="tree (Grewe et al.'s decision tree), forest or boosting.")
+@click.option("--learner", default="auto", show_default=True,
+              help="auto (chosen with its settings by nested cross-validation), tree (Grewe "
+              "et al.'s decision tree), forest, extra (extremely randomised trees) or "
+              "boosting.")
+@click.option("--features", default="all", show_default=True,
+              help="Feature set of a named learner: all, raw, combined (Grewe et al.'s) or "
+              "scale_free.")
+@click.option("--budget", type=float, default=1.0, show_default=True,
+              help="Scales auto's search (about a minute at 1 on a small machine; it "
+              "shrinks as rows and folds grow): 4 searches wider.")
 @click.option("--trees", type=int, default=None, help="Trees of a forest or boosting model.")
 @click.option("--max-depth", type=int, default=None, help="Depth of each tree (0: unlimited).")
 @click.option("--min-leaf", type=int, default=None, help="Training rows per leaf at least.")
-@click.option("--host-weight", type=float, default=1.0, show_default=True,
+@click.option("--host-weight", type=float, default=None,
               help="Weight of host-faster rows: sending them to the device is the costly "
-              "mistake.")
+              "mistake (default 1; auto: how many times the search counts a slowdown "
+              "against the host, default 3).")
 @click.option("--weighting", default="none", show_default=True,
               help="'cost': weight rows by |ln(t_host/t_device)|, what a wrong choice costs.")
 @click.option("--threshold", type=float, default=0.5, show_default=True,
@@ -272,23 +281,30 @@ def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
               "the data's .meta.json).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-def train_cmd(data, out, learner, trees, max_depth, min_leaf, host_weight, weighting, threshold,
-              folds, no_cv, seed, platform, as_json, debug):
+def train_cmd(data, out, learner, features, budget, trees, max_depth, min_leaf, host_weight,
+              weighting, threshold, folds, no_cv, seed, platform, as_json, debug):
     """Train a dispatch model on measured rows (CSV, public device-mapping columns)."""
-    from .predict import learners, train
+    from .predict import learners, select, train
+    if host_weight is None:
+        host_weight = select.SLOWDOWN_WEIGHT if learner == learners.AUTO else 1.0
     s = learners.Settings(learner, trees, max_depth, min_leaf, host_weight, weighting,
-                          threshold, seed)
+                          threshold, seed, features)
     try:
         learners.check(s)
         if folds < 2:
             raise ValueError(f"--folds must be at least 2, not {folds}")
+        if not budget > 0:
+            raise ValueError(f"--budget must be positive, not {budget}")
     except ValueError as e:
         click.echo(f"ompcl: error: {e}", err=True)
         sys.exit(2)
 
     def work():
         command = " ".join(["ompcl", "train", *sys.argv[2:]])
-        model = train.train(data, s, folds, platform, command, cv=not no_cv)
+        model = train.train(data, s, folds, platform, command, cv=not no_cv, budget=budget)
+        note = model["metadata"]["cross_validation"].get("note")
+        if note:
+            click.echo(f"ompcl: note: {note}", err=True)
         if out:
             Path(out).write_text(json.dumps(model, indent=1) + "\n")
         if as_json:

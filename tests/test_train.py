@@ -84,7 +84,7 @@ def test_public_layout_extra_columns_ignored_and_optional_features_zero(tmp_path
 
 
 @pytest.mark.parametrize("text, message", [
-    ("benchmark,comp\nx,1\n", "lacks the required column(s) dataset, kernel, mem"),
+    ("benchmark,comp\nx,1\n", "lacks the required column(s) dataset, mem"),
     ("", "is empty"),
     (",".join(PUBLIC) + "\n" + "b,d,k,1,2,0,0,0,0,64,x,1\n", "b.csv:2: column 'runtime_cpu' is "
      "not a number: 'x'"),
@@ -102,7 +102,9 @@ def test_bad_training_data_is_one_clear_error(tmp_path, text, message):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--learner", "svm"], "unknown learner 'svm' (choose tree, forest, boosting)"),
+    (["--learner", "svm"], "unknown learner 'svm' (choose tree, forest, extra, boosting, auto)"),
+    (["--features", "logs"], "unknown feature set 'logs' (choose all, raw, combined, scale_free)"),
+    (["--budget", "0"], "--budget must be positive"),
     (["--threshold", "1.5"], "threshold must lie strictly between 0 and 1"),
     (["--weighting", "odd"], "unknown weighting 'odd'"),
 ])

@@ -2,15 +2,19 @@
 
 Consumes the programs at hand: our NAS benchmarks (classes S and W), the test corpus
 (``tests/corpus``, at its own sizes and scaled through its ``#define`` sizes), PolyBench/ACC's
-deterministic OpenMP programs (MINI, SMALL, STANDARD datasets) and programs of the fuzzer's
-generator. Each variant (program x problem size) is built once with ompcl (``--model none``),
-warmed up once on the device (PoCL compiles kernels at first use), then run ``--repeats``
-times on the device (``OMPCL_DEVICE=opencl``) and on the host, with ``OMPCL_STATS``; every run's
-output is verified (NAS: its own verification; the others: the output of the program built
-with ``gcc -fopenmp``). Produces a CSV of training rows (``bench.rows.rows_from_stats`` per
-repeat, the median of the repeats per region and size class; extra columns ``source``,
-``repeats``, ``agree``, ``spread_cpu``, ``spread_gpu``, ``load``) and ``<name>.meta.json``: the
-platform, the environment, load averages, the command, and what was skipped and why.
+deterministic OpenMP programs (MINI, SMALL, STANDARD datasets), programs of the fuzzer's
+generator and (source ``thirdparty``, not in the default ``--sources``) the third-party programs
+of ``shared/thirdparty/cases.txt`` built by their own build commands with ``ompcl cc`` in gcc's
+place (``bench.cases``). Each variant (program x problem size) is built once with ompcl
+(``--model none``), warmed up once on the device (PoCL compiles kernels at first use), then run
+``--repeats`` times on the device (``OMPCL_DEVICE=opencl``) and on the host, with
+``OMPCL_STATS``; every run's output is verified (NAS: its own verification; the others: the
+output of the program built with ``gcc -fopenmp``). Produces a CSV of training rows
+(``bench.rows.rows_from_stats`` per repeat, the median of the repeats per region and size class;
+extra columns ``source``, ``repeats``, ``agree``, ``spread_cpu``, ``spread_gpu``, ``load``), one
+row per distinct feature vector (``rows.dedupe``), and ``<name>.meta.json``: the platform, the
+compilers, the environment (OpenMP settings), load averages, the command, and what was skipped
+and why.
 
 The host side (``--host-mode``): ``model`` (default) runs the program in auto mode with a model
 that always answers "host", so each offloadable loop runs its original OpenMP loop and is
@@ -41,11 +45,12 @@ from typing import Callable, Iterable, Sequence
 from ..predict.learners import constant
 from ..predict.schema import ROW_COLUMNS
 from ..predict.train import meta_path
-from . import polybench
-from .rows import load as load_stats, rows_from_stats, write_csv
+from . import cases, machine, polybench
+from .rows import dedupe, load as load_stats, rows_from_stats, write_csv, write_meta
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("nas", "corpus", "polybench", "fuzz")
+SOURCES = ("nas", "corpus", "polybench", "fuzz", "thirdparty")
+DEFAULT_SOURCES = SOURCES[:4]
 #: the measurement environment. POCL_AFFINITY=1: with OMP_PROC_BIND=true libgomp binds the
 #: initial thread to one core before the runtime starts PoCL, whose worker threads inherit
 #: that binding and all share one core (measured: PolyBench 2mm STANDARD on the device 13.8 s
@@ -74,9 +79,10 @@ class Variant:
     cwd: Path
     ref_exe: Path | None = None         # the gcc -fopenmp build of the original, if checked so
     ref_build: tuple[str, ...] = ()
-    check: str = "stdout"               # "nas" | "stdout" | "stderr"
+    check: str = "stdout"               # "nas" | "stdout" | "stderr" | "case"
     rtol: float = 1e-9
     atol: float = 0.0
+    case: cases.Case | None = None      # check "case": compared by the case's spec
 
     @property
     def name(self) -> str:
@@ -170,6 +176,32 @@ def fuzz_variants(work: Path, count: int, seed: int) -> list[Variant]:
                        f"fuzz-{s}", "default") for s in seeds]
 
 
+def thirdparty_variants(work: Path) -> list[Variant]:
+    """The programs of ``cases.txt``, each built in its own writable copy of its suite by
+    its authors' command, with gcc (the reference) and with ``ompcl cc`` in gcc's place."""
+    root = cases.find_root()
+    if root is None:
+        return []
+    shim = cases.compiler_shim(work / "thirdparty" / "bin" / "ompcl-cc",
+                               list(_ompcl("cc", "--ompcl-model=none")))
+    all_cases = cases.read(root)
+    out = []
+    for c in all_cases:
+        d = work / "thirdparty" / c.name
+        builds = []
+        for side, cc in (("ref", None), ("test", shim)):
+            d.mkdir(parents=True, exist_ok=True)
+            runner = d / f"{side}.sh.in"
+            runner.write_text(cases.runner(c, d / side / c.dir))
+            runner.chmod(0o755)
+            builds.append(("sh", "-c", f"{cases.copy_command(root / c.suite, d / side / c.suite)}"
+                           f" && cd {d / side / c.dir} && {cases.build_command(c, cc)}"
+                           f" && cp {runner} {d / side}.sh"))
+        out.append(Variant(cases.program(c, all_cases), c.name, "thirdparty", d / "test.sh",
+                           builds[1], d, d / "ref.sh", builds[0], "case", case=c))
+    return out
+
+
 def polybench_variants(work: Path, sizes: Sequence[str]) -> list[Variant]:
     root = polybench.find_root()
     if root is None:
@@ -244,7 +276,7 @@ def _run(exe: Path, cwd: Path, timeout: float, stats: Path | None = None, **env:
     t0 = time.perf_counter()
     try:
         res = subprocess.run([str(exe)], cwd=cwd, capture_output=True, text=True,
-                             timeout=timeout, env=e)
+                             errors="replace", timeout=timeout, env=e)  # binary output too
     except subprocess.TimeoutExpired:
         return Run(f"timed out after {timeout:g} s", "", timeout, None)
     dt = time.perf_counter() - t0
@@ -268,6 +300,8 @@ def same_output(expected: str, actual: str, rtol: float, atol: float = 0.0) -> b
 
 
 def _checked_text(v: Variant, out: str) -> str:
+    if v.check == "case":   # compared by the case's spec, which may read both
+        return out
     stdout, _, stderr = out.partition("\x00")
     if v.check == "stderr":  # PolyBench dumps its arrays there; drop the runtime's own lines
         return "\n".join(x for x in stderr.splitlines() if not x.startswith("ompcl: "))
@@ -280,6 +314,11 @@ def verify(v: Variant, run: Run, expected: str | None) -> str:
         return run.ok
     if v.check == "nas":
         return "" if _NAS_OK.search(run.out) else "NAS verification failed"
+    if v.check == "case" and expected is not None and v.case is not None:
+        root = cases.find_root()
+        ok = root is not None and cases.same(root, v.case, tuple(expected.split("\x00", 1)),
+                                             tuple(run.out.split("\x00", 1)), v.cwd)
+        return "" if ok else "output differs from the gcc build (the case's compare spec)"
     if expected is None or same_output(expected, _checked_text(v, run.out), v.rtol, v.atol):
         return ""
     return f"output differs from the gcc -fopenmp build ({v.check})"
@@ -482,6 +521,7 @@ def metadata(outcomes: Sequence[Outcome], plan: Plan, started: str, loads: dict,
         "env": dict(MEASURE_ENV), "host_mode": plan.host_mode, "repeats": plan.repeats,
         "long_run_repeats_once": plan.long_run, "min_seconds": plan.min_seconds,
         "platform": platform(outcomes), "ompcl_commit": commit or _git_commit(),
+        "compilers": machine.compiler_versions(["gcc"]),
         "load_average": {**loads, "end": list(os.getloadavg()),
                          "during": {"min": min(seen, default=0), "max": max(seen, default=0),
                                     "mean": statistics.mean(seen) if seen else 0}},
@@ -506,8 +546,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m ompcl.bench.collect",
                                  description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--output", required=True, type=Path, help="rows CSV to write")
-    ap.add_argument("--sources", default=",".join(SOURCES),
-                    help=f"programs to measure (default: {','.join(SOURCES)})")
+    ap.add_argument("--sources", default=",".join(DEFAULT_SOURCES),
+                    help=f"programs to measure, of {','.join(SOURCES)} (default: "
+                    f"{','.join(DEFAULT_SOURCES)})")
     ap.add_argument("--only", default="", help="comma-separated patterns of program names "
                     "(e.g. 'nas-cg,corpus-0*')")
     ap.add_argument("--nas-classes", default="S,W")
@@ -542,28 +583,40 @@ def variants(args: argparse.Namespace, work: Path) -> list[Variant]:
         "nas": lambda: nas_variants(work, _csv_list(args.nas_classes)),
         "corpus": lambda: corpus_variants(work, [float(x) for x in _csv_list(args.corpus_scales)]),
         "polybench": lambda: polybench_variants(work, _csv_list(args.polybench_sizes)),
-        "fuzz": lambda: fuzz_variants(work, args.fuzz, args.fuzz_seed)}
+        "fuzz": lambda: fuzz_variants(work, args.fuzz, args.fuzz_seed),
+        "thirdparty": lambda: thirdparty_variants(work)}
     out = [v for s in SOURCES if s in srcs for v in makers[s]()]
     pats = _csv_list(args.only)
     return [v for v in out if not pats or any(fnmatch.fnmatch(v.benchmark, p) for p in pats)]
 
 
-def collect(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> dict:
+def gather(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> tuple[list[dict], dict]:
+    """Build and measure the variants ``args`` name; their rows (one per distinct feature
+    vector) and the metadata (empty with ``--list``, which prints the variants)."""
     started, loads = _now(), {"start": list(os.getloadavg())}
     commit = _git_commit()   # what the programs are built with (edits may follow)
     vs = variants(args, work)
     if args.list:
         print("\n".join(v.name for v in vs))
-        return {}
+        return [], {}
     plan = Plan(work, args.repeats, args.host_mode, args.min_seconds, args.timeout)
     failed = build_all(vs, args.jobs, args.resume, args.quiet)
     outcomes = [Outcome(v.name, skipped=failed[v.name]) for v in vs if v.name in failed]
     outcomes += measure_all([v for v in vs if v.name not in failed], plan, args.resume,
                             args.quiet)
-    rows = [r for o in outcomes for r in o.rows]
-    write_csv(args.output, rows, ROW_COLUMNS + EXTRA_COLUMNS)
+    measured = [r for o in outcomes for r in o.rows]
+    rows = dedupe(measured)
     meta = metadata(outcomes, plan, started, loads, argv, commit)
-    meta_path(args.output).write_text(json.dumps(meta, indent=1) + "\n")
+    meta.update(rows=len(rows), duplicates_merged=len(measured) - len(rows))
+    return rows, meta
+
+
+def collect(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> dict:
+    """``gather``, then write the rows CSV and its metadata; the metadata."""
+    rows, meta = gather(args, work, argv)
+    if meta:
+        write_csv(args.output, rows, ROW_COLUMNS + EXTRA_COLUMNS)
+        write_meta(args.output, meta)
     return meta
 
 

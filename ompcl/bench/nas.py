@@ -75,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
                     help="OMP_PROC_BIND of every OpenMP run (default true)")
     ap.add_argument("--timeout", type=float, help="seconds a run may take (default: no limit)")
     ap.add_argument("--no-plots", action="store_true", help="write no figures")
+    ap.add_argument("--corpus", action="store_true",
+                    help="also measure many more kernels for the training rows: the test "
+                    "corpus, PolyBench/ACC, the third-party programs of shared/thirdparty/"
+                    "cases.txt and --fuzz programs of the fuzzer's generator (bench.collect, "
+                    "in DIR/corpus)")
+    ap.add_argument("--fuzz", type=int, default=40, metavar="N",
+                    help="generated programs --corpus measures (default 40)")
     return ap
 
 
@@ -100,6 +107,8 @@ class Plan:
     timeout: float | None
     plots: bool
     argv: list[str] = field(default_factory=list)
+    corpus: bool = False
+    fuzz: int = 40
 
 
 def _list(text: str) -> list[str]:
@@ -170,8 +179,8 @@ def make_plan(argv: list[str]) -> Plan:
     classes = _pick("class", [c.upper() for c in _list(a.classes)], tree.classes)
     benchmarks = _pick("benchmark", [b.lower() for b in _list(a.benchmarks)], present) \
         if a.benchmarks is not None else present
-    if a.repeats < 1 or a.warmup < 0:
-        raise UsageError("--repeats must be at least 1 and --warmup at least 0")
+    if a.repeats < 1 or a.warmup < 0 or a.fuzz < 0:
+        raise UsageError("--repeats must be at least 1, --warmup and --fuzz at least 0")
     if a.model is not None and not Path(a.model).is_file():
         raise UsageError(f"--model {a.model}: no such file")
     out = Path(a.output)
@@ -185,7 +194,7 @@ def make_plan(argv: list[str]) -> Plan:
                 compiler, per_cc, _fallback(a.fallback_cc),
                 {"OMP_WAIT_POLICY": a.wait_policy, "OMP_PROC_BIND": a.proc_bind},
                 _env_pairs(a.env), str(Path(a.model).resolve()) if a.model else None,
-                a.timeout, not a.no_plots, list(argv))
+                a.timeout, not a.no_plots, list(argv), a.corpus, a.fuzz)
 
 
 # ---- the round -----------------------------------------------------------------------------
@@ -365,6 +374,40 @@ def _model_note(plan: Plan) -> str:
         "none: auto takes the device wherever one is ready"
 
 
+def _corpus(plan: Plan) -> tuple[list[dict], dict]:
+    """Rows and metadata of ``bench.collect`` over every source but NAS (measured above)."""
+    from . import collect
+    argv = ["-o", str(plan.out / "corpus_rows.csv"), "--sources",
+            "corpus,polybench,thirdparty,fuzz", "--fuzz", str(plan.fuzz),
+            "--repeats", str(plan.repeats), "--work", str(plan.out / "corpus")]
+    if plan.timeout:
+        argv += ["--timeout", str(plan.timeout)]
+    return collect.gather(collect.parse_args(argv), (plan.out / "corpus").resolve(),
+                          ["python -m ompcl.bench.collect", *argv])
+
+
+def training_meta(plan: Plan, env: dict, kept: list[dict], merged: int) -> dict:
+    """What ``ompcl train`` reads beside the training rows: where and how they were measured
+    (the OpenCL device, the host, the compilers, the OpenMP settings, the load)."""
+    ocl = env.get("opencl") or {}
+    return {
+        "collected": {"start": env["started"], "end": env.get("finished")},
+        "command": " ".join(["ompcl", "bench", "nas", *plan.argv]),
+        "platform": {"opencl_platform": ocl.get("platform") or "", "opencl_device":
+                     ocl.get("device") or "", "zero_copy": ocl.get("zero_copy"),
+                     "host_cpu": env["cpu"], "cores": env["logical_cpus"],
+                     "openmp_threads": ",".join(map(str, plan.threads))},
+        "compilers": env["compilers"], "ompcl": env["ompcl"],
+        "env": {"OMP_NUM_THREADS": ",".join(map(str, plan.threads)), **plan.omp_env,
+                **plan.extra_env},
+        "load_average": {"start": env["load_before"], "end": env.get("load_after"),
+                         "per_repeat": env.get("load_per_repeat")},
+        "repeats": plan.repeats, "classes": plan.classes,
+        "rows": len(kept), "programs": len({r["benchmark"] for r in kept}),
+        "duplicates_merged": merged,
+    }
+
+
 def execute(plan: Plan) -> int:
     """Runs the round and writes every output; returns the exit status."""
     plan.out.mkdir(parents=True, exist_ok=True)
@@ -382,9 +425,16 @@ def execute(plan: Plan) -> int:
     env.update(opencl=_opencl(rnd), load_per_repeat=rnd.loads)
     rows_, table = result_rows(plan, rnd)
     plan.training.parent.mkdir(parents=True, exist_ok=True)
-    n = rows.write_csv(plan.training,
-                       results.training_rows(rnd.runs, len(plan.threads) > 1))
-    training = {"path": str(plan.training), "rows": n}
+    measured = results.training_rows(rnd.runs, len(plan.threads) > 1)
+    corpus_rows, corpus_meta = _corpus(plan) if plan.corpus else ([], None)
+    kept = rows.dedupe(measured + corpus_rows)
+    n = rows.write_csv(plan.training, kept)
+    meta = training_meta(plan, env, kept, len(measured) + len(corpus_rows) - n)
+    meta = rows.write_meta(plan.training, {**meta, "corpus": corpus_meta} if plan.corpus
+                           else meta)
+    training = {"path": str(plan.training), "rows": n, "metadata": str(meta),
+                "duplicates_merged": len(measured) + len(corpus_rows) - n,
+                "corpus_rows": len(corpus_rows)}
     from . import plots  # matplotlib is slow to import; only a round that plots needs it
     figures = plots.write_figures(plan.out, rows_, table) if plan.plots else []
     output.write_csv(plan.out / "results.csv", rows_)
@@ -403,7 +453,8 @@ def _summary(plan: Plan, env: dict, training: dict, figures: list[Path]) -> None
     print(f"wrote {plan.out / 'results.csv'}, {plan.out / 'results.json'}"
           + "".join(f", {plan.out / p.name}" for p in figures))
     print(f"wrote {training['rows']} training rows to {training['path']} "
-          f"(ompcl train can read them)")
+          f"({training['duplicates_merged']} with the features of another merged into it; "
+          f"metadata in {training['metadata']}; ompcl train reads both)")
     if ocl and not ocl.get("available"):
         print("ompcl: warning: no OpenCL device: the ocl and auto variants ran on the host",
               file=sys.stderr)

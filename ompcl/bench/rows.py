@@ -6,7 +6,10 @@ region forced to the device (``OMPCL_DEVICE=opencl``) and one on the host
 both, with the columns of ``predict.schema.ROW_COLUMNS`` (those of the public device-mapping
 datasets): the static counts and dynamic features of the device run, and the mean seconds per
 entry on each side (``runtime_gpu``: the device, transfers included; ``runtime_cpu``: the
-OpenMP host). ``label`` says which was faster (1: device).
+OpenMP host). ``label`` says which was faster (1: device). ``dedupe`` merges rows whose
+features are equal (the same loop text in several programs or files would otherwise sit on
+both sides of a leave-one-program-out split); ``write_meta`` writes the ``.meta.json`` that
+``ompcl train`` reads beside a rows file (where and how the rows were measured).
 """
 from __future__ import annotations
 
@@ -14,10 +17,12 @@ import csv
 import json
 import math
 import os
+import statistics
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..predict.schema import ROW_COLUMNS, STATIC
+from ..predict.schema import DYNAMIC, ROW_COLUMNS, STATIC
+from ..predict.train import meta_path
 
 
 def _size_class(work_items: int) -> int:
@@ -56,6 +61,25 @@ def rows_from_stats(device: dict, host: dict, benchmark: str, dataset: str,
                        runtime_gpu=gpu, work_items=z["work_items"])
             rows.append({c: row.get(c, 0) for c in ROW_COLUMNS})
     return rows
+
+
+def dedupe(rows: Sequence[dict]) -> list[dict]:
+    """``rows`` with one row per distinct feature vector (``STATIC`` + ``DYNAMIC``), in first
+    appearance order: the first row's names and extra columns, the median times of all; its
+    ``duplicates`` column counts the rows merged into it."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(tuple(float(r.get(c) or 0) for c in STATIC + DYNAMIC), []).append(r)
+    return [{**rs[0], "runtime_cpu": statistics.median(r["runtime_cpu"] for r in rs),
+             "runtime_gpu": statistics.median(r["runtime_gpu"] for r in rs),
+             "duplicates": len(rs) - 1} for rs in groups.values()]
+
+
+def write_meta(csv_path: str | os.PathLike, meta: dict) -> Path:
+    """Write ``meta`` beside the rows file ``csv_path`` (``rows.csv`` -> ``rows.meta.json``)."""
+    path = meta_path(csv_path)
+    path.write_text(json.dumps(meta, indent=1) + "\n")
+    return path
 
 
 def load(path: str | os.PathLike) -> dict:

@@ -1,9 +1,13 @@
 """Training data: rows of device-mapping measurements read from CSV files.
 
 Consumes CSV files with the columns of the public device-mapping datasets (``REQUIRED``:
-``benchmark, dataset, kernel, comp, mem, localmem, coalesced, atomic, transfer, wgsize,
-runtime_cpu, runtime_gpu``; ``branches`` and ``work_items`` are read when present, else 0;
-any other column is ignored). Produces a ``Dataset``: per row the full feature vector
+``benchmark, dataset, comp, mem, localmem, coalesced, atomic, transfer, wgsize, runtime_cpu,
+runtime_gpu``; ``branches`` and ``work_items`` are read when present, else 0; any other
+column, such as the public files' ``rational`` and ``oracle``, is ignored). Our own rows have a
+``kernel`` column; a file without one is in the public layout, whose ``benchmark`` names the
+program and the kernel: the program is the part before the last ``-`` (``npb-3.3-BT-
+exact_rhs5``: program ``npb-3.3-BT``, kernel ``exact_rhs5``), as the published
+leave-one-program-out groups them. Produces a ``Dataset``: per row the full feature vector
 (``schema.full``, the vector the runtime builds), the label (1 when the device was faster), the
 program it belongs to (``benchmark``, the group of leave-one-program-out) and both run times,
 plus a digest of the data, or raises ``DataError`` with a one-line message.
@@ -22,7 +26,7 @@ from ..diagnostics import InputError
 from . import schema
 
 #: columns every training file must have (those of the public device-mapping datasets)
-REQUIRED: tuple[str, ...] = schema.ROW_COLUMNS[:12]
+REQUIRED: tuple[str, ...] = tuple(c for c in schema.ROW_COLUMNS[:12] if c != "kernel")
 #: feature columns read when present (our own rows carry them), 0 otherwise
 OPTIONAL: tuple[str, ...] = tuple(c for c in schema.ROW_COLUMNS if c not in REQUIRED)
 _RAW = schema.STATIC + schema.DYNAMIC
@@ -78,11 +82,19 @@ def _check_header(path: str, header: Sequence[str] | None) -> None:
                         f"(a training CSV has {', '.join(REQUIRED)})")
 
 
-def _parse_row(row: dict, where: str) -> dict:
+def split_benchmark(name: str) -> tuple[str, str]:
+    """(program, kernel) of a public-layout ``benchmark``: split at its last ``-``."""
+    program, _, kernel = name.rpartition("-")
+    return (program, kernel) if program else (name, "")
+
+
+def _parse_row(row: dict, where: str, public: bool) -> dict:
     """The used values of one CSV row: names as text, features and times as numbers."""
     out = {c: (row.get(c) or "").strip() for c in ("benchmark", "dataset", "kernel")}
     if not out["benchmark"]:
         raise DataError(f"{where}: column 'benchmark' is empty")
+    if public:
+        out["benchmark"], out["kernel"] = split_benchmark(out["benchmark"])
     for c in _RAW:
         text = row.get(c)
         out[c] = 0.0 if c in OPTIONAL and text in (None, "") else _number(text, c, where)
@@ -103,7 +115,8 @@ def read_rows(path: str | os.PathLike) -> list[dict]:
         with open(path, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
             _check_header(path, reader.fieldnames)
-            rows = [_parse_row(r, f"{path}:{reader.line_num}") for r in reader]
+            public = "kernel" not in (reader.fieldnames or ())
+            rows = [_parse_row(r, f"{path}:{reader.line_num}", public) for r in reader]
     except OSError as e:
         raise DataError(f"cannot read training data '{path}': {e.strerror}") from None
     except (csv.Error, UnicodeDecodeError) as e:

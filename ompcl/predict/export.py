@@ -4,7 +4,7 @@ A model is a JSON-able dict (``ompcl train`` writes it, ``models/`` ships one)::
 
     {"format": "ompcl-model", "version": 1,
      "schema": {"version": schema.VERSION, "features": [...schema.FEATURES]},
-     "learner": "tree" | "forest" | "boosting",
+     "learner": "tree" | "forest" | "extra" | "boosting",
      "combine": "mean" | "logit", "base": float,
      "trees": [{"feature": [...], "threshold": [...], "left": [...], "right": [...],
                 "value": [...]}, ...],
@@ -43,9 +43,12 @@ def _f32(x: float) -> float:
         return math.copysign(math.inf, x)
 
 
-def _tree(t: Any, value: Sequence[float]) -> dict:
+def _tree(t: Any, value: Sequence[float], columns: Sequence[int] | None = None) -> dict:
+    """A scikit-learn tree as a dict; its features renumbered through ``columns`` (the
+    estimator was fitted on those columns of the feature vector) when given."""
     leaf = [int(f) < 0 for f in t.feature]
-    return {"feature": [-1 if lf else int(f) for f, lf in zip(t.feature, leaf)],
+    col = list(columns) if columns is not None else list(range(len(schema.FEATURES)))
+    return {"feature": [-1 if lf else col[int(f)] for f, lf in zip(t.feature, leaf)],
             "threshold": [0.0 if lf else float(x) for x, lf in zip(t.threshold, leaf)],
             "left": [-1 if lf else int(x) for x, lf in zip(t.children_left, leaf)],
             "right": [-1 if lf else int(x) for x, lf in zip(t.children_right, leaf)],
@@ -64,15 +67,17 @@ def _device_probability(t: Any, classes: Sequence[int]) -> list[float]:
     return out
 
 
-def from_sklearn(est: Any, learner: str) -> dict:
+def from_sklearn(est: Any, learner: str, columns: Sequence[int] | None = None) -> dict:
     """The trees of a fitted DecisionTreeClassifier ('tree'), RandomForestClassifier
-    ('forest') or binary GradientBoostingClassifier ('boosting'), labels 0 host / 1 device."""
+    ('forest'), ExtraTreesClassifier ('extra') or binary GradientBoostingClassifier
+    ('boosting'), labels 0 host / 1 device. ``columns``: the indices in ``schema.FEATURES``
+    of the estimator's input columns, when it was fitted on some of them (default: all)."""
     classes = [int(c) for c in est.classes_]
     if learner == "tree":
-        trees = [_tree(est.tree_, _device_probability(est.tree_, classes))]
+        trees = [_tree(est.tree_, _device_probability(est.tree_, classes), columns)]
         combine, base = "mean", 0.5
-    elif learner == "forest":
-        trees = [_tree(e.tree_, _device_probability(e.tree_, classes))
+    elif learner in ("forest", "extra"):
+        trees = [_tree(e.tree_, _device_probability(e.tree_, classes), columns)
                  for e in est.estimators_]
         combine, base = "mean", 0.5
     elif learner == "boosting":
@@ -80,7 +85,7 @@ def from_sklearn(est: Any, learner: str) -> dict:
         zero = np.zeros((1, est.n_features_in_))
         base = float(est._raw_predict_init(zero)[0, 0])
         lr = float(est.learning_rate)
-        trees = [_tree(e.tree_, [float(v[0][0]) * lr for v in e.tree_.value])
+        trees = [_tree(e.tree_, [float(v[0][0]) * lr for v in e.tree_.value], columns)
                  for e in est.estimators_[:, 0]]
         combine = "logit"
         if classes != [0, 1]:  # a single class seen: a constant model

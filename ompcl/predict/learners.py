@@ -3,7 +3,10 @@
 Consumes a ``data.Dataset`` and ``Settings`` (learner, its size, how host-faster rows are
 weighted, the device threshold); produces an ``export`` model dict (trees, no metadata yet).
 The learners: ``tree``, the decision tree of Grewe et al. (an entropy tree, as in Cummins et
-al.'s reproduction); ``forest``, a random forest; ``boosting``, gradient-boosted trees.
+al.'s reproduction); ``forest``, a random forest; ``extra``, extremely randomised trees;
+``boosting``, gradient-boosted trees. Each sees one of the ``FEATURE_SETS`` (columns of the
+runtime's vector ``schema.FEATURES``; the exported trees index that vector, so any set runs in
+the runtime unchanged). ``select`` picks among them (``ompcl train``'s default, ``auto``).
 
 Cost-sensitive training, because a translated program must never be slower than its OpenMP
 original: ``host_weight`` multiplies the weight of rows where the host was faster (sending them
@@ -19,15 +22,28 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 
 from ..diagnostics import OmpclError
-from . import export
+from . import export, schema
 from .data import Dataset
 
-LEARNERS = ("tree", "forest", "boosting")
+LEARNERS = ("tree", "forest", "extra", "boosting")
+#: the learner that is a choice among LEARNERS (``select``), made by cross-validation
+AUTO = "auto"
 WEIGHTINGS = ("none", "cost")
+#: columns a learner may see, by name: the raw counts and sizes, the combined features of
+#: Grewe et al. (F1-F4), the scale-free ones (per-work-item counts and ratios, without the
+#: absolute sizes transfer and work_items), or all. Logarithms are not a set of their own:
+#: a tree's splits do not change under a monotone transform of one feature.
+FEATURE_SETS: dict[str, tuple[str, ...]] = {
+    "all": schema.FEATURES,
+    "raw": schema.STATIC + schema.DYNAMIC,
+    "combined": schema.COMBINED,
+    "scale_free": schema.STATIC + ("wgsize",) + schema.COMBINED,
+}
 #: sizes used when the settings leave them open (None): small enough to compile into every
 #: translated file as nested if/else
 DEFAULT_SIZE = {"tree": {"trees": 1, "max_depth": 5, "min_leaf": 5},
                 "forest": {"trees": 20, "max_depth": 6, "min_leaf": 2},
+                "extra": {"trees": 50, "max_depth": 0, "min_leaf": 2},
                 "boosting": {"trees": 40, "max_depth": 3, "min_leaf": 2}}
 _MIN_COST = 0.01  # weight of an exact tie under weighting="cost"
 
@@ -41,9 +57,11 @@ class Settings:
     max_depth: int | None = None    # 0: unlimited
     min_leaf: int | None = None     # samples per leaf at least
     host_weight: float = 1.0        # weight of host-faster rows relative to device-faster ones
+    #                                 (auto: of slowdowns against the host in select's score)
     weighting: str = "none"         # "cost": rows weighted by |ln(t_host / t_device)|
     threshold: float = 0.5          # device when P(device) > threshold
     seed: int = 0
+    features: str = "all"           # one of FEATURE_SETS
 
     def resolved(self) -> "Settings":
         size = DEFAULT_SIZE[self.learner]
@@ -67,14 +85,20 @@ def require_sklearn() -> None:
 
 def check(s: Settings) -> None:
     """Raise ValueError with a message for the user unless the settings can be trained."""
-    if s.learner not in LEARNERS:
-        raise ValueError(f"unknown learner '{s.learner}' (choose {', '.join(LEARNERS)})")
+    if s.learner not in LEARNERS + (AUTO,):
+        raise ValueError(f"unknown learner '{s.learner}' "
+                         f"(choose {', '.join(LEARNERS + (AUTO,))})")
+    if s.features not in FEATURE_SETS:
+        raise ValueError(f"unknown feature set '{s.features}' "
+                         f"(choose {', '.join(FEATURE_SETS)})")
     if s.weighting not in WEIGHTINGS:
         raise ValueError(f"unknown weighting '{s.weighting}' (choose {', '.join(WEIGHTINGS)})")
     if not 0.0 < s.threshold < 1.0:
         raise ValueError(f"threshold must lie strictly between 0 and 1, not {s.threshold}")
     if not s.host_weight > 0:
         raise ValueError(f"host weight must be positive, not {s.host_weight}")
+    if s.learner == AUTO:
+        return
     r = s.resolved()
     if r.trees < 1 or r.max_depth < 0 or r.min_leaf < 1:
         raise ValueError("trees and min-leaf must be at least 1, max-depth at least 0")
@@ -92,15 +116,17 @@ def weights(ds: Dataset, s: Settings) -> list[float]:
 
 def estimator(s: Settings) -> Any:
     """An unfitted scikit-learn estimator for the (resolved) settings."""
-    from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+    from sklearn.ensemble import (ExtraTreesClassifier, GradientBoostingClassifier,
+                                  RandomForestClassifier)
     from sklearn.tree import DecisionTreeClassifier
     depth = s.max_depth or None
     if s.learner == "tree":
         return DecisionTreeClassifier(criterion="entropy", max_depth=depth,
                                       min_samples_leaf=s.min_leaf, random_state=s.seed)
-    if s.learner == "forest":
-        return RandomForestClassifier(n_estimators=s.trees, max_depth=depth,
-                                      min_samples_leaf=s.min_leaf, random_state=s.seed)
+    if s.learner in ("forest", "extra"):
+        cls = RandomForestClassifier if s.learner == "forest" else ExtraTreesClassifier
+        return cls(n_estimators=s.trees, max_depth=depth, min_samples_leaf=s.min_leaf,
+                   random_state=s.seed)
     return GradientBoostingClassifier(n_estimators=s.trees, max_depth=depth,
                                       min_samples_leaf=s.min_leaf, learning_rate=0.1,
                                       random_state=s.seed)
@@ -122,13 +148,25 @@ def _with_threshold(model: dict, threshold: float) -> dict:
     return export.make_model(model["learner"], model["combine"], base, model["trees"])
 
 
+def columns(features: str) -> list[int]:
+    """The indices in ``schema.FEATURES`` of the feature set ``features``."""
+    return [schema.FEATURES.index(name) for name in FEATURE_SETS[features]]
+
+
+def matrix(ds: Dataset, features: str = "all") -> Any:
+    """The rows of ``ds`` as a numpy array of the columns of the feature set ``features``."""
+    import numpy as np
+    return np.asarray(ds.X, dtype=np.float64)[:, columns(features)]
+
+
 def fit(ds: Dataset, s: Settings) -> dict:
     """A model dict trained on all rows of ``ds`` (no metadata)."""
     s = s.resolved()
     if len(set(ds.y)) < 2:
         return constant(bool(ds.y[0]), s.learner)
-    est = estimator(s).fit([list(x) for x in ds.X], list(ds.y), sample_weight=weights(ds, s))
-    return _with_threshold(export.from_sklearn(est, s.learner), s.threshold)
+    est = estimator(s).fit(matrix(ds, s.features), list(ds.y), sample_weight=weights(ds, s))
+    model = export.from_sklearn(est, s.learner, columns(s.features))
+    return _with_threshold(model, s.threshold)
 
 
 def subset(ds: Dataset, idx: Sequence[int]) -> Dataset:

@@ -5,7 +5,9 @@ wrote one beside a CSV (``<name>.meta.json``), the measurement's metadata (platf
 commands). Produces the model dict (``export`` format) whose ``metadata`` holds the feature
 schema and version, the learner and its settings, the training data's digest and size, the
 platform it was measured on, the cross-validation scores of both schemes and the model's
-size; and a text report of the same.
+size; and a text report of the same. With the learner ``auto`` (the default of ``ompcl
+train``) the settings are chosen by ``select`` on all rows, grouped by program (the shipped
+model meets new programs), and the cross-validation repeats that choice inside every fold.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from . import crossval, data, export, learners, metrics, schema
+from . import crossval, data, export, learners, metrics, schema, select
 
 META_SUFFIX = ".meta.json"
 
@@ -51,25 +53,49 @@ def _data_summary(ds: data.Dataset) -> dict:
             "host_faster": len(ds) - sum(ds.y), "sha256": ds.digest, "files": list(ds.files)}
 
 
+def _select(ds: data.Dataset, s: learners.Settings, folds: int, cv: bool,
+            budget: float) -> tuple[learners.Settings, list[select.Family], dict]:
+    """The settings to train on all rows (chosen when ``s`` is auto), the families the
+    search (and each fold's) takes, and the selection's record for the metadata."""
+    if s.learner != learners.AUTO:
+        return s, [], {}
+    k = crossval.plan(ds, folds)["k_used"]
+    searches = 1 + (k + min(k, ds.programs) if cv else 0)   # crossval._chooser
+    fams = select.families(len(ds), searches, budget)
+    by_program = ds.programs >= select.INNER_FOLDS
+    if len(set(ds.y)) < 2 or len(ds) < 2 * select.INNER_FOLDS:
+        return select.choose(ds, fams, by_program, s.seed, s.host_weight), fams, {}
+    chosen, table = select.search(ds, fams, by_program, s.seed, s.host_weight)
+    mine = next(r for r in table if r["settings"] == chosen.as_dict())
+    return chosen, fams, {"score": mine["score"], "oracle_share": mine["oracle_share"],
+                          "budget": budget, "families": len(fams),
+                          "candidates": len(table), "grouped_by_program": by_program,
+                          "inner_folds": select.INNER_FOLDS,
+                          "slowdown_weight": s.host_weight, "best": table[:10]}
+
+
 def train(paths: Sequence[str | os.PathLike], s: learners.Settings, folds: int = 10,
-          platform: str = "", command: str = "", cv: bool = True) -> dict:
-    """Train on the CSV files ``paths``; the model dict with its metadata."""
+          platform: str = "", command: str = "", cv: bool = True,
+          budget: float = 1.0) -> dict:
+    """Train on the CSV files ``paths``; the model dict with its metadata. ``budget``
+    scales the search of an ``auto`` learner (``select.families``)."""
     learners.check(s)
     learners.require_sklearn()
     ds = data.load(paths)
     metas = read_meta(paths)
-    model = learners.fit(ds, s)
+    chosen, fams, selection = _select(ds, s, folds, cv, budget)
+    model = learners.fit(ds, chosen)
     meta = {
         "schema": {"version": schema.VERSION, "features": list(schema.FEATURES)},
-        "learner": s.learner, "settings": s.as_dict(), "size": learners.size(model),
+        "learner": chosen.learner, "settings": chosen.as_dict(), "size": learners.size(model),
+        "selection": selection,
         "training_data": _data_summary(ds), "platform": _platform(metas, platform),
         "measurement": [{k: m[k] for k in ("collected", "load_average", "command", "env",
                                            "repeats") if k in m} for m in metas],
-        "cross_validation": crossval.cross_validate(ds, s, folds) if cv else {},
+        "cross_validation": crossval.cross_validate(ds, s, folds, fams) if cv else {},
         "training_fit": metrics.score(_choices(model, ds), ds.t_cpu, ds.t_gpu),
         "command": command,
     }
-    meta["cross_validation"]["k"] = folds
     model["metadata"] = meta
     return model
 
@@ -80,7 +106,7 @@ def _choices(model: dict, ds: data.Dataset) -> list[int]:
 
 # ---- the text report ----------------------------------------------------------------
 
-_HEAD = (f"{'':26}{'accuracy':>9}{'speedup':>9}{'oracle':>8}{'vs host':>9}{'worst':>7}"
+_HEAD = (f"{'':26}{'oracle':>8}{'accuracy':>9}{'speedup':>9}{'vs host':>9}{'worst':>7}"
          f"{'h->d':>6}{'d->h':>6}")
 _NAMES = {"stratified_kfold": "stratified {k}-fold", "leave_one_program_out":
           "leave-one-program-out", "training_fit": "training data (fit)"}
@@ -89,10 +115,27 @@ _NAMES = {"stratified_kfold": "stratified {k}-fold", "leave_one_program_out":
 def _line(name: str, sc: dict | None) -> str:
     if sc is None:
         return f"{name:26}n/a (too few rows or programs)"
-    return (f"{name:26}{sc['accuracy']:>9.1%}{sc['speedup_over_best_single']:>8.2f}x"
-            f"{sc['oracle_share']:>8.1%}{sc['speedup_over_host']:>8.2f}x"
+    return (f"{name:26}{sc['oracle_share']:>8.1%}{sc['accuracy']:>9.1%}"
+            f"{sc['speedup_over_best_single']:>8.2f}x{sc['speedup_over_host']:>8.2f}x"
             f"{sc['worst_slowdown_over_host']:>6.1f}x{sc['confusion'][0][1]:>6}"
             f"{sc['confusion'][1][0]:>6}")
+
+
+def _selection_lines(m: dict) -> list[str]:
+    sel, cv = m.get("selection"), m["cross_validation"]
+    if not sel:
+        return []
+    out = [f"chosen by {sel['inner_folds']}-fold cross-validation"
+           f"{' grouped by program' if sel['grouped_by_program'] else ''} among "
+           f"{sel['candidates']} candidates ({sel['families']} learner families, budget "
+           f"{sel['budget']:g}): inner score {sel['score']:.1%} (oracle share with slowdowns "
+           f"against the host counted {sel['slowdown_weight']:g}x; plain "
+           f"{sel['oracle_share']:.1%}), the best {sel['best'][0]['score']:.1%}"]
+    for key in ("stratified_kfold", "leave_one_program_out"):
+        if cv.get(key) and cv[key].get("chosen"):
+            out.append(f"chosen inside the folds of {_NAMES[key].format(k=cv['k_used'])}: "
+                       + ", ".join(f"{k} {v}" for k, v in cv[key]["chosen"].items()))
+    return out
 
 
 def report(model: dict) -> str:
@@ -102,18 +145,22 @@ def report(model: dict) -> str:
     out = [f"{m['learner']}: {z['trees']} tree(s), {z['nodes']} nodes, depth <= {z['max_depth']}"
            f"; trained on {d['rows']} rows from {d['programs']} programs ({d['device_faster']} "
            f"device-faster, {d['host_faster']} host-faster; data sha256 {d['sha256'][:12]})",
-           f"settings: {', '.join(f'{k}={v}' for k, v in m['settings'].items())}", "", _HEAD]
+           f"settings: {', '.join(f'{k}={v}' for k, v in m['settings'].items())}",
+           *_selection_lines(m)]
+    if cv.get("note"):
+        out.append(f"k-fold: {cv['note']}")
+    out += ["", _HEAD]
     for key in ("stratified_kfold", "leave_one_program_out"):
         if key in cv:
-            out.append(_line(_NAMES[key].format(k=cv.get("k", 10)), cv[key]))
+            out.append(_line(_NAMES[key].format(k=cv.get("k_used", 10)), cv[key]))
     out.append(_line(_NAMES["training_fit"], m["training_fit"]))
-    out += ["", "speedup: over the best single mapping (geometric mean); oracle: share of the "
-            "oracle's performance;", "vs host: over the OpenMP host alone; worst: largest "
+    out += ["", "oracle: share of the oracle's performance (geometric mean); speedup: over the "
+            "best single mapping;", "vs host: over the OpenMP host alone; worst: largest "
             "slowdown of a row against the host;", "h->d: host-faster rows sent to the device "
             "(the costly mistake); d->h: device-faster rows kept on the host"]
     for key in ("stratified_kfold", "leave_one_program_out"):
         if cv.get(key):
             c = cv[key]["confusion"]
-            out.append(f"confusion, {_NAMES[key].format(k=cv.get('k', 10))} (rows measured "
+            out.append(f"confusion, {_NAMES[key].format(k=cv['k_used'])} (rows measured "
                        f"host/device, columns chosen host/device): {c[0]} {c[1]}")
     return "\n".join(out)
