@@ -130,13 +130,12 @@ def test_no_modules_import_each_other():
 
 
 def test_one_identifier_regex():
-    """C identifiers in text are matched with ``frontend.textscan.IDENT``, not a local copy
-    (sharing.py and hostloop.py keep theirs until their current rework lands)."""
+    """C identifiers in text are matched with ``frontend.textscan.IDENT``, not a local copy."""
     import re
 
     from ompcl.frontend.textscan import IDENT
     copy = re.compile(r're\.(?:compile|findall|match|search|fullmatch)\(r"\[A-Za-z_\]\\w\*"')
     found = {str(p.relative_to(codestats.PACKAGE)) for p in codestats.modules()
              if copy.search(p.read_text())}
-    assert found - {"analysis/sharing.py", "codegen/hostloop.py"} == {"frontend/textscan.py"}
+    assert found == {"frontend/textscan.py"}
     assert IDENT.findall("a1 = _b[2] + c_d;") == ["a1", "_b", "c_d"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from pycparser import c_ast
 
 from ompcl.analysis.ctypes_ import walk

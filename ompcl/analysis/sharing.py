@@ -4,12 +4,12 @@ reasons a variable cannot be placed on the device.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
 from ..diagnostics import Reason
+from ..frontend.textscan import IDENT
 from ..ir import Affine, ArrayArg, Directive, Inspection, LoopDim, Reduction, Sym, Var
 from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
@@ -26,7 +26,6 @@ from .extents import (
 )
 from .updates import Updates, array_updates
 
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 #: element types the device updates atomically (32- and 64-bit)
 ATOMIC_C_TYPES = {"int", "unsigned int", "long", "unsigned long", "float", "double"}
 _WORDS = {"sizeof", "char", "short", "int", "long", "unsigned", "signed"}
@@ -173,7 +172,7 @@ class _Classifier:
     def invariant_dims(self, dims: tuple[str, ...]) -> bool:
         """Row dimensions of a pointer to variable-length rows: every name an integer scalar
         visible at the region and not written in the loop."""
-        for name in _IDENT.findall(" ".join(dims)):
+        for name in IDENT.findall(" ".join(dims)):
             v = self.scope.get(name)
             if name in self.env.enumerators or name in _WORDS:
                 continue
@@ -204,7 +203,7 @@ class _Classifier:
             if not ct.pointer or passed and flat is None or not self.invariant_dims(
                     ct.row_dims):
                 return self.fail("array-extent", f"array '{v.name}' has variable dimensions")
-            self.vla_dims |= set(_IDENT.findall(" ".join(ct.row_dims))) - self.env.enumerators
+            self.vla_dims |= set(IDENT.findall(" ".join(ct.row_dims))) - self.env.enumerators
         if any(t.target == v.name for t in self.info.atomics) and \
                 ct.base not in ATOMIC_C_TYPES:
             return self.fail("omp-construct", f"atomic update of '{v.name}' elements of type "

@@ -16,7 +16,7 @@ from pycparser import c_ast
 
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
-from ..ir import Clause, Directive, Reduction, Region, Team, Var
+from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Team, Var
 from .accesses import scan_body
 from .builtins import HOST_ONLY, is_math
 from .candidates import Candidate, TeamCandidate
@@ -175,9 +175,14 @@ def _reads(name: str, node: c_ast.Node | None, skip: frozenset[int]) -> bool:
     return any(_reads(name, child, skip) for _, child in node.children())
 
 
-def _declared_in(node: c_ast.Node, scope: dict[str, Var]) -> set[str]:
-    inside = {id(n) for n in walk(node)}
-    return {name for name, v in scope.items() if v.decl is not None and id(v.decl) in inside}
+def region_private(team: BoundDirective, scope: dict[str, Var]) -> set[str]:
+    """The variables each thread of the ``parallel`` region ``team`` has its own copy of, by
+    its clauses or by being declared inside it (those visible in ``scope``)."""
+    d = team.directive
+    inside = {id(n) for n in walk(team.stmt)}
+    return set(d.names_in("private")) | set(d.names_in("firstprivate")) | {
+        a for c in d.clause("reduction") for a in c.args} | {
+        name for name, v in scope.items() if v.decl is not None and id(v.decl) in inside}
 
 
 def thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandidate, ...],
@@ -201,9 +206,7 @@ def _thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandid
     if cand.context == "region":
         team = teams[cand.team]
         stmt = team.bound.stmt
-        d = team.bound.directive
-        private = _declared_in(stmt, scope) | set(d.names_in("private")) | set(
-            d.names_in("firstprivate")) | {a for c in d.clause("reduction") for a in c.args}
+        private = region_private(team.bound, scope)
         loops = frozenset(id(cands[k].loop) for k in team.loops) if cands else frozenset()
         return ThreadView(frozenset(private), thread_dependent(stmt), stmt, loops)
     if cand.context == "orphaned" and cand.bound.func is not None:
@@ -274,28 +277,26 @@ def observe_reasons(stmt: c_ast.Node, prog: Program, lookup: Callable[[str], obj
     while todo:
         for call in (n for n in walk(todo.pop()) if isinstance(n, c_ast.FuncCall)):
             name = call.name.name if isinstance(call.name, c_ast.ID) else None
-            why = _observes(name, library, lookup)
+            fdef = lookup(name) if name is not None else None
+            why = _observes(name, library, fdef is not None)
             if why:
                 return [Reason("team-observed", why, SourceLoc.of(call))]
-            if name is None or name in seen:
-                continue
-            seen.add(name)
-            fdef = lookup(name)
-            if fdef is not None:
+            if fdef is not None and name not in seen:
+                seen.add(name)
                 todo.append(fdef.body)
     return []
 
 
-def _observes(name: str | None, library: dict[str, str], lookup) -> str | None:
-    """Why a call of ``name`` (None: through a pointer) may observe the team, or None."""
+def _observes(name: str | None, library: dict[str, str], defined: bool) -> str | None:
+    """Why a call of ``name`` (None: through a pointer; ``defined``: ompcl sees its
+    definition) may observe the team, or None."""
     if name is None:
         return "the parallel region calls a function through a pointer (it may ask for its " \
             "team)"
     if name.startswith("omp_"):
         return None if name in _TEAM_BLIND else f"the parallel region calls '{name}', whose " \
             "answer differs in a team of one"
-    if is_math(name) or name in HOST_ONLY or name.startswith("__builtin_") or \
-            lookup(name) is not None:
+    if is_math(name) or name in HOST_ONLY or name.startswith("__builtin_") or defined:
         return None
     if _LIBRARY_HEADERS.search(library.get(name, "")):
         return None

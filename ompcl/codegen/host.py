@@ -294,6 +294,7 @@ def _dropped_pragmas(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[i
     inside = {id(n) for n in walk(ht.team.bound.stmt)}
     pragmas = [(b.directive, b.pragma) for b in prog.constructs] + [
         (d, p) for d, p, _ in prog.standalone]
+    serial = _serial_spans(prog, ht, scan)
     out = []
     for d, p in pragmas:
         loc = SourceLoc.of(p)
@@ -305,7 +306,7 @@ def _dropped_pragmas(prog: Program, ht: HostTeam, scan: Scanner) -> list[tuple[i
         if not text.lstrip().startswith("#"):
             continue  # from a macro (_Pragma): harmless in a team of one
         if any(hr.splice.start <= start < hr.splice.end for hr in ht.loops) or any(
-                a <= start < b for a, b in _serial_spans(prog, ht, scan)):
+                a <= start < b for a, b in serial):
             continue  # inside a loop the device attempt replaces (its host path keeps it) or
             # a loop a team of its own runs
         out.append((start, end, f"/* omp {d.kind}: a team of one runs it as plain code */"

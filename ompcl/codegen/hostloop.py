@@ -24,15 +24,16 @@ from dataclasses import dataclass
 from pycparser import c_ast, c_generator
 
 from ..analysis.ctypes_ import walk
+from ..analysis.loops import loop_start
+from ..analysis.teams import region_private
 from ..frontend.clone import clone
 from ..frontend.program import Program
-from ..frontend.textscan import Scanner
+from ..frontend.textscan import IDENT, Scanner
 from ..ir import BoundDirective, Region, Var
 from . import names as N
 
 _GEN = c_generator.CGenerator()
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)", re.M)
-_IDENT = re.compile(r"[A-Za-z_]\w*")
 #: clauses giving a variable of the loop's function a value when the loop ends
 _WRITTEN_BACK = ("lastprivate", "linear", "reduction", "copyprivate")
 OMP_FOR = re.compile(r"\bomp\s+for\b")
@@ -84,8 +85,8 @@ def host_loop(prog: Program, hr, scan: Scanner, args: str, team: BoundDirective
         return None   # a parameter is private to its thread: no firstprivate of it
     passed = {p.var.name for p in params}
     text = prog.source[rg.start:rg.end]
-    named = _names(r.bound.stmt) | set(_IDENT.findall(r.bound.directive.text)) | set(
-        _IDENT.findall(text[:scan.line_end(rg.start) - rg.start]))   # clauses: a chunk size
+    named = _names(r.bound.stmt) | set(IDENT.findall(r.bound.directive.text)) | set(
+        IDENT.findall(text[:scan.line_end(rg.start) - rg.start]))   # clauses: a chunk size
     if _address_or_size(r.bound.stmt, passed) or not passed <= named:
         return None   # a parameter the loop does not name (default(none) may not list it)
     # the clause's and the work-shared loops' variables (predetermined private)
@@ -151,13 +152,10 @@ def _loop_vars(stmt: c_ast.Node, d) -> set[str]:
                   if c.args and c.args[0].isdigit()), 1)
     out = set()
     for _ in range(depth):
-        if not isinstance(stmt, c_ast.For):
+        start = loop_start(stmt) if isinstance(stmt, c_ast.For) else None
+        if start is None:
             break
-        init = stmt.init
-        if isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
-            out.add(init.lvalue.name)
-        elif isinstance(init, c_ast.DeclList):
-            out |= {x.name for x in init.decls}
+        out.add(start[0])
         body = stmt.stmt
         while isinstance(body, c_ast.Compound) and len(body.block_items or []) == 1:
             body = body.block_items[0]
@@ -177,16 +175,6 @@ def _assigned(node: c_ast.Node) -> set[str]:
         if isinstance(t, c_ast.ID):
             out.add(t.name)
     return out
-
-
-def region_private(team: BoundDirective, scope: dict[str, Var]) -> set[str]:
-    """The variables each thread of the ``parallel`` region ``team`` has its own copy of, by
-    its clauses or by being declared inside it (those visible in ``scope``)."""
-    d = team.directive
-    names = set(d.names_in("private")) | set(d.names_in("firstprivate")) | {
-        a for c in d.clause("reduction") for a in c.args}
-    inside = {id(n) for n in walk(team.stmt)}
-    return names | {n for n, v in scope.items() if v.decl is not None and id(v.decl) in inside}
 
 
 def _same_macros(src: str, rg) -> bool:
