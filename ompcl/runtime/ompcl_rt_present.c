@@ -34,6 +34,19 @@ static cl_int map_unmap(mapping *m, cl_map_flags flags) {
   return err == CL_SUCCESS ? ompcl_cl.Finish(ompcl_dev.queue) : err;
 }
 
+/* Copy the whole of `m` to the device (`to_device`) or back, blocking; with zero-copy
+   buffers map and unmap it instead, and set `*bytes` to 0 (nothing moved). */
+static cl_int copy_mapping(mapping *m, int to_device, size_t *bytes, cl_event *ev) {
+  if (m->zero_copy) {
+    *bytes = 0;
+    return map_unmap(m, to_device ? CL_MAP_WRITE : CL_MAP_READ);
+  }
+  return to_device ? ompcl_cl.EnqueueWriteBuffer(ompcl_dev.queue, m->mem, CL_TRUE, 0, *bytes,
+                                                 (void *)m->start, 0, 0, ev)
+                   : ompcl_cl.EnqueueReadBuffer(ompcl_dev.queue, m->mem, CL_TRUE, 0, *bytes,
+                                                (void *)m->start, 0, 0, ev);
+}
+
 /* Make the host copy of `m` valid (reads back a device-only copy). */
 
 void ompcl_sync_mapping(mapping *m) {
@@ -44,13 +57,7 @@ void ompcl_sync_mapping(mapping *m) {
   if (m->host_valid) return;
   /* the host's writes reach the device before it comes back */
   ompcl_push_spans(m, m->start, m->end);
-  if (m->zero_copy) {
-    err = map_unmap(m, CL_MAP_READ);
-    bytes = 0;  /* nothing moved */
-  } else {
-    err = ompcl_cl.EnqueueReadBuffer(ompcl_dev.queue, m->mem, CL_TRUE, 0, bytes,
-                                     (void *)m->start, 0, 0, &ev);
-  }
+  err = copy_mapping(m, 0, &bytes, &ev);
   dt = ompcl_event_seconds(ev);
   if (err != CL_SUCCESS)
     fprintf(stderr, "ompcl: warning: reading %zu bytes back from the device failed (CL error "
@@ -172,13 +179,7 @@ static int upload(ompcl_launch *L, mapping *m) {
   cl_event ev = 0;
   double dt;
   cl_int err;
-  if (m->zero_copy) {
-    err = map_unmap(m, CL_MAP_WRITE);
-    bytes = 0;  /* nothing moved */
-  } else {
-    err = ompcl_cl.EnqueueWriteBuffer(ompcl_dev.queue, m->mem, CL_TRUE, 0, bytes,
-                                      (void *)m->start, 0, 0, &ev);
-  }
+  err = copy_mapping(m, 1, &bytes, &ev);
   if (err != CL_SUCCESS) {
     ompcl_launch_fail(L, "copy to the device failed", err);
     return 0;
