@@ -183,6 +183,12 @@ class _Scanner:
     def is_local(self, name: str) -> bool:
         return name in self.env and self.env[name][0] != "loop"
 
+    def own(self, name: str) -> bool:
+        """Whether ``name`` is the body's own: a local, or the variable of a loop that is not
+        an outer variable (the region's loops, a loop declaring its variable)."""
+        b = self.env.get(name, ("",))
+        return self.is_local(name) or b[0] == "loop" and not (len(b) > 2 and b[2])
+
     def key(self, name: str) -> tuple:
         b = self.env.get(name)
         return b if b is not None and b[0] != "loop" else ("outer", name)
@@ -450,8 +456,7 @@ class _Scanner:
     def e_ID(self, n, write, read):
         if write:
             self.note_write(n.name)
-        b = self.env.get(n.name, ("",))
-        if self.is_local(n.name) or b[0] == "loop" and not (len(b) > 2 and b[2]):
+        if self.own(n.name):
             return
         if read and n.name not in self.assigned:
             self.live_in.add(n.name)
@@ -585,7 +590,7 @@ class _Scanner:
                                 f"calls through function pointer '{c_text(n.name)}'")
         self.calls.append((n.name.name, n))
         for arg in (n.args.exprs if n.args else []):
-            if isinstance(arg, c_ast.ID) and not self.is_local(arg.name):
+            if isinstance(arg, c_ast.ID) and not self.own(arg.name):
                 self.ptr_uses.add(arg.name)
                 self.reads.add(arg.name)
             elif isinstance(arg, c_ast.Constant) and arg.type == "string":
