@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ompcl.fuzz import compare
+from ompcl.fuzz import compare, oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 # every translation in the tests (in process and through the command line) checks the
@@ -53,15 +53,11 @@ def run(exe: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProc
                           env=run_env(**env))
 
 
-#: the paths a translated program may take (issue 34): the host path, the device path with
-#: copying and with zero-copy buffers, and the team of one's host path (every launch failing)
-PATHS: dict[str, dict[str, str]] = {
-    "host": {"OMPCL_DEVICE": "openmp"},
-    "device-copy": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "0"},
-    "device-zero-copy": {"OMPCL_DEVICE": "opencl", "OMPCL_ZERO_COPY": "1"},
-    "team-of-one": {"OMPCL_DEVICE": "opencl", "OMPCL_FAULT": "launch"},
-}
-THREAD_COUNTS = ("1", "2", "3", "7")
+#: the paths a translated program may take (issue 34), as the fuzzer runs them: the host path,
+#: the device path with copying and with zero-copy buffers, and the team of one's host path
+#: (every launch failing); each at every thread count of the fuzzer's reference
+PATHS: dict[str, dict[str, str]] = {m: oracle.MODE_ENV[m] for m in oracle.PATH_MODES}
+THREAD_COUNTS = tuple(sorted(oracle.THREADS, key=int))
 
 
 def every_path(ref_exe: Path, exe: Path, rtol: float, threads=THREAD_COUNTS, paths=PATHS,

@@ -44,10 +44,9 @@ MODE_ENV: dict[str, dict[str, str]] = {
 }
 MODES = ("opencl-copy", "opencl-zc", "team1", "auto", "auto-host", "openmp")
 DEVICE_MODES = ("opencl-copy", "opencl-zc", "team1", "asan")  # need an OpenCL device
-#: the paths a translated program may take, each run at every count of THREAD_COUNTS against
-#: the original at the same count (the other modes run at the reference's 2 threads)
+#: the paths a translated program may take, each run at every count of THREADS against the
+#: original at the same count (the other modes run at the reference's 2 threads)
 PATH_MODES = ("openmp", "opencl-copy", "opencl-zc", "team1")
-THREAD_COUNTS = ("1", "2", "3", "7")
 PLACED_MODES = ("opencl-copy", "opencl-zc")  # every offloaded loop must run on the device
 # The runtime's device bounds checker (OMPCL_BOUNDS_CHECK=1): a kernel access outside the
 # mapped range of its buffer exits with this status and message.
@@ -61,7 +60,9 @@ SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "LSAN_OPTIONS": f"suppressions={LSAN_SUPPRESSIONS}:print_suppressions=0",
            "UBSAN_OPTIONS": "print_stacktrace=1"}
 SAN_MARKS = ("AddressSanitizer", "LeakSanitizer", "runtime error:")
-THREADS = ("2", "1", "3", "7")  # the reference: 2 threads; 1, 3 and 7 must agree with it
+# the thread counts of every run of the reference (2 first; 1, 3 and 7 must agree with it) and
+# of the translation on each path (PATH_MODES)
+THREADS = ("2", "1", "3", "7")
 # Failure kinds, from the program's side to ompcl's: a program the generator got wrong; ompcl
 # raising; expectations of what is offloaded not met; the translation not compiling; then the
 # run-time failures.
@@ -403,7 +404,7 @@ def check(text: str, camp: Campaign, modes: tuple[str, ...] | None = None,
                     v.failures.append(fail)
                     continue
             fail, k = None, 0
-            for n in (THREAD_COUNTS if mode in PATH_MODES else ("2",)):
+            for n in (THREADS if mode in PATH_MODES else THREADS[:1]):
                 fail, k = run_mode(run_exe, d, camp, mode, ref[n], rtol, n_off,
                                    declined(text), n)
                 if fail:
