@@ -6,7 +6,8 @@ Two cases, both on the bounds-checked body (every buffer element is an
 ``OMPCL_AT(T, k, site, ref)``, so buffer ``k`` and the element's text identify it):
 
 * **Loop-invariant elements.** In a ``for`` loop of the body, an element whose subscripts the
-  loop never changes is loaded once before the loop and, when the loop writes it (an
+  loop never changes, and that every iteration touches (not only under a guard), is loaded
+  once before the loop and, when the loop writes it (an
   accumulator such as ``C[i][j] += A[i][k] * B[k][j]``), stored once after it. A written
   element must be the only element of its array the loop mentions; a read one, of an array
   the loop does not write. The load and store are guarded by the loop's first test, so a loop
@@ -288,19 +289,26 @@ class _Promoter:
         guard = _guard(node)
         facts = Scan(self.k.names).run(node)
         never = isinstance(guard, c_ast.Constant) and guard.value == "0"
-        chosen = [] if guard is None or never or facts.jumps else self._invariants(facts)
+        # where each element is read or written in every iteration (the loop's own test
+        # aside): only those may move out of the loop (an element read under a guard may lie
+        # outside what the original ever touches)
+        body = Scan(self.k.names).run(node.stmt) if node.stmt is not None else None
+        chosen = [] if guard is None or never or facts.jumps or body is None else \
+            self._invariants(facts, body)
         out = self._hoist(node, guard, chosen) if chosen else node
         if node.stmt is not None:
             node.stmt = self.stmt(node.stmt)
         return out
 
-    def _invariants(self, facts: Facts) -> list[tuple[str, list[Occ], bool]]:
+    def _invariants(self, facts: Facts, body: Facts) -> list[tuple[str, list[Occ], bool]]:
         written, out = facts.written(), []
         for key, occ in sorted(facts.elems.items()):
             k, _ = key
             ref = unchecked(occ[0].node)
             if k in facts.bare or any(o.addr for o in occ) or not _key_subscripts_ok(ref):
                 continue
+            if all(o.cond for o in body.elems.get(key, ())):
+                continue  # touched only in some iterations
             if at_parts(occ[0].node)[0] not in SCALARS:
                 continue
             if _ids_of_subscripts(ref) & facts.assigned:
