@@ -96,7 +96,17 @@ def _header(data: dict) -> list[str]:
             f"kernels {t.get('kernel_seconds', 0):.6f} s, transfers "
             f"{t.get('transfer_seconds', 0):.6f} s ({human_bytes(t.get('bytes_to_device', 0))} "
             f"to the device, {human_bytes(t.get('bytes_to_host', 0))} back), OpenCL set-up "
-            f"{t.get('setup_seconds', 0):.6f} s"]
+            f"{t.get('setup_seconds', 0):.6f} s"] + _data_line(t)
+
+
+def _data_line(t: dict) -> list[str]:
+    """Bytes moved over the distinct data the device held (1.0x: each byte moved once)."""
+    data = t.get("data_bytes", 0)
+    if not data:
+        return []
+    return [f"data on the device {human_bytes(data)}: moved "
+            f"{t.get('bytes_to_device', 0) / data:.2f}x to the device, "
+            f"{t.get('bytes_to_host', 0) / data:.2f}x back"]
 
 
 def format_summary(data: dict, top: int = 0) -> str:

@@ -20,29 +20,23 @@ statements around kernels) is not instrumented: its regions keep the per-block r
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pycparser import c_ast, c_generator
 
 from ..frontend.program import Program
-from ..frontend.siblings import ask
+from ..frontend.siblings import ask, text_of
 from ..frontend.textscan import IDENT, Scanner, ScanError
 from ..ir import Region, Team
 from .builtins import is_math
 from .ctypes_ import TypeEnv, walk
 from .placement import balanced_start
+from .summaries import NO_MEMORY as _NO_MEMORY, READS_ARGS as _READS_ARGS
+from .summaries import FileScope, params_of, pointee, split_pointer, subst as _subst, summarize
 
 READ, WRITE = 1, 2
-
-#: library functions that touch no memory but their results (and the strings they print)
-_NO_MEMORY = {"omp_get_wtime", "omp_get_num_threads", "omp_get_max_threads",
-              "omp_get_thread_num", "omp_in_parallel", "omp_get_num_procs", "omp_set_num_threads",
-              "omp_get_wtick", "exit", "abort", "malloc", "calloc", "rand", "srand", "time",
-              "clock", "sleep", "usleep", "putchar", "getchar", "fflush", "fclose", "fopen",
-              "strlen", "strcmp", "strncmp", "atoi", "atol", "atof", "strtol", "strtod", "getenv",
-              "sqrt", "__assert_fail", "__builtin_expect", "perror", "fputc", "putc"}
-#: library functions that read (only) the memory their pointer arguments point to
-_READS_ARGS = {"printf", "fprintf", "puts", "fputs", "fwrite", "vprintf", "vfprintf"}
 
 _GEN = c_generator.CGenerator()
 
@@ -50,11 +44,14 @@ _GEN = c_generator.CGenerator()
 @dataclass(frozen=True)
 class HostAccess:
     """Memory a host statement may touch: ``size`` bytes from ``addr`` (C expressions), or any
-    memory (``addr`` None)."""
+    memory (``addr`` None); with ``lo`` and ``hi``: elements [lo, hi) of ``size`` bytes from
+    ``addr`` (a callee's range, evaluated before the call)."""
 
     mode: int
     addr: str | None = None
     size: str = "0"
+    lo: str | None = None
+    hi: str | None = None
 
 
 @dataclass(frozen=True)
@@ -164,6 +161,10 @@ class _Scope:
         if decl.name and not isinstance(decl.type, c_ast.FuncDecl):
             self.frames[-1][decl.name] = _classify(decl.type, param, self.env)
 
+    def is_global(self, name: str) -> bool:
+        """``name`` means the file-scope object here (no local hides it)."""
+        return name in self.frames[0] and not any(name in f for f in self.frames[1:])
+
     def get(self, name: str) -> _Var:
         for frame in reversed(self.frames):
             if name in frame:
@@ -172,6 +173,11 @@ class _Scope:
 
 
 # -- expressions -----------------------------------------------------------------------------
+
+def _free(nodes) -> set[str]:
+    """The names an expression reads."""
+    return {n.name for e in nodes for n in walk(e) if isinstance(n, c_ast.ID)}
+
 
 def _assigned(node: c_ast.Node) -> set[str]:
     """Names a statement may assign (directly, or by passing their address)."""
@@ -310,7 +316,47 @@ class _Exprs:
         if kind in ("instrumented", "extern"):
             self.announce.append((name, kind == "extern"))
             return
-        self.any(READ | WRITE)
+        found = self.p.summary(name)
+        if found is None:
+            return self.any(READ | WRITE)
+        summary, callee = found
+        for t in summary.touches:
+            self.bound(t, params_of(callee), args)
+
+    def bound(self, t, params: list, args: list) -> None:
+        """A callee's touch (``summaries.Touch``) at this call, its parameters bound to the
+        arguments: a range where the arguments can be evaluated before the statement, the
+        whole array they point into where not, any memory where neither."""
+        names = {p.name: a for p, a in zip(params, args)}
+        lo = hi = None
+        if t.lo is not None and self.exact and all(self.simple(names[n]) for n in _free(
+                (t.lo, t.hi)) if n in names) and not (_free((t.lo, t.hi)) - set(names)):
+            lo, hi = _GEN.visit(_subst(t.lo, names)), _GEN.visit(_subst(t.hi, names))
+        if t.glob is not None:
+            v = self.p.scope.get(t.glob)
+            if v.kind != "array" or not self.p.scope.is_global(t.glob):
+                return self.any(t.mode)
+            if lo is None:
+                return self.whole(t.glob, t.mode)
+            self.out.append(HostAccess(t.mode, f"(const void *)({t.glob})",
+                                       f"sizeof(({t.glob})[0])", lo, hi))
+            return
+        if t.param >= len(args):
+            return self.any(t.mode)
+        arg = args[t.param]
+        base, off = split_pointer(arg)
+        v = self.p.scope.get(base) if base else None
+        stable = base is not None and base not in self.unstable and v.kind in (
+            "array", "pointer") and (off is None or self.simple(off))
+        elem = pointee(params[t.param])
+        if lo is not None and stable and elem is not None:
+            etype = _GEN.visit(c_ast.Typename(None, [], None, elem))
+            self.out.append(HostAccess(t.mode, f"(const void *)({_GEN.visit(arg)})",
+                                       f"sizeof({etype})", lo, hi))
+        elif base is not None and v.kind == "array":
+            self.whole(base, t.mode)
+        else:
+            self.any(t.mode)
 
     def pointed(self, a: c_ast.Node, mode: int) -> None:
         """Memory a pointer argument of a library call points to: a named array (or a row of
@@ -482,7 +528,9 @@ class _Planner:
     """Probes for the statements of one function."""
 
     def __init__(self, prog: Program, env: TypeEnv, globals_: dict[str, _Var],
-                 device: set[int], classify_call, text: "_Text", teams: dict | None = None):
+                 device: set[int], classify_call, text: "_Text", teams: dict | None = None,
+                 summary=None):
+        self.summary = summary or (lambda name: None)  # name -> (Summary, FuncDef) | None
         self.teams = teams or {}  # statement id -> Team
         self.team: int | None = None  # the team whose device version is being probed
         self.probed_teams: set[int] = set()
@@ -798,6 +846,74 @@ class _Externs:
         return self.cache[name]
 
 
+def _file_scope(ast: c_ast.FileAST, env: TypeEnv, own: bool, directives: bool) -> FileScope:
+    """What a caller in this file (``own``) or another one can say of ``ast``'s objects
+    (``summaries.FileScope``); ``directives``: the file has OpenMP directives."""
+    names, ignored = set(), set()
+    for ext in ast.ext:
+        if not isinstance(ext, c_ast.Decl) or not ext.name or isinstance(ext.type,
+                                                                        c_ast.FuncDecl):
+            continue
+        kind = _classify(ext.type, False, env).kind
+        static = "static" in (ext.storage or [])
+        if kind == "scalar":
+            ignored.add(ext.name)  # no device copy is ever made of a scalar variable
+        elif kind == "array" and (own or not static):
+            names.add(ext.name)
+        elif kind == "array" and not directives and not _escapes(ast, ext.name):
+            ignored.add(ext.name)  # only this file's code, which runs no kernel, reaches it
+    return FileScope(frozenset(names), frozenset(ignored))
+
+
+def _escapes(ast: c_ast.FileAST, name: str) -> bool:
+    """Whether a file-scope array's address may leave its own subscripts (a use of the
+    name other than ``name[...]`` or ``sizeof``)."""
+    bases, sized = set(), set()
+    for n in walk(ast):
+        if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID):
+            bases.add(id(n.name))
+        elif isinstance(n, c_ast.UnaryOp) and n.op == "sizeof":
+            sized |= {id(m) for m in walk(n.expr)}
+    return any(isinstance(n, c_ast.ID) and n.name == name and id(n) not in bases
+               and id(n) not in sized for n in walk(ast))
+
+
+class _Summaries:
+    """Summaries (``analysis.summaries``) of the functions host code calls that are not
+    instrumented: this file's, and those of the program's other sources that have no OpenMP
+    directive (the library finds them)."""
+
+    def __init__(self, funcs: dict, here: FileScope, instrumented: set[str], library, env):
+        self.funcs, self.here, self.instrumented = funcs, here, instrumented
+        self.library, self.env = library, env
+        self.memo: dict[str, tuple | None] = {}
+        self.scopes: dict[str, FileScope | None] = {}
+
+    def find(self, name: str):
+        if name in self.funcs:
+            return None if name in self.instrumented else (self.funcs[name], self.here)
+        if self.library is None:
+            return None
+        ext = self.library.find(name)
+        if ext is None:
+            return None
+        if ext.path not in self.scopes:
+            text = text_of(Path(ext.path)) or ""
+            directives = re.search(r"#\s*pragma\s+omp\b", text) is not None
+            self.scopes[ext.path] = None if directives else _file_scope(
+                ext.ast, TypeEnv.of(ext.ast), False, False)
+        scope = self.scopes[ext.path]
+        return None if scope is None else (ext.fdef, scope)
+
+    def __call__(self, name: str):
+        """(summary, definition) of ``name``, or None: it may touch any memory."""
+        if name not in self.memo:
+            found = self.find(name)
+            summary = summarize(found[0], found[1], self.find) if found else None
+            self.memo[name] = (summary, found[0]) if summary is not None else None
+        return self.memo[name]
+
+
 def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...],
               library=None) -> HostPlan:
     """Instrument the functions that run kernels or call functions that may (see module)."""
@@ -810,6 +926,7 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
         t.bound.func.decl.name for t in teams if t.offload and t.bound.func}
     externs = _Externs(library)
     globals_ = _globals(prog.ast, env)
+    here = _file_scope(prog.ast, env, True, True)
     text = _Text(prog)
     # functions other files may call that read or write arrays this file's kernels use: their
     # callers may announce them instead of syncing everything before each call
@@ -836,8 +953,9 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
         _grow(funcs, instrumented, classify, why)
         pure = _pure_functions(funcs, instrumented)
         plans, failed, probed_teams = {}, None, set()
+        summaries = _Summaries(funcs, here, instrumented, library, env)
         for name in [n for n in funcs if n in instrumented]:
-            planner = _Planner(prog, env, globals_, device, classify, text, team_of)
+            planner = _Planner(prog, env, globals_, device, classify, text, team_of, summaries)
             try:
                 planner.function(funcs[name])
                 open_, close = _braces(text, funcs[name])

@@ -5,7 +5,8 @@ offloaded loop on the OpenCL device and copying buffers (``OMPCL_ZERO_COPY=0``, 
 transfers of a discrete GPU), once with residency (data left on the device across kernels,
 loops and calls; host code syncs what it touches) and once without (``OMPCL_RESIDENCY=0``:
 each region copies its arrays in and out), interleaved per repeat. Prints bytes moved each way
-and run time, with the ratios naive / resident, from one run.
+(and over the data bytes the device held, ``data_bytes`` of ``OMPCL_STATS``) and run time,
+with the ratios naive / resident, from one run.
 
 Usage: python -m ompcl.bench.residency [--class S] [--benchmarks bt,cg] [--repeats 3]
        [--json FILE]
@@ -49,7 +50,7 @@ def run_once(exe: Path, extra: dict[str, str], stats: Path) -> dict:
     tot = st.get("totals", {})
     return {"verified": report["verification"] == "SUCCESSFUL" and out.returncode == 0,
             "time_s": report["time_s"], "bytes_to_device": tot.get("bytes_to_device", 0),
-            "bytes_to_host": tot.get("bytes_to_host", 0),
+            "bytes_to_host": tot.get("bytes_to_host", 0), "data_bytes": tot.get("data_bytes", 0),
             "transfers": tot.get("transfers_to_device", 0) + tot.get("transfers_to_host", 0),
             "on_device": sum(1 for r in st.get("regions", []) if r["device_runs"] > 0)}
 
@@ -76,17 +77,26 @@ def _mb(x: float) -> str:
     return f"{x / 1e6:10.1f}"
 
 
+def _over(x: float, data: float) -> str:
+    return f"{x / data:7.2f}x" if data else "       -"
+
+
 def table(results: dict[str, dict[str, dict]]) -> str:
-    head = (f"{'bench':<6} {'loops':>5} {'MB to dev':>10} {'naive':>10} {'ratio':>9} "
-            f"{'MB to host':>10} {'naive':>10} {'ratio':>9} {'time s':>7} {'naive':>7} "
-            f"{'ratio':>9}  verified")
+    """Bytes each way with residency (and over the data the device held: 1.0x moves each
+    byte once) and without, run times, whether both verified."""
+    head = (f"{'bench':<6} {'loops':>5} {'MB data':>8} {'MB to dev':>10} {'/data':>8} "
+            f"{'naive':>10} {'ratio':>9} {'MB to host':>10} {'/data':>8} {'naive':>10} "
+            f"{'ratio':>9} {'time s':>7} {'naive':>7} {'ratio':>9}  verified")
     lines = [head, "-" * len(head)]
     for bm, r in results.items():
         a, b = r["resident"], r["naive"]
+        data = a.get("data_bytes", 0)
         lines.append(
-            f"{bm:<6} {a['on_device']:>5} {_mb(a['bytes_to_device'])} {_mb(b['bytes_to_device'])} "
+            f"{bm:<6} {a['on_device']:>5} {data / 1e6:8.2f} {_mb(a['bytes_to_device'])} "
+            f"{_over(a['bytes_to_device'], data)} {_mb(b['bytes_to_device'])} "
             f"{_ratio(b['bytes_to_device'], a['bytes_to_device'])} {_mb(a['bytes_to_host'])} "
-            f"{_mb(b['bytes_to_host'])} {_ratio(b['bytes_to_host'], a['bytes_to_host'])} "
+            f"{_over(a['bytes_to_host'], data)} {_mb(b['bytes_to_host'])} "
+            f"{_ratio(b['bytes_to_host'], a['bytes_to_host'])} "
             f"{a['time_s'] or 0:7.2f} {b['time_s'] or 0:7.2f} {_ratio(b['time_s'], a['time_s'])}"
             f"  {'yes' if a['verified'] and b['verified'] else 'NO'}")
     return "\n".join(lines)

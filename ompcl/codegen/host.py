@@ -423,7 +423,9 @@ def _probe_lines(p) -> str:
             mode |= a.mode
         calls = [f"ompcl_rt_host_all({mode});"]
     else:
-        calls = [f"ompcl_rt_host_range({a.addr}, {a.size}, {a.mode});" for a in p.accesses]
+        calls = [f"ompcl_rt_host_range({a.addr}, {a.size}, {a.mode});" if a.lo is None else
+                 f"ompcl_rt_host_index({a.addr}, {a.size}, (long)({a.lo}), (long)({a.hi}), "
+                 f"{a.mode});" for a in p.accesses]
     calls += [f"if (!&{N.marker(g)}) ompcl_rt_host_all(3);" for g in p.guards]
     if p.announce and p.extern:
         calls.append(f"if (&{N.marker(p.announce)}) ompcl_rt_announce(); "
@@ -550,7 +552,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
     prologue = render(
         "host_prologue.c.j2", file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
         kernel_lines=_c_lines(kernel_source),
-        model=c_source(model, attributes="OMPCL_GLUE ") if model else "",
+        model=c_source(model, attributes="OMPCL_GLUE ") if model and (regions or teams) else "",
         variant_lines=_c_lines(variant_source) if variant_source else [],
         predict="ompcl_model" if model else "0",
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),

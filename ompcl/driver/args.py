@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 #: gcc/clang options whose value is the next argument when not joined (``-I dir``, ``-o f``)
 WITH_VALUE = frozenset("""
@@ -222,8 +223,37 @@ def quote_response_arg(arg: str) -> str:
 
 
 def sources_to_translate(cmd: Command) -> list[int]:
-    """The C sources worth translating: with ``-fopenmp``, those with an OpenMP directive."""
-    return [k for k in cmd.sources if cmd.openmp and has_directive(cmd.args[k])]
+    """The C sources worth translating: with ``-fopenmp``, those with an OpenMP directive,
+    and those that call a function defined in another source of the program that has one
+    (their host code is instrumented, so the data of the kernels that function runs stays
+    on the device across its calls: ``analysis.hostaccess``)."""
+    if not cmd.openmp:
+        return []
+    return [k for k in cmd.sources if has_directive(cmd.args[k])
+            or calls_offloading_code(cmd.args[k], cmd)]
+
+
+def calls_offloading_code(path: str, cmd: Command) -> bool:
+    """Whether ``path`` calls a function that a source with an OpenMP directive defines
+    (the program's sources as the translator finds them: ``frontend.siblings``)."""
+    from ..frontend.siblings import calls_any, candidate_sources, omp_definitions, text_of
+    text = text_of(Path(path))
+    if text is None or "(" not in text:
+        return False
+    others = tuple(cmd.args[k] for k in cmd.sources if cmd.args[k] != path)
+    files = candidate_sources(path, _include_dirs(cmd.args), others)
+    names = omp_definitions(files)
+    return bool(names) and calls_any(text, names)
+
+
+def _include_dirs(args: tuple[str, ...]) -> tuple[str, ...]:
+    out, it = [], iter(args)
+    for a in it:
+        if a in ("-I", "-iquote", "-isystem", "-idirafter"):
+            out.append(next(it, ""))
+        elif a.startswith("-I") and len(a) > 2:
+            out.append(a[2:])
+    return tuple(out)
 
 
 def has_directive(path: str) -> bool:

@@ -9,6 +9,7 @@ from pycparser import c_ast
 
 from ..ir import BoundDirective, Directive
 from .bind import bind_directives
+from .columns import source_columns
 from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess, read_source
 
@@ -58,7 +59,8 @@ def _line_reader(main_path: str, main_source: str):
 
 
 def rebuilt(prog: Program, source: str, ast: c_ast.FileAST, preprocessed: str) -> Program:
-    """The program with a rewritten text and tree (same file), its directives bound anew."""
+    """The program with a rewritten text and tree (same file), its directives bound anew
+    (the tree's coordinates stay those of the original text)."""
     constructs, standalone, warnings = bind_directives(ast, _line_reader(prog.path, source))
     return Program(prog.path, source, ast, constructs, standalone, preprocessed, warnings)
 
@@ -69,5 +71,6 @@ def load_program(path: str, opts: CppOptions | None = None) -> Program:
     source = read_source(path)
     text = preprocess(path, opts)
     ast = parse_pruned(text, path)
+    source_columns(ast, text, path, source)
     constructs, standalone, warnings = bind_directives(ast, _line_reader(path, source))
     return Program(path, source, ast, constructs, standalone, text, warnings)

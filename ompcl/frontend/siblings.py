@@ -78,6 +78,27 @@ def defines_with_omp(files: list[Path], name: str) -> bool:
                for t in map(text_of, files) if t is not None)
 
 
+_DEFINITION = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*\{")
+_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_OMP = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp\b", re.M)
+_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case"}
+
+
+def omp_definitions(files: list[Path]) -> set[str]:
+    """Names that files with an OpenMP directive have text defining (``name(...) {``)."""
+    out: set[str] = set()
+    for t in map(text_of, files):
+        if t is not None and _OMP.search(t):
+            out |= {m for m in _DEFINITION.findall(t) if m not in _KEYWORDS}
+    return out
+
+
+def calls_any(text: str, names: set[str]) -> bool:
+    """Whether ``text`` has ``name(`` for one of ``names`` that it does not define."""
+    called = {m for m in _CALL.findall(text) if m not in _KEYWORDS}
+    return bool((called & names) - set(_DEFINITION.findall(text)))
+
+
 _QUESTIONS = {"mentions-call": mentions_call, "defines-with-omp": defines_with_omp}
 
 

@@ -125,6 +125,18 @@ void ompcl_rt_host_range(const void *addr, unsigned long bytes, int mode) {
   pthread_mutex_unlock(&lock);
 }
 
+void ompcl_rt_host_index(const void *base, unsigned long esize, long lo, long hi, int mode) {
+  uintptr_t a, b;
+  if (hi <= lo || !__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
+  /* address arithmetic on integers: a range a callee may not reach is never a pointer */
+  a = (uintptr_t)base + (uintptr_t)lo * (uintptr_t)esize;
+  b = (uintptr_t)base + (uintptr_t)hi * (uintptr_t)esize;
+  if (b <= a) return; /* wrapped around: nothing the host could reach */
+  pthread_mutex_lock(&lock);
+  ompcl_host_range((const void *)a, (unsigned long)(b - a), mode);
+  pthread_mutex_unlock(&lock);
+}
+
 void ompcl_rt_host_all(int mode) {
   if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
   pthread_mutex_lock(&lock);

@@ -389,6 +389,9 @@ void ompcl_rt_sync_host(void);
  * a write makes that part of the device copy stale.  ompcl_rt_host_all: any memory. */
 void ompcl_rt_host_range(const void *addr, unsigned long bytes, int mode);
 void ompcl_rt_host_all(int mode);
+/* The same for elements [lo, hi) of `esize` bytes from `base` (a callee's accesses through a
+ * pointer argument; an empty range touches nothing). */
+void ompcl_rt_host_index(const void *base, unsigned long esize, long lo, long hi, int mode);
 
 /* Instrumented functions (their host code probed, data left on the device across calls):
  * the caller announces a call to one, the callee's entry takes the announcement (1 when its

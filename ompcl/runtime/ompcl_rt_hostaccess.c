@@ -79,11 +79,11 @@ void ompcl_push_spans(mapping *m, uintptr_t a, uintptr_t b) {
   copy_spans(m, a, b, 0, " (before a read)");
 }
 
-/* Read [a, b) of `m` back for host code (the rest stays on the device). */
-static void read_part(mapping *m, uintptr_t a, uintptr_t b) {
+/* Read [a, b) of `m` back from the device (host code's writes there first); `why` ends the
+ * log line. */
+static void read_range(mapping *m, uintptr_t a, uintptr_t b, const char *why) {
   cl_event ev = 0;
   cl_int err;
-  if (covered(m->hv, m->nhv, a, b)) return;
   ompcl_push_spans(m, a, b);
   err = ompcl_cl.EnqueueReadBuffer(ompcl_dev.queue, m->mem, CL_TRUE, a - m->start, b - a,
                                    (void *)a, 0, 0, &ev);
@@ -93,8 +93,41 @@ static void read_part(mapping *m, uintptr_t a, uintptr_t b) {
     return;
   }
   charge(m->owner, 0, b - a, ompcl_event_seconds(ev));
-  ompcl_log("download %zu bytes read by host code", (size_t)(b - a));
-  if (!add_span(m->hv, &m->nhv, a, b)) ompcl_sync_mapping(m);
+  ompcl_log("download %zu bytes%s", (size_t)(b - a), why);
+}
+
+/* Read [a, b) of `m` back for host code (the rest stays on the device). */
+static void read_part(mapping *m, uintptr_t a, uintptr_t b) {
+  if (covered(m->hv, m->nhv, a, b)) return;
+  read_range(m, a, b, " read by host code");
+  if (!add_span(m->hv, &m->nhv, a, b)) {
+    ompcl_sync_mapping(m);
+  } else if (covered(m->hv, m->nhv, m->start, m->end)) {
+    m->host_valid = 1;
+    m->nhv = 0;
+  }
+}
+
+/* Make the whole host copy of `m` valid by reading back only what host code has not read
+ * already (the gaps between its spans). */
+void ompcl_read_gaps(mapping *m) {
+  uintptr_t p = m->start;
+  while (p < m->end) {
+    uintptr_t next = m->end;
+    int inside = 0;
+    for (int i = 0; i < m->nhv && !inside; i++)
+      if (m->hv[i].a <= p && p < m->hv[i].b) {
+        p = m->hv[i].b;
+        inside = 1;
+      }
+    if (inside) continue;
+    for (int i = 0; i < m->nhv; i++)
+      if (p < m->hv[i].a && m->hv[i].a < next) next = m->hv[i].a;
+    read_range(m, p, next, "");
+    p = next;
+  }
+  m->host_valid = 1;
+  m->nhv = 0;
 }
 
 /* Host code is about to touch [a, b) of `m`: its host copy valid there first; a write makes

@@ -174,9 +174,13 @@ void ompcl_device_release(void);
 /* ompcl_rt_env.c */
 void ompcl_env_start(void);
 
+/* ompcl_rt_present.c: bytes of distinct host memory ever mapped */
+long ompcl_data_bytes(void);
+
 /* ompcl_rt_hostaccess.c */
 void ompcl_push_dirty(mapping *m, ompcl_region *r);
 void ompcl_push_spans(mapping *m, uintptr_t a, uintptr_t b);
+void ompcl_read_gaps(mapping *m);
 void ompcl_host_range(const void *addr, unsigned long bytes, int mode);
 void ompcl_host_all(int mode);
 int ompcl_on_stack(uintptr_t a);

@@ -55,6 +55,10 @@ void ompcl_sync_mapping(mapping *m) {
   double dt;
   cl_int err;
   if (m->host_valid) return;
+  if (m->nhv && !m->zero_copy) { /* host code read parts of it: only the rest comes back */
+    ompcl_read_gaps(m);
+    return;
+  }
   /* the host's writes reach the device before it comes back */
   ompcl_push_spans(m, m->start, m->end);
   err = copy_mapping(m, 0, &bytes, &ev);
@@ -151,6 +155,37 @@ cl_mem ompcl_create_buffer_for(ompcl_launch *L, size_t bytes, void *host) {
   return mem;
 }
 
+/* The distinct host memory ever mapped (statistics: bytes moved over the data's bytes). */
+static span *seen;
+static int nseen, capseen;
+
+static void note_seen(uintptr_t a, uintptr_t b) {
+  int k = 0;
+  for (int i = 0; i < nseen; i++) {
+    if (seen[i].b < a || b < seen[i].a) {
+      seen[k++] = seen[i];
+    } else {
+      a = OMPCL_MIN(a, seen[i].a);
+      b = OMPCL_MAX(b, seen[i].b);
+    }
+  }
+  nseen = k;
+  if (nseen == capseen) {
+    int cap = capseen ? 2 * capseen : 64;
+    span *grown = realloc(seen, (size_t)cap * sizeof *seen);
+    if (!grown) return; /* statistics only */
+    seen = grown;
+    capseen = cap;
+  }
+  seen[nseen++] = (span){a, b};
+}
+
+long ompcl_data_bytes(void) {
+  long n = 0;
+  for (int i = 0; i < nseen; i++) n += (long)(seen[i].b - seen[i].a);
+  return n;
+}
+
 static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   mapping *m;
   cl_mem mem = ompcl_create_buffer_for(L, b - a, ompcl_dev.zero_copy ? (void *)a : 0);
@@ -163,6 +198,7 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   m->start = a;
   m->end = b;
   m->mem = mem;
+  note_seen(a, b);
   m->zero_copy = ompcl_dev.zero_copy;
   m->coherent = m->zero_copy && ompcl_dev.coherent;
   ompcl_present.coherent_buffers += m->coherent;
