@@ -252,8 +252,9 @@ def test_time_step_moves_each_array_once_plus_probes(tmp_path, opencl_available)
     n = 100000 * 8
     tot = st["totals"]
     assert 2 * n - 16 <= tot["bytes_to_device"] <= 2 * n   # u and v once (as far as touched)
-    # the five probed elements, u[7] and v[N-2], then u and v once when they are freed
-    assert 2 * n - 16 <= tot["bytes_to_host"] - 7 * 8 <= 2 * n
+    # the five probed elements, u[7] and v[N-2], then u and v once when they are freed (less
+    # what the host read last: a host copy read in parts is completed by its gaps only)
+    assert 2 * n - 16 <= tot["bytes_to_host"] <= 2 * n + 7 * 8
     assert tot["transfers_to_device"] == 2
     naive = _check(tmp_path, ref, exe, "0", OMPCL_RESIDENCY="0")["totals"]
     assert naive["bytes_to_device"] >= 50 * 2 * n   # copy-in/copy-out per region

@@ -88,7 +88,9 @@ def test_chained_time_loop_runs_and_moves_data_once(tmp_path, opencl_available):
     assert r[10]["bytes_to_device"] == 1001 * 8
     assert r[14]["bytes_to_device"] == 0
     assert r[14]["device_runs"] == 10
-    assert st["totals"]["bytes_to_host"] == 8 + 2 * 1001 * 8
+    # (the printed element is not read again: a host copy read in parts comes back by its
+    # gaps)
+    assert st["totals"]["bytes_to_host"] == 2 * 1001 * 8
 
 
 SHARED_COUNTER = """#include <stdio.h>

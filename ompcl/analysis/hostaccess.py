@@ -45,13 +45,15 @@ _GEN = c_generator.CGenerator()
 class HostAccess:
     """Memory a host statement may touch: ``size`` bytes from ``addr`` (C expressions), or any
     memory (``addr`` None); with ``lo`` and ``hi``: elements [lo, hi) of ``size`` bytes from
-    ``addr`` (a callee's range, evaluated before the call)."""
+    ``addr`` (a callee's range, evaluated before the call); ``object``: the whole object
+    that the pointer ``addr`` points into, as the runtime knows the program's objects."""
 
     mode: int
     addr: str | None = None
     size: str = "0"
     lo: str | None = None
     hi: str | None = None
+    object: bool = False  # the whole object ``addr`` points into (a pointer's value)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class HostPlan:
     externs: tuple[str, ...] = ()  # functions of other files whose markers are referenced
     not_instrumented: dict[str, str] = field(default_factory=dict)  # name -> why
     teams: frozenset = frozenset()  # teams whose device versions are probed too
+    objects: tuple[str, ...] = ()  # file-scope arrays the runtime learns (host_object)
 
     def instrumented(self, name: str) -> bool:
         return any(f.func.decl.name == name for f in self.functions)
@@ -236,8 +239,15 @@ class _Exprs:
         v = self.p.scope.get(name)
         if v.kind == "array":
             self.out.append(HostAccess(mode, f"(const void *)&({name})", f"sizeof({name})"))
+        elif v.kind == "pointer" and name not in self.unstable:
+            self.pointee_object(name, mode)
         else:
             self.any(mode)
+
+    def pointee_object(self, pointer: str, mode: int) -> None:
+        """The object a pointer variable points into (C's pointer arithmetic stays there),
+        found at run time among the program's known objects (else any memory)."""
+        self.out.append(HostAccess(mode, f"(const void *)({pointer})", object=True))
 
     def lvalue(self, e: c_ast.Node, mode: int) -> None:
         """An object designated by ``e`` is read (mode READ) or written."""
@@ -252,6 +262,9 @@ class _Exprs:
             if isinstance(e.expr, c_ast.ID) and self.exact and e.expr.name not in self.unstable:
                 p = e.expr.name
                 self.out.append(HostAccess(mode, f"(const void *)({p})", f"sizeof(*({p}))"))
+            elif isinstance(e.expr, c_ast.ID) and e.expr.name not in self.unstable and \
+                    self.p.scope.get(e.expr.name).kind == "pointer":
+                self.pointee_object(e.expr.name, mode)
             else:
                 self.any(mode)
             return
@@ -286,6 +299,9 @@ class _Exprs:
             if isinstance(base, c_ast.ID) and self.exact and base.name not in self.unstable:
                 self.out.append(HostAccess(mode, f"(const void *)({base.name})",
                                            f"sizeof(*({base.name}))"))
+            elif isinstance(base, c_ast.ID) and base.name not in self.unstable and \
+                    self.p.scope.get(base.name).kind == "pointer":
+                self.pointee_object(base.name, mode)
             else:
                 self.any(mode)
             return
@@ -344,19 +360,41 @@ class _Exprs:
         if t.param >= len(args):
             return self.any(t.mode)
         arg = args[t.param]
-        base, off = split_pointer(arg)
+        if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID) \
+                and self.p.scope.get(arg.expr.name).kind == "scalar":
+            return  # a scalar's address: no device copy is kept of a scalar
+        base, stable = self.pointer_argument(arg)
         v = self.p.scope.get(base) if base else None
-        stable = base is not None and base not in self.unstable and v.kind in (
-            "array", "pointer") and (off is None or self.simple(off))
         elem = pointee(params[t.param])
         if lo is not None and stable and elem is not None:
             etype = _GEN.visit(c_ast.Typename(None, [], None, elem))
             self.out.append(HostAccess(t.mode, f"(const void *)({_GEN.visit(arg)})",
                                        f"sizeof({etype})", lo, hi))
-        elif base is not None and v.kind == "array":
+        elif base is not None and v.kind in ("array", "pointer"):
             self.whole(base, t.mode)
         else:
             self.any(t.mode)
+
+    def pointer_argument(self, arg: c_ast.Node) -> tuple[str | None, bool]:
+        """(the array or pointer variable a pointer argument points into, whether its value
+        can be computed before the statement): ``p``, ``p + e``, ``&p[e]``, a row ``a[i]`` of
+        an array of arrays."""
+        base, off = split_pointer(arg)
+        subs: list = [] if off is None else [off]
+        if base is None:
+            row = arg
+            while isinstance(row, c_ast.Cast):
+                row = row.expr
+            while isinstance(row, c_ast.ArrayRef):
+                subs.append(row.subscript)
+                row = row.name
+            if not isinstance(row, c_ast.ID) or len(subs) >= self.p.scope.get(row.name).rank:
+                return None, False
+            base = row.name
+        v = self.p.scope.get(base)
+        if v.kind not in ("array", "pointer"):
+            return None, False
+        return base, base not in self.unstable and all(self.simple(x) for x in subs)
 
     def pointed(self, a: c_ast.Node, mode: int) -> None:
         """Memory a pointer argument of a library call points to: a named array (or a row of
@@ -372,6 +410,8 @@ class _Exprs:
             return
         v = self.p.scope.get(base.name)
         if v.kind == "array" and subs < v.rank:
+            self.whole(base.name, mode)
+        elif v.kind == "pointer" and subs == 0:
             self.whole(base.name, mode)
         elif v.kind == "pointer" and subs < v.rank:
             self.any(mode)
@@ -972,4 +1012,15 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
         used_externs |= {q.announce for q in p.probes if q.extern and q.announce}
         used_externs |= {g for q in p.probes for g in q.guards}
     ordered = tuple(plans[n] for n in funcs if n in plans)
-    return HostPlan(ordered, tuple(sorted(used_externs)), why, frozenset(probed_teams))
+    objects = _known_objects(prog) if ordered else ()
+    return HostPlan(ordered, tuple(sorted(used_externs)), why, frozenset(probed_teams), objects)
+
+
+def _known_objects(prog: Program) -> tuple[str, ...]:
+    """The file-scope arrays of known size this file defines or declares (not thread-private:
+    each thread has its own), for the runtime's table of objects."""
+    tp = prog.threadprivate()
+    return tuple(dict.fromkeys(
+        e.name for e in prog.ast.ext if isinstance(e, c_ast.Decl) and e.name
+        and isinstance(e.type, c_ast.ArrayDecl) and e.type.dim is not None
+        and e.name not in tp and e.coord is not None and e.coord.file == prog.path))

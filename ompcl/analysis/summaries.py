@@ -84,11 +84,24 @@ def pointee(decl: c_ast.Decl) -> c_ast.Node | None:
     without a name; None for anything else."""
     t = decl.type
     if isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)):
-        inner = t.type
-        if isinstance(inner, c_ast.TypeDecl) and isinstance(
-                inner.type, (c_ast.IdentifierType, c_ast.Struct, c_ast.Union)):
-            return c_ast.TypeDecl(None, inner.quals, None, inner.type)
+        return _unnamed(t.type)
     return None
+
+
+def _unnamed(t: c_ast.Node) -> c_ast.Node | None:
+    """An element type (a scalar, struct, or an array of them: ``T p[][K]``'s rows) as a
+    declarator without a name."""
+    if isinstance(t, c_ast.TypeDecl) and isinstance(
+            t.type, (c_ast.IdentifierType, c_ast.Struct, c_ast.Union)):
+        return c_ast.TypeDecl(None, t.quals, None, t.type)
+    if isinstance(t, c_ast.ArrayDecl) and t.dim is not None:
+        inner = _unnamed(t.type)
+        return None if inner is None else c_ast.ArrayDecl(inner, t.dim, t.dim_quals)
+    return None
+
+
+def _rank(t: c_ast.Node) -> int:
+    return 1 + _rank(t.type) if isinstance(t, c_ast.ArrayDecl) else 0
 
 
 def _assigned(node: c_ast.Node) -> set[str]:
@@ -207,14 +220,20 @@ class _Summarizer:
         if isinstance(e, c_ast.ID):
             return
         if isinstance(e, c_ast.ArrayRef):
-            self.expr(e.subscript)
-            if isinstance(e.name, c_ast.ID):
-                return self.touch(e.name.name, e.subscript, mode)
-            if isinstance(e.name, c_ast.ArrayRef) and isinstance(e.name.name, c_ast.ID) and \
-                    e.name.name.name in self.globals:  # g[i][j]: the whole array
-                self.expr(e.name.subscript)
-                return self.touch(e.name.name.name, None, mode)
-            raise _Unknown("a subscript of a computed pointer")
+            subs, base = [], e
+            while isinstance(base, c_ast.ArrayRef):
+                subs.insert(0, base.subscript)
+                base = base.name
+            for sub in subs:
+                self.expr(sub)
+            if not isinstance(base, c_ast.ID):
+                raise _Unknown("a subscript of a computed pointer")
+            name = base.name
+            if name in self.index and name not in self.locals:
+                elem = pointee(self.params[self.index[name]])
+                if elem is None or len(subs) > 1 + _rank(elem):
+                    raise _Unknown(f"'{name}' is not a pointer to elements")
+            return self.touch(name, subs[0], mode)  # the element or row of the first
         if isinstance(e, c_ast.UnaryOp) and e.op == "*" and isinstance(e.expr, c_ast.ID):
             return self.touch(e.expr.name, c_ast.Constant("int", "0"), mode)
         if isinstance(e, c_ast.StructRef):
@@ -259,6 +278,9 @@ class _Summarizer:
         """The object a pointer argument of a library call points to, whole."""
         while isinstance(a, c_ast.Cast):
             a = a.expr
+        if isinstance(a, c_ast.ID) and (a.name in ("stdout", "stderr", "stdin")
+                                        or self.stream(a.name)):
+            return  # a stream: the C library's memory
         if isinstance(a, c_ast.ID) and a.name not in self.locals and (
                 a.name in self.index or a.name in self.globals):
             if a.name in self.index and pointee(self.params[self.index[a.name]]) is None:
@@ -282,6 +304,8 @@ class _Summarizer:
                 continue
             if t.param >= len(args):
                 raise _Unknown("a call with too few arguments")
+            if self.scalar_address(args[t.param]):
+                continue  # a scalar's address: no device copy is kept of a scalar
             base, off = split_pointer(args[t.param])
             if base in self.own or (base in self.ignored and base not in self.locals):
                 continue
@@ -301,6 +325,34 @@ class _Summarizer:
                 self.touches.append(Touch(t.mode, glob=base, lo=lo, hi=hi))
             else:
                 raise _Unknown("a pointer argument that is not a parameter or array")
+
+    def stream(self, name: str) -> bool:
+        """A local or parameter declared ``FILE *``."""
+        decls = [d for d in walk(self.f.body) if isinstance(d, c_ast.Decl) and d.name == name]
+        decls += [p for p in self.params if p.name == name]
+        return bool(decls) and all(
+            isinstance(d.type, c_ast.PtrDecl) and isinstance(d.type.type, c_ast.TypeDecl)
+            and isinstance(d.type.type.type, c_ast.IdentifierType)
+            and d.type.type.type.names == ["FILE"] for d in decls)
+
+    def scalar_address(self, a: c_ast.Node) -> bool:
+        """``&x`` of a scalar: a local that is not an array, a parameter passed by value, or
+        a file-scope scalar."""
+        if not (isinstance(a, c_ast.UnaryOp) and a.op == "&" and isinstance(a.expr, c_ast.ID)):
+            return False
+        name = a.expr.name
+        if name in self.locals:
+            return name not in self.own and not self.local_aggregate(name)
+        if name in self.index:
+            return pointee(self.params[self.index[name]]) is None and isinstance(
+                self.params[self.index[name]].type, c_ast.TypeDecl) and isinstance(
+                self.params[self.index[name]].type.type, c_ast.IdentifierType)
+        return name in self.ignored
+
+    def local_aggregate(self, name: str) -> bool:
+        return any(isinstance(d.type, c_ast.TypeDecl) and isinstance(
+            d.type.type, (c_ast.Struct, c_ast.Union)) or isinstance(d.type, c_ast.ArrayDecl)
+            for d in walk(self.f.body) if isinstance(d, c_ast.Decl) and d.name == name)
 
     # -- walking ---------------------------------------------------------------------------
     def expr(self, e: c_ast.Node | None) -> None:

@@ -415,6 +415,26 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
 
 # -- instrumented functions (analysis.hostaccess) --------------------------------------------
 
+def _object_table(names: tuple[str, ...]) -> str:
+    """This file's arrays, registered with the runtime before main (``ompcl_rt_objects``)."""
+    if not names:
+        return ""
+    rows = "".join(f"\n  {{ (const void *)&({n}), sizeof({n}) }}," for n in names)
+    return (f"\nstatic const ompcl_object ompcl_objects[] = {{{rows}\n}};\n"
+            "__attribute__((constructor)) static void ompcl_register_objects(void) {\n"
+            f"  ompcl_rt_objects(ompcl_objects, {len(names)});\n}}\n")
+
+
+def _access_call(a) -> str:
+    """The runtime call for one ``hostaccess.HostAccess``."""
+    if a.object:
+        return f"ompcl_rt_host_object({a.addr}, {a.mode});"
+    if a.lo is not None:
+        return (f"ompcl_rt_host_index({a.addr}, {a.size}, (long)({a.lo}), (long)({a.hi}), "
+                f"{a.mode});")
+    return f"ompcl_rt_host_range({a.addr}, {a.size}, {a.mode});"
+
+
 def _probe_lines(p) -> str:
     """The runtime calls that run before a probed statement."""
     if any(a.addr is None for a in p.accesses):
@@ -423,9 +443,7 @@ def _probe_lines(p) -> str:
             mode |= a.mode
         calls = [f"ompcl_rt_host_all({mode});"]
     else:
-        calls = [f"ompcl_rt_host_range({a.addr}, {a.size}, {a.mode});" if a.lo is None else
-                 f"ompcl_rt_host_index({a.addr}, {a.size}, (long)({a.lo}), (long)({a.hi}), "
-                 f"{a.mode});" for a in p.accesses]
+        calls = [_access_call(a) for a in p.accesses]
     calls += [f"if (!&{N.marker(g)}) ompcl_rt_host_all(3);" for g in p.guards]
     if p.announce and p.extern:
         calls.append(f"if (&{N.marker(p.announce)}) ompcl_rt_announce(); "
@@ -571,6 +589,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         markers=_markers(hostplan))
     epilogue = "".join(f"\nconst char {N.marker(f.func.decl.name)} = 1;  /* instrumented */\n"
                        for f in (hostplan.functions if hostplan else ()) if f.marker)
+    epilogue += _object_table(hostplan.objects if hostplan else ())
     epilogue += "".join(f"\n{text}" for text in sliced)
     if layout:  # the host's struct layout, where every file-scope type is declared
         body = " ".join(f"out[{k}] = (long)({e.host});" for k, e in enumerate(layout))

@@ -137,6 +137,41 @@ void ompcl_rt_host_index(const void *base, unsigned long esize, long lo, long hi
   pthread_mutex_unlock(&lock);
 }
 
+/* The translated files' tables of objects (ompcl_rt_objects), newest first. */
+static struct objects {
+  const ompcl_object *table;
+  int n;
+  struct objects *next;
+} *objects;
+
+void ompcl_rt_objects(const ompcl_object *table, int n) {
+  struct objects *o = malloc(sizeof *o);
+  if (!o) return; /* its pointers then touch any memory */
+  o->table = table;
+  o->n = n;
+  pthread_mutex_lock(&lock);
+  o->next = objects;
+  objects = o;
+  pthread_mutex_unlock(&lock);
+}
+
+void ompcl_rt_host_object(const void *p, int mode) {
+  uintptr_t a = (uintptr_t)p;
+  int found = 0;
+  if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
+  pthread_mutex_lock(&lock);
+  for (struct objects *o = objects; o; o = o->next)
+    for (int i = 0; i < o->n; i++) {
+      uintptr_t s = (uintptr_t)o->table[i].addr, e = s + o->table[i].bytes;
+      if (s <= a && a <= e) { /* inside, or one past its end */
+        ompcl_host_range(o->table[i].addr, o->table[i].bytes, mode);
+        found = 1;
+      }
+    }
+  if (!found) ompcl_host_all(mode);
+  pthread_mutex_unlock(&lock);
+}
+
 void ompcl_rt_host_all(int mode) {
   if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
   pthread_mutex_lock(&lock);

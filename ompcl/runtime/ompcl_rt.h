@@ -393,6 +393,18 @@ void ompcl_rt_host_all(int mode);
  * pointer argument; an empty range touches nothing). */
 void ompcl_rt_host_index(const void *base, unsigned long esize, long lo, long hi, int mode);
 
+/* The program's objects as translated files know them (their file-scope arrays, registered
+ * before main), so host code that touches memory through a pointer can be charged the object
+ * the pointer points into: ompcl_rt_host_object touches that object whole (and, where the
+ * pointer is one past an object's end, that object too), or any memory when no known object
+ * holds it. */
+typedef struct ompcl_object {
+  const void *addr;
+  unsigned long bytes;
+} ompcl_object;
+void ompcl_rt_objects(const ompcl_object *table, int n);
+void ompcl_rt_host_object(const void *p, int mode);
+
 /* Instrumented functions (their host code probed, data left on the device across calls):
  * the caller announces a call to one, the callee's entry takes the announcement (1 when its
  * caller is instrumented) and passes it to ompcl_rt_leave on every return with its frame
