@@ -8,6 +8,7 @@ wrote: the table, results.csv, results.json, the training rows and the PNG figur
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import shutil
@@ -99,8 +100,24 @@ def test_table_and_progress(suite):
         for v in MEASURED + DERIVED:
             assert re.search(rf"^{bm}\s+S\s+{v}\s+\d+\s", suite.res.stdout, re.M), v
     assert re.search(r"^ep\s+S\s+seq\s+1\s+\S+\s+\S+\s+SUCCESSFUL", suite.res.stdout, re.M)
-    assert "run is S ocl 2 threads" in suite.res.stderr  # the bar: benchmark and variant
-    assert re.search(r"\d+/\d+ \[", suite.res.stderr)
+    # stderr is a pipe here: no progress bar (a bar in a log is one long line of \r)
+    assert "\r" not in suite.res.stderr and not re.search(r"\d+/\d+ \[", suite.res.stderr)
+
+
+def test_progress_bar_only_on_a_terminal():
+    """The bar names the benchmark and variant on a terminal, and writes nothing elsewhere."""
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for file, shown in ((io.StringIO(), False), (Terminal(), True)):
+        with nas.progress(4, file) as bar:
+            bar.set_description("run is S ocl 2 threads")
+            bar.update(1)
+        text = file.getvalue()
+        assert bool(text) == shown
+        if shown:
+            assert "run is S ocl 2 threads" in text and re.search(r"\b1/4 \[", text)
 
 
 def test_environment_is_recorded(suite):

@@ -425,6 +425,15 @@ def training_meta(plan: Plan, env: dict, kept: list[dict], merged: int) -> dict:
     }
 
 
+def progress(total: int, file=None) -> tqdm:
+    """The round's progress bar on ``file`` (stderr), only when it is a terminal: in a log or
+    a pipe a bar is one long line of carriage returns, and the per-run logs and the table
+    say what ran."""
+    file = sys.stderr if file is None else file
+    tty = hasattr(file, "isatty") and file.isatty()
+    return tqdm(total=total, unit="step", file=file, dynamic_ncols=True, disable=not tty)
+
+
 def execute(plan: Plan) -> int:
     """Runs the round and writes every output; returns the exit status."""
     plan.out.mkdir(parents=True, exist_ok=True)
@@ -434,7 +443,7 @@ def execute(plan: Plan) -> int:
     if {**os.environ, **plan.extra_env}.get("OMPCL_CACHE_DIR") == "off":
         print("ompcl: bench: warning: OMPCL_CACHE_DIR=off: every device run builds its "
               "kernels, and the build is timed", file=sys.stderr)
-    with tqdm(total=_total_steps(plan), unit="step", file=sys.stderr, dynamic_ncols=True) as bar:
+    with progress(_total_steps(plan)) as bar:
         rnd = Round(plan, bar)
         for cls in plan.classes:
             rnd.run_class(cls, rnd.build_class(cls))
