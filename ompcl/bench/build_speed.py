@@ -27,7 +27,7 @@ from pathlib import Path
 import click
 
 from . import polybench
-from .command import bench_command, run
+from .command import bench_command, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_ROOT = ROOT  # the ompcl package measured is this one
@@ -190,7 +190,7 @@ def cli(repeats: int, trees: str, cls: str, nas_benchmarks: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ompcl.bench.build_speed``; returns the exit status."""
-    return run(cli, argv, "ompcl bench build")
+    return run_command(cli, argv, "ompcl bench build")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Each ``ompcl bench`` subcommand is a click command defined in its module (``nas.command``,
 ``kernels.command``, ...); ``ompcl.cli`` loads a module only when its command is asked for
 (``LazyGroup``), and ``python -m ompcl.bench.X`` and the tests call the module's
-``main(argv)``, which runs the same command and returns its exit status (``run``).
+``main(argv)``, which runs the same command and returns its exit status (``run_command``).
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def argv() -> list[str]:
     return click.get_current_context().meta.get("argv", [])
 
 
-def run(cmd: click.Command, args: Sequence[str] | None, prog: str) -> int:
+def run_command(cmd: click.Command, args: Sequence[str] | None, prog: str) -> int:
     """Runs ``cmd`` on ``args`` (default: the process's) and returns its exit status: 2 after
     a bad command line, said on one line as ``ompcl: error: ...``."""
     try:

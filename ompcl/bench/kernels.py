@@ -39,7 +39,7 @@ from typing import ClassVar
 
 import click
 
-from .command import bench_command, run
+from .command import bench_command, run_command
 from .kernel_shapes import SHAPES, Hand, Shape
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -408,7 +408,7 @@ def cli(**params) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ompcl.bench.kernels``; returns the exit status."""
-    return run(cli, argv, "ompcl bench kernels")
+    return run_command(cli, argv, "ompcl bench kernels")
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from types import SimpleNamespace
 import click
 
 from . import polybench
-from .command import bench_command, run
+from .command import bench_command, run_command
 from .npb_native import NPB_DIR, parse_report
 
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
@@ -321,7 +321,7 @@ def cli(**params) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ompcl.bench.layout``; returns the exit status."""
-    return run(cli, argv, "ompcl bench layout")
+    return run_command(cli, argv, "ompcl bench layout")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from types import SimpleNamespace
 
 import click
 
-from .command import argv as command_argv, bench_command, run
+from .command import argv as command_argv, bench_command, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMPCL_DEVICE": "opencl"}
@@ -181,7 +181,7 @@ def cli(**params) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ompcl.bench.layout_cost``; returns the exit status."""
-    return run(cli, argv, "ompcl bench layout-cost")
+    return run_command(cli, argv, "ompcl bench layout-cost")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from tqdm import tqdm
 from ..diagnostics import OmpclError
 from ..predict.model import DEFAULT_MODEL
 from . import machine, output, results, rows, trees
-from .command import argv, bench_command, run
+from .command import argv, bench_command, run_command
 from .runs import DEFAULT_VARIANTS, VARIANTS, Run, Variant, run_env, run_once
 
 DESCRIPTION = ("Builds and runs NAS benchmarks x classes x variants, verifies every run, and "
@@ -512,7 +512,7 @@ def cli(**params) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point (``python -m ompcl.bench.nas``); returns the exit status."""
-    return run(cli, argv, "ompcl bench nas")
+    return run_command(cli, argv, "ompcl bench nas")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from types import SimpleNamespace
 
 import click
 
-from .command import bench_command, run
+from .command import bench_command, run_command
 from .npb_native import NPB_DIR, available_benchmarks, parse_report
 
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
@@ -127,7 +127,7 @@ def cli(**params) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ompcl.bench.residency``; returns the exit status."""
-    return run(cli, argv, "ompcl bench residency")
+    return run_command(cli, argv, "ompcl bench residency")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import click
 
 from ..frontend.preprocess import CppOptions
 from ..pipeline import Options, translate
-from .command import bench_command, run
+from .command import bench_command, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +73,7 @@ def cli(repeat: int, json_out: str | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ompcl.bench.translate_speed``; returns the exit status."""
-    return run(cli, argv, "ompcl bench translate")
+    return run_command(cli, argv, "ompcl bench translate")
 
 
 if __name__ == "__main__":
