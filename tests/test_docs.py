@@ -45,7 +45,9 @@ def _sections() -> list[tuple[str, list[str]]]:
 def _commands():
     """(path of names, command, context) of every command of ``ompcl``, groups included."""
     def walk(cmd, path, parent):
-        ctx = click.Context(cmd, info_name=path[-1] if path else "ompcl", parent=parent)
+        # as make_context builds it (click caches the help option the first context makes)
+        ctx = click.Context(cmd, info_name=path[-1] if path else "ompcl", parent=parent,
+                            **cmd.context_settings)
         yield path, cmd, ctx
         if isinstance(cmd, click.Group):
             for name in cmd.list_commands(ctx):
