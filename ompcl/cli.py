@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from .bench.command import LazyGroup
 from .diagnostics import OmpclError
 from .frontend.preprocess import CppOptions
 from .outputs import build_executable, output_names, write_outputs
@@ -385,69 +386,14 @@ def cc_cmd(ctx):
     sys.exit(cc_main(list(ctx.args)))
 
 
-@main.group("bench")
+@main.group("bench", cls=LazyGroup, lazy={
+    name: f"ompcl.bench.{module}:cli" for name, module in [
+        ("build", "build_speed"), ("kernels", "kernels"), ("layout", "layout"),
+        ("layout-cost", "layout_cost"), ("nas", "nas"), ("residency", "residency"),
+        ("translate", "translate_speed")]})
 def bench_group() -> None:
-    """Benchmarks: translation speed, and the NAS Parallel Benchmarks."""
-
-
-@bench_group.command("translate", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_translate(args) -> None:
-    """Seconds per 1,000 source lines translated (see --help of the module)."""
-    from .bench import translate_speed
-    translate_speed.main(list(args))
-
-
-@bench_group.command("build", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_build(args) -> None:
-    """Build time of real trees with CC="ompcl cc" against plain gcc (the ratio)."""
-    from .bench import build_speed
-    sys.exit(build_speed.main(list(args)))
-
-
-@bench_group.command("kernels", context_settings={"ignore_unknown_options": True,
-                                                   "help_option_names": []})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_kernels(args) -> None:
-    """Generated kernels against hand-written OpenCL and OpenMP, per loop shape (ratios)."""
-    from .bench import kernels
-    sys.exit(kernels.main(list(args)))
-
-
-@bench_group.command("nas", context_settings={"ignore_unknown_options": True,
-                                               "help_option_names": []})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_nas(args) -> None:
-    """NAS benchmarks x classes x variants (seq, omp, ocl, auto): verified timings, speed-ups,
-    oracles, figures and training rows (see 'ompcl bench nas --help')."""
-    from .bench import nas
-    sys.exit(nas.main(list(args)))
-
-
-@bench_group.command("residency", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_residency(args) -> None:
-    """Bytes moved and time with copying buffers, residency on and off (NAS)."""
-    from .bench import residency
-    sys.exit(residency.main(list(args)))
-
-
-@bench_group.command("layout", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_layout(args) -> None:
-    """Layout passes (interchange, reordering, dynamic reordering) off and on: BT, SP, MG and
-    a probe."""
-    from .bench import layout
-    sys.exit(layout.main(list(args)))
-
-
-@bench_group.command("layout-cost", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def bench_layout_cost(args) -> None:
-    """Fit dynamic reordering's cost model (models/layout-cost.json) on this device."""
-    from .bench import layout_cost
-    sys.exit(layout_cost.main(list(args)))
+    """Benchmarks: the NAS harness, kernels, data layout, residency, build and translation
+    speed (each command's options: 'ompcl bench COMMAND --help')."""
 
 
 if __name__ == "__main__":

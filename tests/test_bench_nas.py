@@ -8,6 +8,7 @@ wrote: the table, results.csv, results.json, the training rows and the PNG figur
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import shutil
@@ -99,8 +100,24 @@ def test_table_and_progress(suite):
         for v in MEASURED + DERIVED:
             assert re.search(rf"^{bm}\s+S\s+{v}\s+\d+\s", suite.res.stdout, re.M), v
     assert re.search(r"^ep\s+S\s+seq\s+1\s+\S+\s+\S+\s+SUCCESSFUL", suite.res.stdout, re.M)
-    assert "run is S ocl 2 threads" in suite.res.stderr  # the bar: benchmark and variant
-    assert re.search(r"\d+/\d+ \[", suite.res.stderr)
+    # stderr is a pipe here: no progress bar (a bar in a log is one long line of \r)
+    assert "\r" not in suite.res.stderr and not re.search(r"\d+/\d+ \[", suite.res.stderr)
+
+
+def test_progress_bar_only_on_a_terminal():
+    """The bar names the benchmark and variant on a terminal, and writes nothing elsewhere."""
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for file, shown in ((io.StringIO(), False), (Terminal(), True)):
+        with nas.progress(4, file) as bar:
+            bar.set_description("run is S ocl 2 threads")
+            bar.update(1)
+        text = file.getvalue()
+        assert bool(text) == shown
+        if shown:
+            assert "run is S ocl 2 threads" in text and re.search(r"\b1/4 \[", text)
 
 
 def test_environment_is_recorded(suite):
@@ -310,3 +327,62 @@ def test_usage_error_through_the_command_line(tmp_path):
     res = bench(tmp_path, "--classes", "Q")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip() == "ompcl: error: unknown class 'Q' (known: S, W, A, B, C)"
+
+
+# ---- figures and table, from made-up rows (no runs) ------------------------------------------
+
+def _rows(variants=("seq", "omp", "ocl", "host", "auto", "best-single", "oracle",
+                    "region-oracle")):
+    return [{"benchmark": bm, "class": "S", "threads": 2, "variant": v, "speedup": s,
+             "speedup_min": 0.9 * s, "speedup_max": 1.1 * s, "verified": True}
+            for bm in ("ep", "is") for v, s in zip(variants, (1, 1.8, 1.2, 1.7, 1.9, 1.8,
+                                                              1.9, 1.5), strict=False)]
+
+
+def _regions():
+    return [{"benchmark": "ep", "region": "ep.c:10:ompcl_k0", "host_s": 2e-3, "device_s": 4e-4,
+             "auto": "device", "agrees": True},
+            {"benchmark": "ep", "region": "ep.c:20:ompcl_k1", "host_s": 3e-6, "device_s": 1e-4,
+             "auto": "device", "agrees": False}]
+
+
+def test_speedup_figure_labels_every_variant_and_explains_the_region_oracle(tmp_path):
+    from ompcl.bench import plots
+    fig = plots.speedup_plot(_rows(), "NAS class S, 2 threads")
+    ax = fig.axes[0]
+    assert "benchmark" in ax.get_xlabel() and "speed-up over sequential" in ax.get_ylabel()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["EP", "IS", "geomean"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["omp", "ocl", "host", "auto", "best-single", "oracle", "region-oracle"]
+    caption = " ".join(t.get_text() for t in fig.texts).replace("\n", " ")
+    assert "region-oracle: an estimate" in caption and "below the per-program oracle" in caption
+    plots.speedup_figure(tmp_path / "s.png", _rows(), "t")
+    assert _png(tmp_path / "s.png").ndim == 3
+
+
+def test_dispatch_figure_explains_its_marks_and_shows_times_with_units(tmp_path):
+    from ompcl.bench import plots
+    fig = plots.dispatch_plot(_regions(), "dispatch")
+    ax = fig.axes[0]
+    assert "log2(host seconds / device seconds)" in ax.get_xlabel() and ax.get_ylabel()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["auto ran it on the device", "x: auto chose the side the oracle did not"]
+    assert not any("not run" in t for t in legend)
+    notes = [t.get_text() for t in ax.texts]
+    assert notes == ["host 2 ms, device 400 µs", "host 3 µs, device 100 µs"]
+    assert not any("0.000" in t for t in notes)
+    plots.dispatch_figure(tmp_path / "d.png", _regions(), "t")
+    assert _png(tmp_path / "d.png").ndim == 3
+
+
+def test_table_says_when_a_time_is_below_the_timer_resolution():
+    rows = [{**r, "time_s": t, "mops": 1.0, "status": "SUCCESSFUL", "runs": 1,
+             "verified_runs": 1}
+            for r, t in zip(_rows(("seq", "omp", "region-oracle")), (0.0, 0.0123, 0.2),
+                            strict=False)]
+    text = output.format_table(rows)
+    assert "0.000" not in text
+    assert re.search(r"^ep\s+S\s+seq\s+2\s+<0\.01\s", text, re.M)
+    assert re.search(r"^ep\s+S\s+omp\s+2\s+0\.0123\s", text, re.M)
+    assert "below the resolution of the benchmark's own timer" in text
+    assert "region-oracle: an estimate" in text

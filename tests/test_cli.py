@@ -204,3 +204,27 @@ def test_header_that_needs_gnu_c_leaves_file_on_host(tmp_path):
     assert res.returncode == 0
     assert "warning: ompcl cannot parse this file" in res.stderr
     assert (tmp_path / "out" / "tg_host.c").read_text() == src.read_text()
+
+
+def test_every_bench_command_is_click_with_help(capsys):
+    """`ompcl bench X --help` is click's, as every other command's, and `python -m
+    ompcl.bench.X` (the module's main) runs the same command: help, and a bad option as one
+    `ompcl: error:` line with exit status 2."""
+    import importlib
+
+    from click.testing import CliRunner
+
+    from ompcl.cli import main
+    modules = {"build": "build_speed", "kernels": "kernels", "layout": "layout",
+               "layout-cost": "layout_cost", "nas": "nas", "residency": "residency",
+               "translate": "translate_speed"}
+    res = CliRunner().invoke(main, ["bench", "--help"])
+    assert res.exit_code == 0 and all(name in res.output for name in modules)
+    for name, module in modules.items():
+        res = CliRunner().invoke(main, ["bench", name, "--help"])
+        assert res.exit_code == 0 and res.output.startswith("Usage: ") and "--help" in res.output
+        mod = importlib.import_module(f"ompcl.bench.{module}")
+        assert mod.main(["-h"]) == 0
+        assert f"Usage: ompcl bench {name} [OPTIONS]" in capsys.readouterr().out
+        assert mod.main(["--no-such-option"]) == 2
+        assert capsys.readouterr().err == "ompcl: error: No such option '--no-such-option'.\n"

@@ -12,7 +12,6 @@ Usage: ``python -m ompcl.bench.build_speed [--repeats 5] [--trees nas,polybench]
 """
 from __future__ import annotations
 
-import argparse
 import atexit
 import os
 import resource
@@ -25,7 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import click
+
 from . import polybench
+from .command import bench_command, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_ROOT = ROOT  # the ompcl package measured is this one
@@ -156,30 +158,39 @@ def measure(tree: str, repeats: int, cls: str, only: str = "") -> dict:
             "rebuild_ratio": med["rebuild"][0] / med["gcc"][0]}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5, help="timed rounds (median is shown)")
-    ap.add_argument("--trees", default="nas,polybench", help="comma list: nas, polybench")
-    ap.add_argument("--class", dest="cls", default="W", help="NAS class (default W)")
-    ap.add_argument("--nas-benchmarks", default="", help="e.g. 'ep is' (default: all)")
-    args = ap.parse_args(argv)
-    trees = [t for t in args.trees.split(",") if t]
+@bench_command("build",
+               'Build time of real trees with CC="ompcl cc" against plain gcc.',
+               help=__doc__.splitlines()[0])
+@click.option("--repeats", type=int, default=5, show_default=True,
+              help="Timed rounds (the median is shown).")
+@click.option("--trees", default="nas,polybench", show_default=True,
+              help="Comma list: nas, polybench.")
+@click.option("--class", "cls", default="W", show_default=True, help="NAS class.")
+@click.option("--nas-benchmarks", default="", help="e.g. 'ep is' (default: all).")
+def cli(repeats: int, trees: str, cls: str, nas_benchmarks: str) -> int:
+    """``ompcl bench build``; returns the exit status."""
+    trees = [t for t in trees.split(",") if t]
     if "polybench" in trees and polybench.find_root() is None:
         print("polybench: skipped (../shared/thirdparty/polybench-acc not found)")
         trees.remove("polybench")
     from ..driver.cc import jobs
-    print(f"CC=gcc vs CC=\"{shlex.join(ompcl_cc())}\", median of {args.repeats} "
+    print(f"CC=gcc vs CC=\"{shlex.join(ompcl_cc())}\", median of {repeats} "
           f"interleaved rounds after one warm-up; ompcl cc runs up to {jobs()} compilers at "
           f"once in a command with several sources (OMPCL_JOBS)")
     print(f"{'tree':12} {'gcc wall':>9} {'ompcl wall':>10} {'ratio':>6}   "
           f"{'gcc cpu':>8} {'ompcl cpu':>9} {'ratio':>6}   {'rebuild wall':>12} {'ratio':>6}")
     for tree in trees:
-        r = measure(tree, args.repeats, args.cls, args.nas_benchmarks if tree == "nas" else "")
-        label = f"nas {args.cls}" if tree == "nas" else tree
+        r = measure(tree, repeats, cls, nas_benchmarks if tree == "nas" else "")
+        label = f"nas {cls}" if tree == "nas" else tree
         print(f"{label:12} {r['gcc'][0]:8.2f}s {r['ompcl'][0]:9.2f}s {r['wall_ratio']:5.2f}x   "
               f"{r['gcc'][1]:7.2f}s {r['ompcl'][1]:8.2f}s {r['cpu_ratio']:5.2f}x   "
               f"{r['rebuild'][0]:11.2f}s {r['rebuild_ratio']:5.2f}x")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ompcl.bench.build_speed``; returns the exit status."""
+    return run_command(cli, argv, "ompcl bench build")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ Usage: ``ompcl bench kernels [--rounds 10] [--calls 20] [--stat min|median|round
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -35,8 +34,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import ClassVar
 
+import click
+
+from .command import bench_command, run_command
 from .kernel_shapes import SHAPES, Hand, Shape
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -357,26 +360,35 @@ def _json(rows: list[Row]) -> list[dict]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="ompcl bench kernels", description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
-    ap.add_argument("--calls", type=int, default=20, help="timed calls per round (default 20)")
-    ap.add_argument("--stat", choices=("min", "median", "rounds"), default="min",
-                    help="per-call statistic: the fastest call (default), the median, or "
-                    "the median over rounds of each round's fastest call (fair to kernels "
-                    "whose speed is a lottery, such as contended atomics)")
-    ap.add_argument("--shapes", default="", help="comma-separated subset of: " +
-                    ",".join(s.name for s in SHAPES))
-    ap.add_argument("--json", default="", help="also write the results as JSON")
-    ap.add_argument("--keep", default="", help="build in this directory and keep it")
-    ap.add_argument("--sweep", default="", help="also run the generated kernels under these "
-                    "work-group caps (OMPCL_MAX_GROUPS), e.g. 2,16,64: what a first-launch "
-                    "autotuner of the group count could gain")
-    args = ap.parse_args(argv)
+@bench_command("kernels",
+               "Generated kernels against hand-written OpenCL and OpenMP, per loop shape.",
+               help="Common loop shapes, each as ompcl generates and launches it, "
+               "as hand-written OpenCL on the same device and as the original OpenMP loop: "
+               "milliseconds per call and ratios (needs pyopencl). Exit status 1 when the "
+               "three results disagree.")
+@click.option("--rounds", type=int, default=10, show_default=True, help="Interleaved rounds.")
+@click.option("--calls", type=int, default=20, show_default=True, help="Timed calls per round.")
+@click.option("--stat", type=click.Choice(["min", "median", "rounds"]), default="min",
+              show_default=True,
+              help="Per-call statistic: the fastest call, the median, or the median over "
+              "rounds of each round's fastest call (fair to kernels whose speed is a lottery, "
+              "such as contended atomics).")
+@click.option("--shapes", default="", help="Comma-separated subset of: " +
+              ",".join(s.name for s in SHAPES) + ".")
+@click.option("--json", "json_out", default="", metavar="FILE",
+              help="Also write the results as JSON.")
+@click.option("--keep", default="", metavar="DIR", help="Build in this directory and keep it.")
+@click.option("--sweep", default="", metavar="N,N,...",
+              help="Also run the generated kernels under these work-group caps "
+              "(OMPCL_MAX_GROUPS), e.g. 2,16,64: what a first-launch autotuner of the group "
+              "count could gain.")
+def cli(**params) -> int:
+    """``ompcl bench kernels``; returns the exit status (1 when the results disagree)."""
+    args = SimpleNamespace(**params)
     Samples.stat = args.stat
     wanted = [s for s in SHAPES if not args.shapes or s.name in args.shapes.split(",")]
     if not wanted:
-        ap.error(f"no such shape: {args.shapes}")
+        raise click.UsageError(f"no such shape: {args.shapes}")
     sweep = [int(g) for g in args.sweep.split(",") if g]
     dev = Device()
     with tempfile.TemporaryDirectory(prefix="ompcl-bench-kernels-") as tmp:
@@ -389,9 +401,14 @@ def main(argv: list[str] | None = None) -> int:
     print_table(rows, dev, args)
     print_alternatives(rows)
     print_sweep(rows)
-    if args.json:
-        Path(args.json).write_text(json.dumps(_json(rows), indent=2) + "\n")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(_json(rows), indent=2) + "\n")
     return 0 if all(r.agree() for r in rows) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ompcl.bench.kernels``; returns the exit status."""
+    return run_command(cli, argv, "ompcl bench kernels")
 
 
 if __name__ == "__main__":

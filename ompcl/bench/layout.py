@@ -22,7 +22,6 @@ Usage: python -m ompcl.bench.layout [--class W] [--programs bt,sp,mg,probe,gemm]
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -32,8 +31,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
+
+import click
 
 from . import polybench
+from .command import bench_command, run_command
 from .npb_native import NPB_DIR, parse_report
 
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
@@ -269,23 +272,29 @@ def changed_regions(all_results: dict[str, dict], threshold: float = 1.15) -> li
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="ompcl bench layout", description=__doc__.split(
-        "\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--class", dest="cls", default="W", help="NAS problem class (default W)")
-    ap.add_argument("--programs", default="bt,sp,mg,probe", help="comma-separated")
-    ap.add_argument("--dataset", default="STANDARD",
-                    help="PolyBench dataset (MINI, SMALL, STANDARD, LARGE; default STANDARD)")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--variants", default=",".join(VARIANTS),
-                    help="comma-separated, of: " + ", ".join(VARIANTS) + " ('off' always runs)")
-    ap.add_argument("--work", help="build directory (default: a temporary one)")
-    ap.add_argument("--json", help="also write the results here")
-    args = ap.parse_args(argv)
+@bench_command("layout",
+               "Layout passes off and on: NAS BT, SP, MG, a probe, PolyBench programs.",
+               help=__doc__.split("\n\n")[1])
+@click.option("--class", "cls", default="W", show_default=True, help="NAS problem class.")
+@click.option("--programs", default="bt,sp,mg,probe", show_default=True,
+              help="Comma-separated: NAS bt, sp, mg, the probe, PolyBench/ACC programs by name.")
+@click.option("--dataset", default="STANDARD", show_default=True,
+              help="PolyBench dataset (MINI, SMALL, STANDARD, LARGE).")
+@click.option("--repeats", type=int, default=3, show_default=True,
+              help="Timed runs of each variant (the median is shown).")
+@click.option("--variants", default=",".join(VARIANTS), show_default=True,
+              help="Comma-separated, of: " + ", ".join(VARIANTS) + " ('off' always runs).")
+@click.option("--work", metavar="DIR", help="Build directory (default: a temporary one).")
+@click.option("--json", metavar="FILE", help="Also write the results to FILE.")
+def cli(**params) -> int:
+    """``ompcl bench layout``; returns the exit status (1 when a program fails to build or
+    verify)."""
+    args = SimpleNamespace(**params)
     variants = tuple(v for v in args.variants.split(",") if v)
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
-        ap.error(f"unknown variant {unknown[0]!r} (choose from {', '.join(VARIANTS)})")
+        raise click.UsageError(f"unknown variant {unknown[0]!r} (choose from "
+                               f"{', '.join(VARIANTS)})")
     results, missing = {}, []   # missing: programs that did not build
     with tempfile.TemporaryDirectory(prefix="ompcl-layout-") as tmp:
         work = Path(args.work or tmp)
@@ -308,6 +317,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(results, indent=2))
     verified = all(r["verified"] for d in results.values() for r in d["results"].values())
     return 0 if verified and not missing else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ompcl.bench.layout``; returns the exit status."""
+    return run_command(cli, argv, "ompcl bench layout")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Usage: python -m ompcl.bench.layout_cost [--sizes 16,32,48,64] [--steps 4] [--re
 """
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
@@ -24,6 +23,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
+
+import click
+
+from .command import argv as command_argv, bench_command, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMPCL_DEVICE": "opencl"}
@@ -142,14 +146,24 @@ def table(points: list[dict]) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="16,32,48,64", help="cube edges (comma list)")
-    ap.add_argument("--steps", type=int, default=4, help="kernel entries per run")
-    ap.add_argument("--repeats", type=int, default=3, help="interleaved runs (best kept)")
-    ap.add_argument("-o", "--output", default=str(ROOT / "models" / "layout-cost.json"))
-    args = ap.parse_args(argv)
-    sizes = [int(x) for x in args.sizes.split(",")]
+@bench_command("layout-cost",
+               "Fit dynamic reordering's cost model (models/layout-cost.json).",
+               help=__doc__.splitlines()[0])
+@click.option("--sizes", default="16,32,48,64", show_default=True,
+              help="Cube edges (comma list).")
+@click.option("--steps", type=int, default=4, show_default=True, help="Kernel entries per run.")
+@click.option("--repeats", type=int, default=3, show_default=True,
+              help="Interleaved runs (the best is kept).")
+@click.option("-o", "--output", default=str(ROOT / "models" / "layout-cost.json"),
+              metavar="FILE", help="Where the fitted model goes [default: "
+              "models/layout-cost.json].")
+def cli(**params) -> int:
+    """``ompcl bench layout-cost``; returns the exit status."""
+    args = SimpleNamespace(**params)
+    try:
+        sizes = [int(x) for x in args.sizes.split(",")]
+    except ValueError:
+        raise click.UsageError(f"--sizes takes integers, not {args.sizes!r}") from None
     with tempfile.TemporaryDirectory(prefix="ompcl-layout-cost-") as work:
         points = measure(sizes, args.steps, args.repeats, Path(work))
     coef = fit(points)
@@ -159,10 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     record = {"coefficients": coef, "points": points, "cpu": cpu_model(),
               "measured": datetime.date.today().isoformat(), "env": ENV,
               "command": "python -m ompcl.bench.layout_cost " + " ".join(
-                  argv if argv is not None else sys.argv[1:])}
+                  command_argv())}
     Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
     print(f"wrote {args.output}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ompcl.bench.layout_cost``; returns the exit status."""
+    return run_command(cli, argv, "ompcl bench layout-cost")
 
 
 if __name__ == "__main__":

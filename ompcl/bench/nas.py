@@ -18,11 +18,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
 from tqdm import tqdm
 
 from ..diagnostics import OmpclError
 from ..predict.model import DEFAULT_MODEL
 from . import machine, output, results, rows, trees
+from .command import argv, bench_command, run_command
 from .runs import DEFAULT_VARIANTS, VARIANTS, Run, Variant, run_env, run_once
 
 DESCRIPTION = ("Builds and runs NAS benchmarks x classes x variants, verifies every run, and "
@@ -34,55 +36,66 @@ class UsageError(Exception):
     """A bad command line (exit status 2)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, no usage dump
-        raise UsageError(message)
+def _options(f):
+    """The command's options (``cli`` below)."""
+    for decorator in reversed([
+        click.option("--npb-dir", metavar="PATH",
+                     help="An NPB 3.x OpenMP C tree (EP/ep.c, common/, sys/setparams.c, "
+                     "config/make.def); default: this project's nas_benchmarks/."),
+        click.option("--classes", default="S", show_default=True,
+                     help="Comma-separated problem classes."),
+        click.option("--benchmarks", help="Comma-separated benchmarks (default: all present)."),
+        click.option("--variants", default=",".join(DEFAULT_VARIANTS), show_default=True,
+                     help=f"Comma-separated, of {', '.join(VARIANTS)} (with ocl, host is run "
+                     "too)."),
+        click.option("--threads", default=str(os.cpu_count() or 1),
+                     help="Comma-separated OpenMP thread counts (default: every CPU)."),
+        click.option("--repeats", type=int, default=3, show_default=True,
+                     help="Timed runs per variant."),
+        click.option("--warmup", type=int, default=1, show_default=True,
+                     help="Untimed runs of each device variant first."),
+        click.option("-o", "--output", default="bench-nas", metavar="DIR", show_default=True,
+                     help="Output directory."),
+        click.option("--build-dir", metavar="DIR", help="Where to build (default DIR/build)."),
+        click.option("--training-data", metavar="CSV",
+                     help="Training rows file (default DIR/training_rows.csv)."),
+        click.option("--cc", multiple=True, metavar="[BM=]CMD",
+                     help="Compiler (default gcc), or the compiler of one benchmark; "
+                     "repeatable."),
+        click.option("--fallback-cc", metavar="CMD|none",
+                     help="Compiler retried after an internal compiler error (default "
+                     "clang-15 or clang)."),
+        click.option("--model", metavar="FILE",
+                     help="Dispatch model for the auto variant (OMPCL_MODEL; default: the "
+                     "one compiled in)."),
+        click.option("--env", multiple=True, metavar="VAR=VALUE",
+                     help="Set a variable in every run (e.g. OMPCL_ZERO_COPY=0); repeatable."),
+        click.option("--wait-policy", default=OMP_DEFAULTS["OMP_WAIT_POLICY"],
+                     show_default=True, help="OMP_WAIT_POLICY of every OpenMP run."),
+        click.option("--proc-bind", default=OMP_DEFAULTS["OMP_PROC_BIND"], show_default=True,
+                     help="OMP_PROC_BIND of every OpenMP run."),
+        click.option("--timeout", type=float,
+                     help="Seconds a run may take (default: no limit)."),
+        click.option("--no-plots", is_flag=True, help="Write no figures."),
+        click.option("--corpus", is_flag=True,
+                     help="Also measure many more kernels for the training rows: the test "
+                     "corpus, PolyBench/ACC, the third-party programs of shared/thirdparty/"
+                     "cases.txt and --fuzz programs of the fuzzer's generator (bench.collect, "
+                     "in DIR/corpus)."),
+        click.option("--fuzz", type=int, default=40, metavar="N", show_default=True,
+                     help="Generated programs --corpus measures."),
+    ]):
+        f = decorator(f)
+    return f
 
 
-def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="ompcl bench nas", description=DESCRIPTION)
-    ap.add_argument("--npb-dir", metavar="PATH",
-                    help="an NPB 3.x OpenMP C tree (EP/ep.c, common/, sys/setparams.c, "
-                    "config/make.def); default: this project's nas_benchmarks/")
-    ap.add_argument("--classes", default="S", help="comma-separated classes (default S)")
-    ap.add_argument("--benchmarks", help="comma-separated benchmarks (default: all present)")
-    ap.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
-                    help=f"comma-separated, of {', '.join(VARIANTS)} (default "
-                    f"{','.join(DEFAULT_VARIANTS)}; with ocl, host is run too)")
-    ap.add_argument("--threads", default=str(os.cpu_count() or 1),
-                    help="comma-separated OpenMP thread counts (default: every CPU)")
-    ap.add_argument("--repeats", type=int, default=3, help="timed runs per variant (default 3)")
-    ap.add_argument("--warmup", type=int, default=1,
-                    help="untimed runs of each device variant first (default 1)")
-    ap.add_argument("-o", "--output", default="bench-nas", metavar="DIR",
-                    help="output directory (default ./bench-nas)")
-    ap.add_argument("--build-dir", metavar="DIR", help="where to build (default DIR/build)")
-    ap.add_argument("--training-data", metavar="CSV",
-                    help="training rows file (default DIR/training_rows.csv)")
-    ap.add_argument("--cc", action="append", default=[], metavar="[BM=]CMD",
-                    help="compiler (default gcc), or the compiler of one benchmark; repeatable")
-    ap.add_argument("--fallback-cc", metavar="CMD|none",
-                    help="compiler retried after an internal compiler error (default "
-                    "clang-15 or clang)")
-    ap.add_argument("--model", metavar="FILE",
-                    help="dispatch model for the auto variant (OMPCL_MODEL; default: the one "
-                    "compiled in)")
-    ap.add_argument("--env", action="append", default=[], metavar="VAR=VALUE",
-                    help="set a variable in every run (e.g. OMPCL_ZERO_COPY=0); repeatable")
-    ap.add_argument("--wait-policy", default=OMP_DEFAULTS["OMP_WAIT_POLICY"],
-                    help="OMP_WAIT_POLICY of every OpenMP run (default passive)")
-    ap.add_argument("--proc-bind", default=OMP_DEFAULTS["OMP_PROC_BIND"],
-                    help="OMP_PROC_BIND of every OpenMP run (default true)")
-    ap.add_argument("--timeout", type=float, help="seconds a run may take (default: no limit)")
-    ap.add_argument("--no-plots", action="store_true", help="write no figures")
-    ap.add_argument("--corpus", action="store_true",
-                    help="also measure many more kernels for the training rows: the test "
-                    "corpus, PolyBench/ACC, the third-party programs of shared/thirdparty/"
-                    "cases.txt and --fuzz programs of the fuzzer's generator (bench.collect, "
-                    "in DIR/corpus)")
-    ap.add_argument("--fuzz", type=int, default=40, metavar="N",
-                    help="generated programs --corpus measures (default 40)")
-    return ap
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The options of a command line (raises UsageError)."""
+    try:
+        with cli.make_context("ompcl bench nas", list(argv)) as ctx:
+            return argparse.Namespace(**ctx.params)
+    except click.UsageError as e:
+        raise UsageError(e.format_message()) from None
 
 
 @dataclass
@@ -173,7 +186,11 @@ def _variants(names: list[str]) -> list[Variant]:
 
 def make_plan(argv: list[str]) -> Plan:
     """The checked plan of a command line (raises UsageError or trees.TreeError)."""
-    a = _parser().parse_args(argv)
+    return plan_of(_parse(argv), argv)
+
+
+def plan_of(a: argparse.Namespace, argv: list[str]) -> Plan:
+    """The checked plan of parsed options (raises UsageError or trees.TreeError)."""
     tree = trees.open_tree(a.npb_dir)
     present = tree.benchmarks()
     classes = _pick("class", [c.upper() for c in _list(a.classes)], tree.classes)
@@ -408,6 +425,15 @@ def training_meta(plan: Plan, env: dict, kept: list[dict], merged: int) -> dict:
     }
 
 
+def progress(total: int, file=None) -> tqdm:
+    """The round's progress bar on ``file`` (stderr), only when it is a terminal: in a log or
+    a pipe a bar is one long line of carriage returns, and the per-run logs and the table
+    say what ran."""
+    file = sys.stderr if file is None else file
+    tty = hasattr(file, "isatty") and file.isatty()
+    return tqdm(total=total, unit="step", file=file, dynamic_ncols=True, disable=not tty)
+
+
 def execute(plan: Plan) -> int:
     """Runs the round and writes every output; returns the exit status."""
     plan.out.mkdir(parents=True, exist_ok=True)
@@ -417,7 +443,7 @@ def execute(plan: Plan) -> int:
     if {**os.environ, **plan.extra_env}.get("OMPCL_CACHE_DIR") == "off":
         print("ompcl: bench: warning: OMPCL_CACHE_DIR=off: every device run builds its "
               "kernels, and the build is timed", file=sys.stderr)
-    with tqdm(total=_total_steps(plan), unit="step", file=sys.stderr, dynamic_ncols=True) as bar:
+    with progress(_total_steps(plan)) as bar:
         rnd = Round(plan, bar)
         for cls in plan.classes:
             rnd.run_class(cls, rnd.build_class(cls))
@@ -460,10 +486,14 @@ def _summary(plan: Plan, env: dict, training: dict, figures: list[Path]) -> None
               file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point; returns the exit status."""
+@bench_command("nas",
+               "NAS benchmarks x classes x variants: verified times, speed-ups, oracles, figures.",
+               help=DESCRIPTION)
+@_options
+def cli(**params) -> int:
+    """``ompcl bench nas``; returns the exit status."""
     try:
-        plan = make_plan(list(sys.argv[1:] if argv is None else argv))
+        plan = plan_of(argparse.Namespace(**params), argv())
     except UsageError as e:
         print(f"ompcl: error: {e}", file=sys.stderr)
         return 2
@@ -478,6 +508,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ompcl: interrupted", file=sys.stderr)
         return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point (``python -m ompcl.bench.nas``); returns the exit status."""
+    return run_command(cli, argv, "ompcl bench nas")
 
 
 if __name__ == "__main__":

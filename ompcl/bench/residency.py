@@ -13,7 +13,6 @@ Usage: python -m ompcl.bench.residency [--class S] [--benchmarks bt,cg] [--repea
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -21,7 +20,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
+import click
+
+from .command import bench_command, run_command
 from .npb_native import NPB_DIR, available_benchmarks, parse_report
 
 ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
@@ -102,14 +105,17 @@ def table(results: dict[str, dict[str, dict]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="ompcl bench residency", description=__doc__.split(
-        "\n\n")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--class", dest="cls", default="S", help="NAS problem class (default S)")
-    ap.add_argument("--benchmarks", default="", help="comma-separated (default: all)")
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--json", help="also write the results here")
-    args = ap.parse_args(argv)
+@bench_command("residency",
+               "Bytes moved and time with copying buffers, residency on and off (NAS).",
+               help=__doc__.split("\n\n")[1])
+@click.option("--class", "cls", default="S", show_default=True, help="NAS problem class.")
+@click.option("--benchmarks", default="", help="Comma-separated (default: all).")
+@click.option("--repeats", type=int, default=3, show_default=True,
+              help="Runs of each way (the median is shown).")
+@click.option("--json", metavar="FILE", help="Also write the results to FILE.")
+def cli(**params) -> int:
+    """``ompcl bench residency``; returns the exit status (1 when a run fails to verify)."""
+    args = SimpleNamespace(**params)
     names = [b for b in args.benchmarks.split(",") if b] or available_benchmarks()
     results = {}
     with tempfile.TemporaryDirectory(prefix="ompcl-residency-") as tmp:
@@ -127,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0 if all(r["resident"]["verified"] and r["naive"]["verified"]
                     for r in results.values()) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ompcl.bench.residency``; returns the exit status."""
+    return run_command(cli, argv, "ompcl bench residency")
 
 
 if __name__ == "__main__":

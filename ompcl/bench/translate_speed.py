@@ -6,13 +6,16 @@ seconds per 1,000 lines of each. Usage: ``python -m ompcl.bench.translate_speed 
 """
 from __future__ import annotations
 
-import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
+import click
+
 from ..frontend.preprocess import CppOptions
 from ..pipeline import Options, translate
+from .command import bench_command, run_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,12 +47,15 @@ def measure(repeat: int = 3) -> list[dict]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--json", help="also write the rows as JSON to this file")
-    args = ap.parse_args(argv)
-    rows = measure(args.repeat)
+@bench_command("translate",
+               "Seconds per 1,000 source lines translated.",
+               help=__doc__.splitlines()[0])
+@click.option("--repeat", type=int, default=3, show_default=True,
+              help="Translations of each file (the fastest is kept).")
+@click.option("--json", "json_out", metavar="FILE", help="Also write the rows as JSON to FILE.")
+def cli(repeat: int, json_out: str | None) -> int:
+    """``ompcl bench translate``."""
+    rows = measure(repeat)
     print(f"{'file':44} {'lines':>6} {'pp lines':>8} {'loops':>5} {'s':>7} {'s/kLOC':>7}")
     for r in rows:
         print(f"{r['file']:44} {r['lines']:6d} {r['preprocessed_lines']:8d} {r['loops']:5d} "
@@ -60,9 +66,15 @@ def main(argv: list[str] | None = None) -> None:
     print(f"total: {lines} source lines ({pp} preprocessed) in {secs:.2f} s: "
           f"{1000 * secs / lines:.3f} s per 1,000 source lines, "
           f"{1000 * secs / pp:.4f} s per 1,000 preprocessed lines")
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+    if json_out:
+        Path(json_out).write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m ompcl.bench.translate_speed``; returns the exit status."""
+    return run_command(cli, argv, "ompcl bench translate")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
