@@ -386,3 +386,19 @@ def test_table_says_when_a_time_is_below_the_timer_resolution():
     assert re.search(r"^ep\s+S\s+omp\s+2\s+0\.0123\s", text, re.M)
     assert "below the resolution of the benchmark's own timer" in text
     assert "region-oracle: an estimate" in text
+
+
+def test_bytes_moved_over_the_data_with_copying_buffers(tmp_path, opencl_available):
+    """With ``--env OMPCL_ZERO_COPY=0`` (a discrete device's transfers) the table and the CSV
+    give the bytes each way over the data the device held (issue 36)."""
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    out = tmp_path / "moved"
+    res = bench(out, "--classes", "S", "--benchmarks", "mg", "--variants", "ocl",
+                "--repeats", "1", "--threads", "2", "--env", "OMPCL_ZERO_COPY=0")
+    assert res.returncode == 0, res.stderr[-3000:]
+    row = by_variant(read_csv(out / "results.csv"), "mg")["ocl"]
+    assert int(float(row["data_bytes"])) > 0
+    to_dev, back = float(row["to_device_over_data"]), float(row["to_host_over_data"])
+    assert 0.5 <= to_dev <= 3.0 and back <= 3.0, row
+    assert f"{to_dev:.1f}/{back:.1f}" in res.stdout and "moved/data" in res.stdout

@@ -14,7 +14,9 @@ from typing import Any, Sequence
 #: columns of results.csv, in order
 COLUMNS = ("benchmark", "class", "variant", "threads", "runs", "verified_runs", "verified",
            "status", "time_s", "time_min", "time_max", "mops", "mops_min", "mops_max",
-           "wall_s", "speedup", "speedup_min", "speedup_max", "chosen", "compiler")
+           "wall_s", "speedup", "speedup_min", "speedup_max", "chosen", "compiler",
+           "bytes_to_device", "bytes_to_host", "data_bytes", "to_device_over_data",
+           "to_host_over_data")
 VARIANT_ORDER = ("seq", "omp", "ocl", "auto", "host", "best-single", "oracle", "region-oracle")
 
 
@@ -29,6 +31,12 @@ def ordered(rows: Sequence[dict]) -> list[dict]:
 
 def _num(v: Any, fmt: str) -> str:
     return format(v, fmt) if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+
+
+def _moved(r: dict) -> str:
+    """Bytes to the device / back over the data bytes, as '1.0/1.5'."""
+    a, b = r.get("to_device_over_data"), r.get("to_host_over_data")
+    return f"{a:.1f}/{b:.1f}" if a is not None and b is not None else "-"
 
 
 def _range(r: dict) -> str:
@@ -60,7 +68,8 @@ def format_table(rows: Sequence[dict]) -> str:
     """The results as a fixed-width table (the first columns are those of
     ``ompcl.bench.npb_native``'s table), with notes on what needs one."""
     head = (f"{'benchmark':<9} {'class':<5} {'variant':<13} {'threads':>7} {'time s':>9} "
-            f"{'Mop/s':>11} {'verification':<26} {'speedup':>7} {'min-max':>11} {'runs':>5}  note")
+            f"{'Mop/s':>11} {'verification':<26} {'speedup':>7} {'min-max':>11} {'runs':>5} "
+            f"{'moved/data':>11}  note")
     lines = [head, "-" * len(head)]
     for r in ordered(rows):
         note = r.get("chosen") or ""
@@ -70,12 +79,17 @@ def format_table(rows: Sequence[dict]) -> str:
             f"{r['benchmark']:<9} {r['class']:<5} {r['variant']:<13} {r['threads']:>7} "
             f"{_seconds(r['time_s']):>9} {_num(r['mops'], '.2f'):>11} {r['status']:<26} "
             f"{_num(r['speedup'], '.2f'):>7} {_range(r):>11} "
-            f"{str(r['verified_runs']) + '/' + str(r['runs']):>5}  {note}".rstrip())
+            f"{str(r['verified_runs']) + '/' + str(r['runs']):>5} {_moved(r):>11}  "
+            f"{note}".rstrip())
     notes = []
     if any(_seconds(r["time_s"]).startswith("<") for r in rows):
         notes.append(f"<{TIMER_RESOLUTION:g}: below the resolution of the benchmark's own "
                      f"timer (its report prints seconds with two decimals); the whole "
                      f"process's seconds are wall_s in results.csv.")
+    if any(_moved(r) != "-" for r in rows):
+        notes.append("moved/data: bytes to the device / back over the distinct data the "
+                     "device held (data_bytes of OMPCL_STATS; 1.0/1.0: each byte moved once "
+                     "each way; with zero-copy buffers nothing is copied).")
     if any(r["variant"] == "region-oracle" for r in rows):
         notes.append(REGION_ORACLE_NOTE)
     return "\n".join(lines + ([""] + [textwrap.fill(n, 100) for n in notes] if notes else []))

@@ -67,7 +67,22 @@ def _row(key: Key, rs: list[Run]) -> dict:
     _spread(row, "time_s", _nums(ok, "time_s"), "time")
     _spread(row, "mops", _nums(ok, "mops"))
     row["wall_s"] = _median(_nums(ok, "wall_s"))
+    row.update(_transfers(ok))
     return row
+
+
+def _transfers(runs: list[Run]) -> dict:
+    """Bytes moved each way (medians over the runs' statistics), the distinct data the device
+    held, and the bytes each way over it (1.0: each byte moved once)."""
+    totals = [t for t in ((load_stats(r.stats) or {}).get("totals") for r in runs) if t]
+    if not totals:
+        return {}
+    out = {k: _median([t.get(k, 0) for t in totals])
+           for k in ("bytes_to_device", "bytes_to_host", "data_bytes")}
+    data = out["data_bytes"]
+    out["to_device_over_data"] = out["bytes_to_device"] / data if data else None
+    out["to_host_over_data"] = out["bytes_to_host"] / data if data else None
+    return out
 
 
 def group_runs(runs: Iterable[Run]) -> dict[Key, list[Run]]:
