@@ -95,6 +95,13 @@ def balanced_start(scan: Scanner, start: int, stmt: int) -> int:
 
 
 def _stmt_offset(prog: Program, scan: Scanner, loc: SourceLoc, stmt: c_ast.Node) -> int:
+    items = stmt.block_items or [] if isinstance(stmt, c_ast.Compound) else []
+    if items and isinstance(items[0], c_ast.Pragma) and not prog.source.startswith(
+            "{", scan.offset(loc.line, loc.col)):
+        # a directive and its statement, the statement of the directive before them (no
+        # braces in the text: the front end grouped them): the text starts at the innermost
+        # statement, after the directive lines
+        return _stmt_offset(prog, scan, SourceLoc.of(items[-1]), items[-1])
     want = "{" if isinstance(stmt, c_ast.Compound) else "for" if isinstance(
         stmt, c_ast.For) else None
     if want is None:  # another statement: trust the coordinates
