@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ompcl.frontend.preprocess import CppOptions
 from ompcl.pipeline import Options, translate
 
@@ -71,6 +73,62 @@ def test_directive_whose_statement_is_a_directive(tmp_path):
     refs = every_path(ref, exe, 1e-12, threads=FAST)
     assert refs["3"].startswith("3 7 ")
     assert _report(src) == {10: "offloaded", 13: "offloaded", 22: "offloaded"}
+
+
+# -- 2. regions inside #if / #else / #endif arrangements -------------------------------------
+
+CONDITIONAL = """#include <stdio.h>
+#define N 2048
+double a[N], b[N];
+int main(void) {
+  int i, it;
+  double norm = 0.0;
+#pragma omp parallel private(it)
+  {
+  b[0] = 0.0;
+#if SPLIT
+  }
+#endif
+  for (it = 0; it < 3; it++) {
+#if SPLIT
+#pragma omp parallel for
+#else
+#pragma omp for
+#endif
+    for (i = 0; i < N; i++) a[i] = i * 0.5 + it;
+#if SPLIT
+#pragma omp parallel for reduction(+: norm)
+#else
+#pragma omp for reduction(+: norm)
+#endif
+    for (i = 0; i < N; i++) norm += a[i];
+  }
+#if !SPLIT
+  }
+#endif
+#pragma omp parallel for
+#if SPLIT
+  for (i = 0; i < N; i++) b[i] = 2.0 * a[i];
+#else
+  for (i = 0; i < N; i++) b[i] = a[i] + a[i];
+#endif
+  printf("%.3f %.3f %.3f\\n", norm, a[N - 1], b[N - 1]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("split", ["0", "1"])
+def test_regions_inside_preprocessor_conditionals(tmp_path, split):
+    """PRK Stencil's shape: a parallel region whose closing brace stands in '#if !SPLIT' after
+    another in '#if SPLIT' (braces of skipped branches were matched: the splice ended at the
+    first and cut the '#if' from its '#endif'), directives chosen by '#if/#else', and a loop
+    whose statement is chosen by one: each splice takes whole conditionals."""
+    src, ref, exe = _built(tmp_path, "cond.c", CONDITIONAL, f"-DSPLIT={split}")
+    every_path(ref, exe, 1e-12, threads=FAST)
+    lines = {17, 23} if split == "0" else {15, 21}
+    assert _report(src, f"SPLIT={split}") == {**dict.fromkeys(lines, "offloaded"),
+                                              30: "offloaded"}
 
 
 # -- 3. OpenMP 4.x/5.x clauses: parsed, and kept on the host where the device does not honour
