@@ -186,3 +186,62 @@ def test_openmp5_clauses_are_parsed_and_kept_on_the_host(tmp_path):
     assert _report(src) == {8: "offloaded", 10: "offloaded", 12: "clause", 14: "clause",
                             16: "atomic-order", 21: "offloaded", 26: "offloaded",
                             28: "construct", 35: "construct"}
+
+
+# -- 4. old C that gcc accepts: K&R definitions and implicit int -----------------------------
+
+OLD_STYLE = """#include <stdio.h>
+#include <stdlib.h>
+extern layer_size;
+static rounds = 2;
+layer_size = 64;
+
+scale_weights(w, m, n, f)
+float **w;
+int m, n;
+double f;
+{
+  int i, j;
+#pragma omp parallel for private(j)
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++)
+      w[i][j] = w[i][j] * f + i - j;
+  return m * n;
+}
+
+sum(a, n) double *a;
+{
+  register i;
+  double s = 0.0;
+#pragma omp parallel for reduction(+: s)
+  for (i = 0; i < n; i++) s += a[i];
+  return (int) s;
+}
+
+main(argc, argv)
+int argc;
+char **argv;
+{
+  register r, i;
+  float **w = malloc(layer_size * sizeof *w);
+  double *a = malloc(1000 * sizeof *a);
+  int cells = 0;
+  for (i = 0; i < layer_size; i++) w[i] = calloc(layer_size, sizeof **w);
+#pragma omp parallel for
+  for (i = 0; i < 1000; i++) a[i] = i * 0.5;
+  for (r = 0; r < rounds; r++) cells += scale_weights(w, layer_size, layer_size, 1.5);
+  printf("%d %d %.3f %.3f\\n", cells, sum(a, 1000), w[3][5], w[63][0]);
+  return 0;
+}
+"""
+
+
+def test_old_style_c_is_considered_loop_by_loop(tmp_path):
+    """NPB 3.0's and Rodinia's old C: 'main(argc, argv) int argc; char **argv; {', a K&R
+    definition with a parameter left to int, 'extern layer_size;', 'register i;' (the whole
+    file fell back to the host, [parse-fallback]); the host output keeps the user's text."""
+    src, ref, exe = _built(tmp_path, "knr.c", OLD_STYLE, "-w")
+    every_path(ref, exe, 1e-12, threads=FAST)
+    assert _report(src) == {13: "data-type", 24: "offloaded", 38: "offloaded"}
+    host = translate(str(src)).host_source
+    assert "\nmain(argc, argv)\nint argc;" in host and "extern layer_size;" in host
