@@ -46,6 +46,10 @@ REASONS: dict[str, str] = {
     # the loop nest
     "collapse-depth": "collapse() over more than the 3 dimensions of an ND-range",
     "ordered": "the loop has an 'ordered' clause",
+    "clause": "the directive has a clause the device translation does not honour (linear, "
+              "lastprivate(conditional:), a reduction modifier, ...)",
+    "construct": "the loop's construct, or one around it, is one ompcl leaves to OpenMP "
+                 "(target, teams, distribute, taskloop, loop, ...)",
     "copyin": "a threadprivate array copied in to every thread is written in the loop",
     "not-canonical": "the loop is not in OpenMP canonical form",
     "loop-var-type": "the loop variable is not of integer type",
@@ -55,6 +59,8 @@ REASONS: dict[str, str] = {
     "control-flow": "'break', 'goto' or a label leaves or jumps in the loop",
     "return": "the loop body returns from its function",
     "omp-construct": "the body holds an OpenMP construct (critical, atomic, ordered, ...)",
+    "atomic-order": "the body holds an atomic construct with a memory order (seq_cst, "
+                    "acq_rel, ...) or a form (compare, weak) the device atomics do not give",
     "pointer-op": "the body takes addresses, dereferences or assigns through pointers",
     "struct-member": "the body accesses struct members",
     "string-literal": "the body uses a string literal",

@@ -49,12 +49,17 @@ def _check(value: str, allowed: frozenset[str], what: str) -> None:
 
 @dataclass(frozen=True)
 class Clause:
-    """One OpenMP clause, e.g. ``reduction(+:s)`` -> name='reduction', op='+', args=('s',)."""
+    """One OpenMP clause, e.g. ``reduction(+:s)`` -> name='reduction', op='+', args=('s',).
+
+    ``modifiers``: the words before the argument's colon (``lastprivate(conditional: x)``,
+    ``if(parallel: c)``, ``schedule(monotonic: dynamic)``, ``reduction(inscan, +: s)``).
+    """
 
     name: str
     args: tuple[str, ...] = ()
     op: str | None = None
     loc: SourceLoc | None = None
+    modifiers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,27 @@ VALID = [
      ("sections", [("private", ("a",), None), ("reduction", ("s",), "+"), ("nowait", (), None)])),
     ("#pragma omp parallel sections lastprivate(k)",
      ("parallel sections", [("lastprivate", ("k",), None)])),
+    # OpenMP 4.x/5.x: memory orders and atomic clauses in any order, clause modifiers,
+    # clauses kept as written, constructs ompcl leaves to OpenMP
+    ("#pragma omp atomic read seq_cst", ("atomic", [("read", (), None), ("seq_cst", (), None)])),
+    ("#pragma omp atomic hint(1) acq_rel, capture",
+     ("atomic", [("hint", ("1",), None), ("acq_rel", (), None), ("capture", (), None)])),
+    ("#pragma omp parallel for if(parallel: n > 1) linear(j:2) proc_bind(spread)",
+     ("parallel for", [("if", ("n > 1",), None), ("linear", ("j:2",), None),
+                       ("proc_bind", ("spread",), None)])),
+    ("#pragma omp for lastprivate(conditional: x) schedule(nonmonotonic: dynamic, 4)",
+     ("for", [("lastprivate", ("x",), None), ("schedule", ("dynamic", "4"), None)])),
+    ("#pragma omp simd aligned(a, b: 64) nontemporal(a) order(concurrent) safelen(8)",
+     ("simd", [("aligned", ("a, b: 64",), None), ("nontemporal", ("a",), None),
+               ("order", ("concurrent",), None), ("safelen", ("8",), None)])),
+    ("#pragma omp for reduction(inscan, +: s)", ("for", [("reduction", ("s",), "+")])),
+    ("#pragma omp target teams distribute parallel for map(tofrom: a[0:n]) num_teams(4)",
+     ("target teams distribute parallel for", [("map", ("tofrom: a[0:n]",), None),
+                                               ("num_teams", ("4",), None)])),
+    ("#pragma omp taskloop grainsize(strict: 8) nogroup",
+     ("taskloop", [("grainsize", ("8",), None), ("nogroup", (), None)])),
+    ("#pragma omp cancel for if(cancel: e)", ("cancel", [("for", (), None), ("if", ("e",), None)])),
+    ("#pragma omp declare reduction(m : int : omp_out += omp_in)", ("declare reduction", [])),
     # clause separators: commas between clauses are allowed
     ("#pragma omp parallel for private(i), shared(a)",
      ("parallel for", [("private", ("i",), None), ("shared", ("a",), None)])),
@@ -185,6 +206,11 @@ ERRORS = [
     ("#pragma omp for schedule(static) private(i) schedule(dynamic)", 45,
      "too many 'schedule' clauses on '#pragma omp for'"),
     ("#pragma omp parallel num_threads(2) num_threads(3)", 37, "too many 'num_threads' clauses"),
+    ("#pragma omp atomic read write", 25, "too many atomic clauses"),
+    ("#pragma omp atomic seq_cst relaxed", 28, "too many memory-order clauses"),
+    ("#pragma omp parallel if(a) if(parallel: b)", 28, "too many 'if' clauses"),
+    ("#pragma omp for nontemporal(a)", 17, "clause 'nontemporal' is not valid on '#pragma omp for'"),
+    ("#pragma omp simd order(serial)", 24, "invalid argument 'serial' to 'order'"),
 ]
 
 
@@ -267,9 +293,10 @@ FRONT_END_ERRORS = [
      4, 5, "'#pragma omp parallel for' must be followed by a statement"),
     ("void f(void) {\n#pragma omp critical\n}\n",
      2, 1, "'#pragma omp critical' must be followed by a statement"),
-    # directive followed by another directive
-    ("void f(int n, double *a) {\n  int i;\n  #pragma omp parallel\n  #pragma omp for\n"
-     "  for (i = 0; i < n; i++) a[i] = 0;\n}\n",
+    # directive followed by another directive with no statement (with one, the second
+    # directive and its statement are the first one's statement, as gcc reads it)
+    ("void f(int n, double *a) {\n  int i;\n  #pragma omp parallel\n  #pragma omp single\n"
+     "}\n",
      3, 3, "'#pragma omp parallel' must be followed by a statement"),
     # grammar errors point at the token in the user's (unexpanded, indented) line
     ("void f(int n, double *a) {\n  int i;\n  #  pragma   omp parallel for privat(i)\n"

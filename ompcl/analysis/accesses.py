@@ -299,8 +299,12 @@ class _Scanner:
     def atomic(self, pragma: c_ast.Pragma, stmt: c_ast.Node, kind: str, depth: int) -> None:
         """``#pragma omp atomic`` and its statement: updates and writes of shared data run
         as device atomics; other forms (capture) keep the loop on the host."""
+        extra = atomic_order(pragma)
+        if extra is not None:
+            return self.problem(pragma, "atomic-order", f"contains '#pragma omp atomic "
+                                f"{extra}', which ompcl's device atomics do not give")
         form_ = atomic_form(stmt, kind)
-        if form_ is None or kind == "capture":
+        if form_ is None or kind in ("capture", "compare"):
             return self.problem(pragma, "omp-construct", f"contains '#pragma omp atomic "
                                 f"{kind}' of a form ompcl does not run on the device")
         target = form_[0]
@@ -622,16 +626,30 @@ class _Scanner:
 
 
 def _atomic_kind(item: c_ast.Node) -> str | None:
-    """'update', 'write', 'read' or 'capture' for an ``omp atomic`` directive, else None."""
+    """'update', 'write', 'read', 'capture' or 'compare' for an ``omp atomic`` directive,
+    else None."""
     if not isinstance(item, c_ast.Pragma) or not is_omp_pragma(item.string):
         return None
-    words = item.string.split()
-    if len(words) < 2 or words[1] != "atomic":
+    words = _atomic_words(item)
+    if words is None:
         return None
-    for w in words[2:]:
-        if w in ("update", "write", "read", "capture"):
+    for w in ("compare", "capture", "update", "write", "read"):
+        if w in words:
             return w
     return "update"
+
+
+def _atomic_words(item: c_ast.Pragma) -> list[str] | None:
+    words = item.string.replace("(", " ( ").replace(",", " ").split()
+    return words[2:] if words[:2] == ["omp", "atomic"] else None
+
+
+def atomic_order(item: c_ast.Pragma) -> str | None:
+    """The clause of an ``omp atomic`` directive the device's atomics do not give: a memory
+    order stronger than relaxed (the device helpers order nothing around them), or 'weak'
+    and 'fail' (of 'compare'); None when there is none."""
+    return next((w for w in _atomic_words(item) or ()
+                 if w in ("seq_cst", "acq_rel", "release", "acquire", "weak", "fail")), None)
 
 
 def _as_subscript(e: c_ast.Node) -> c_ast.ArrayRef | None:

@@ -20,6 +20,13 @@ from ..ir import BoundDirective, Directive
 _PARALLEL_FOR = ("parallel for", "parallel for simd")
 _FOR = ("for", "for simd")
 _LOOP_CONSTRUCTS = {"for", "parallel for", "for simd", "parallel for simd", "simd"}
+#: constructs ompcl leaves to OpenMP whole, the loops inside them included: devices, leagues
+#: of teams, tasking loops and the 'loop' construct
+_LEFT_TO_OPENMP = {"target", "teams", "distribute", "taskloop", "loop"}
+
+
+def _left_to_openmp(kind: str) -> bool:
+    return not _LEFT_TO_OPENMP.isdisjoint(kind.split()) and kind != "target data"
 
 
 @dataclass(frozen=True)
@@ -89,10 +96,23 @@ def find_candidates(prog: Program) -> CandidateScan:
     teams: list[tuple[BoundDirective, list[int]]] = []
     skipped: list[tuple[SourceLoc, Reason]] = []
     consumed: set[int] = set()
-    parallels = [b for b in prog.constructs if b.directive.kind.startswith("parallel")]
+    parallels = [b for b in prog.constructs if "parallel" in b.directive.kind.split()]
+    left = [b for b in prog.constructs if _left_to_openmp(b.directive.kind)]
     for b in prog.constructs:
         kind, loc = b.directive.kind, b.directive.loc
         nested = [p for p in parallels if p is not b and _inside(b, p)]
+        outer = next((p for p in left if p is not b and _inside(b, p)), None)
+        if outer is None and _left_to_openmp(kind):
+            if isinstance(b.stmt, c_ast.For):
+                skipped.append((loc, Reason("construct", f"'#pragma omp {kind}' is left to "
+                                            "OpenMP", loc)))
+            continue
+        if outer is not None:  # its own remark, if it is a loop, and none for those inside
+            if kind in _PARALLEL_FOR or kind in _FOR or _left_to_openmp(kind):
+                skipped.append((loc, Reason("construct", "inside '#pragma omp "
+                                            f"{outer.directive.kind}', which is left to OpenMP",
+                                            loc)))
+            continue
         if kind in _PARALLEL_FOR or kind == "parallel":
             if nested:
                 if kind != "parallel":

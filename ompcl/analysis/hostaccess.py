@@ -28,7 +28,7 @@ from pycparser import c_ast, c_generator
 
 from ..frontend.program import Program
 from ..frontend.siblings import ask, text_of
-from ..frontend.textscan import IDENT, Scanner, ScanError
+from ..frontend.textscan import IDENT, ScanError
 from ..ir import Region, Team
 from .builtins import is_math
 from .ctypes_ import TypeEnv, walk
@@ -467,7 +467,7 @@ class _Text:
 
     def __init__(self, prog: Program):
         self.prog = prog
-        self.scan = Scanner(prog.source)
+        self.scan = prog.scanner()
 
     def offset(self, node: c_ast.Node) -> int:
         c = node.coord

@@ -47,7 +47,7 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
             return Reason("splice-text", "the loop does not directly follow its directive in "
                           "the source text", loc)
         end = scan.statement_end(stmt)
-        start = balanced_start(scan, start, stmt)
+        start, end = balanced(scan, start, end)
     except ScanError as e:
         why = "macro-expansion" if "macro" in str(e) else "splice-text"
         return Reason(why, f"cannot find the loop's extent in the source text ({e})", loc)
@@ -61,31 +61,36 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
 
 
 _OPENERS = ("if", "ifdef", "ifndef")
+_ELSES = ("else", "elif", "elifdef", "elifndef")
 
 
-def balanced_start(scan: Scanner, start: int, stmt: int) -> int:
+def balanced_start(scan: Scanner, start: int, stmt: int, closed: bool = True) -> int:
     """The splice start moved up over the conditional lines that open what the lines between
-    the directive and its statement close (``#ifdef _OPENMP`` / pragma / ``#endif`` / loop),
-    so the spliced text keeps its preprocessor conditionals balanced."""
+    ``start`` and ``stmt`` close (``#ifdef _OPENMP`` / pragma / ``#endif`` / loop), so the
+    spliced text keeps its preprocessor conditionals balanced; with ``closed``, a
+    conditional that opens there and is not closed is a ScanError."""
     need, depth = 0, 0
-    for line in range(scan.line_of(start), scan.line_of(stmt)):
-        word = scan.directive_line(scan.offset(line, 1))
+    for line in range(scan.line_of(start), scan.line_of(stmt) + 1):
+        off = scan.offset(line, 1)
+        if not start <= off < stmt:
+            continue
+        word = scan.directive_line(off)
         if word in _OPENERS:
             depth += 1
         elif word == "endif":
             depth -= 1
-        elif word in ("else", "elif") and depth == 0:
-            need = max(need, 1)
+        elif word in _ELSES and depth <= 0:
+            need = max(need, 1 - depth)
         need = max(need, -depth)
-    if depth > need:
+    if closed and depth > need:
         raise ScanError("a preprocessor conditional opens between the directive and its loop")
     line = scan.line_of(start)
     while need > 0:
         line -= 1
-        word = scan.directive_line(scan.offset(line, 1)) if line >= 1 else None
-        if word is None:
-            raise ScanError("the directive is inside a preprocessor conditional that also "
-                            "holds other code")
+        if line < 1:
+            raise ScanError("unbalanced preprocessor conditional")
+        word = _passable(scan, line, "the directive is inside a preprocessor conditional "
+                         "that also holds other code")
         if word in _OPENERS:
             need -= 1
         elif word == "endif":
@@ -94,7 +99,57 @@ def balanced_start(scan: Scanner, start: int, stmt: int) -> int:
     return start
 
 
+def _passable(scan: Scanner, line: int, why: str) -> str | None:
+    """The conditional directive of a line a range may be widened over, None for a blank
+    line or one of a skipped branch; ScanError for a line of code or another directive."""
+    off = scan.offset(line, 1)
+    word = scan.directive_line(off)
+    if word in _OPENERS or word in _ELSES or word == "endif":
+        return word
+    if line in scan.inactive or word is None and scan.skip(off) > scan.line_end(off):
+        return None
+    raise ScanError(why)
+
+
+def balanced(scan: Scanner, start: int, end: int) -> tuple[int, int]:
+    """The range ``[start, end)`` widened to whole preprocessor conditionals: up over the
+    lines opening what it closes (``#ifdef _OPENMP`` / pragma / ``#endif`` / loop), down
+    over the lines closing what it opens (a region whose closing brace is in an ``#if``
+    branch, with another branch after it), so that the text a splice removes, and the copy
+    it makes, never splits a conditional. Only conditional lines, blank lines and skipped
+    branches may be taken in; ScanError where other code stands in the way."""
+    start = balanced_start(scan, start, end, closed=False)
+    depth = 0
+    for line in range(scan.line_of(start), scan.line_of(end) + 1):
+        off = scan.offset(line, 1)
+        if start <= off < end:
+            word = scan.directive_line(off)
+            depth += 1 if word in _OPENERS else -1 if word == "endif" else 0
+    if depth <= 0:
+        return start, end
+    if scan.skip(end) <= scan.line_end(end) < len(scan.text):
+        raise ScanError("the loop ends inside a preprocessor conditional, before other code "
+                        "on its line")
+    line = scan.line_of(end)
+    while depth > 0:
+        line += 1
+        if line > len(scan.starts):
+            raise ScanError("unterminated preprocessor conditional")
+        word = _passable(scan, line, "the loop ends inside a preprocessor conditional that "
+                         "also holds other code")
+        depth += 1 if word in _OPENERS else -1 if word == "endif" else 0
+        end = scan.line_end(scan.offset(line, 1))
+    return start, end
+
+
 def _stmt_offset(prog: Program, scan: Scanner, loc: SourceLoc, stmt: c_ast.Node) -> int:
+    items = stmt.block_items or [] if isinstance(stmt, c_ast.Compound) else []
+    if items and isinstance(items[0], c_ast.Pragma) and not prog.source.startswith(
+            "{", scan.offset(loc.line, loc.col)):
+        # a directive and its statement, the statement of the directive before them (no
+        # braces in the text: the front end grouped them): the text starts at the innermost
+        # statement, after the directive lines
+        return _stmt_offset(prog, scan, SourceLoc.of(items[-1]), items[-1])
     want = "{" if isinstance(stmt, c_ast.Compound) else "for" if isinstance(
         stmt, c_ast.For) else None
     if want is None:  # another statement: trust the coordinates
@@ -126,7 +181,7 @@ def place(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...] = 
     and so do a team none of whose loops runs on the device and the loops of a team that runs
     on the host (this is the last step that may change a verdict). A team's loops that stay on
     the host are its ``serial`` ones."""
-    scan = Scanner(prog.source)
+    scan = prog.scanner()
     out, ranges = {}, {}
     for r in regions:
         if r.offload:

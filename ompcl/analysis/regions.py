@@ -54,6 +54,33 @@ def check_clause_names(d: Directive, scope: dict[str, Var]) -> None:
                                       "variable", c.loc)
 
 
+#: clauses the device translation gives their meaning (or that have none a race-free loop
+#: could observe: hints of vectorisation, placement and allocation), and of those with
+#: modifiers, the modifiers it gives
+HONOURED = {"private": (), "firstprivate": (), "lastprivate": (), "shared": (),
+            "reduction": ("default",), "schedule": ("monotonic", "nonmonotonic", "simd"),
+            "collapse": (), "nowait": (), "default": (), "num_threads": (), "copyin": (),
+            "proc_bind": (), "ordered": (), "safelen": (), "simdlen": (), "aligned": (),
+            "nontemporal": (), "allocate": (), "order": ("reproducible", "unconstrained"),
+            "if": ("parallel", "simd")}
+
+
+def unhonoured_clause(d: Directive) -> Reason | None:
+    """The reason a loop's directive keeps it on the host: a clause (or a clause's modifier)
+    the device translation does not give its meaning, such as ``linear`` or
+    ``lastprivate(conditional: x)``."""
+    for c in d.clauses:
+        mods = HONOURED.get(c.name)
+        if mods is None:
+            return Reason("clause", f"its '{c.name}' clause is not honoured on the device",
+                          c.loc or d.loc)
+        bad = [m for m in c.modifiers if m not in mods]
+        if bad:
+            return Reason("clause", f"the '{bad[0]}' modifier of its '{c.name}' clause is not "
+                          "honoured on the device", c.loc or d.loc)
+    return None
+
+
 def nest_of(d: Directive, loop: c_ast.For, scope: dict[str, Var], env: TypeEnv
             ) -> tuple[LoopDim, ...] | Reason:
     """The canonical loops the directive distributes, with their variables' types."""
@@ -63,6 +90,9 @@ def nest_of(d: Directive, loop: c_ast.For, scope: dict[str, Var], env: TypeEnv
                       "ND-range has 3 dimensions)", d.loc)
     if d.clause("ordered"):
         return Reason("ordered", "the loop has an 'ordered' clause", d.loc)
+    why = unhonoured_clause(d)
+    if why is not None:
+        return why
     try:
         dims = [canonical_loop(f) for f in loop_nest(loop, depth)]
     except NotCanonical as e:

@@ -14,7 +14,6 @@ from pycparser import c_ast
 
 from ..frontend.pragma import is_omp_pragma
 from ..frontend.program import Program
-from ..frontend.textscan import Scanner
 from ..ir import Region, ResidencyPlan
 from .builtins import is_math
 from .ctypes_ import walk
@@ -126,7 +125,7 @@ def plan_residency(prog: Program, regions: tuple[Region, ...], teams: tuple = ()
         if instrumented(r):  # (a team's private copies live in its own block)
             keep[r.id] = not any(a.var.ctype.is_scalar or _block_local(a.var, r.bound.func)
                                  or a.var.name in private.get(r.team, ()) for a in r.arrays)
-    scan = Scanner(prog.source)
+    scan = prog.scanner()
     for loop, ids in res.loops:
         rng = loop_text(prog, scan, loop)
         if rng is None:

@@ -497,7 +497,7 @@ def probe_edits(prog: Program, plan, scan: Scanner, team: int | None
 def instrumentation(prog: Program, plan) -> list[tuple[int, int, str]]:
     """Edits for the instrumented functions: the entry, every return and the end tell the
     runtime; the probes of their host code (outside teams)."""
-    scan = Scanner(prog.source)
+    scan = prog.scanner()
     edits = probe_edits(prog, plan, scan, None)
     for f in plan.functions:
         edits.append((f.open + 1, f.open + 1, _insert_before(
@@ -525,7 +525,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
     hostplan = residency.host
     if not regions and not teams and not (hostplan and hostplan.functions):
         return prog.source
-    src, scan = prog.source, Scanner(prog.source)
+    src, scan = prog.source, prog.scanner()
 
     def within(s: int, t: HostTeam) -> bool:
         return t.splice.start <= s < t.splice.end

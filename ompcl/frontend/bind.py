@@ -7,13 +7,9 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..diagnostics import PragmaSyntaxError, Remark, SourceLoc, UnknownDirective
+from ..diagnostics import OmpclError, PragmaSyntaxError, Remark, SourceLoc, UnknownDirective
 from ..ir import BoundDirective, Directive
-from .pragma import is_omp_pragma, parse_directive
-
-#: directives that stand alone (they do not apply to the next statement)
-STANDALONE = {"barrier", "taskwait", "taskyield", "flush", "threadprivate", "cancel",
-              "cancellation point", "declare simd"}
+from .pragma import applies_to_statement, is_omp_pragma, parse_directive
 
 
 def pragma_loc(pragma: c_ast.Pragma, lines_of) -> tuple[SourceLoc, str | None]:
@@ -71,14 +67,38 @@ class _Binder(c_ast.NodeVisitor):
             self.visit(child)
         self.path.pop()
 
+    def _construct(self, item: c_ast.Node) -> bool:
+        """Whether ``item`` is a directive that applies to the next statement (a construct,
+        not a standalone directive)."""
+        if not (isinstance(item, c_ast.Pragma) and is_omp_pragma(item.string)):
+            return False
+        try:
+            return applies_to_statement(parse_directive(item.string, SourceLoc.of(item)))
+        except OmpclError:  # unknown or invalid: reported when it is bound
+            return False
+
+    def _nest(self, items: list[c_ast.Node]) -> None:
+        """A construct followed by another construct applies to the second one with its
+        statement, as gcc reads it (``#pragma omp parallel`` / ``#pragma omp atomic`` /
+        ``k++;``): the inner directive and its statement become one compound statement,
+        innermost first, so that every construct is followed by a statement."""
+        k = len(items) - 2
+        while k >= 0:
+            if self._construct(items[k]) and self._construct(items[k + 1]) \
+                    and k + 2 < len(items) and not isinstance(items[k + 2], c_ast.Pragma):
+                items[k + 1:k + 3] = [c_ast.Compound(items[k + 1:k + 3],
+                                                     coord=items[k + 1].coord)]
+            k -= 1
+
     def _bind_items(self, items: list[c_ast.Node]) -> None:
+        self._nest(items)
         for k, item in enumerate(items):
             if not (isinstance(item, c_ast.Pragma) and is_omp_pragma(item.string)):
                 continue
             d = self.parse(item)
             if d is None:
                 continue
-            if d.kind in STANDALONE:
+            if not applies_to_statement(d):
                 self.standalone.append((d, item, self.func))
                 continue
             nxt = items[k + 1] if k + 1 < len(items) else None

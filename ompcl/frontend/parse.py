@@ -9,6 +9,7 @@ import re
 from pycparser import c_ast, c_parser
 
 from ..diagnostics import CSyntaxError, SourceLoc
+from .oldstyle import add_implicit_int, prototyped
 from .prune import prune
 
 _POS = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?:\s*(?P<msg>.*)$", re.S)
@@ -37,14 +38,24 @@ def parse(text: str, path: str) -> c_ast.FileAST:
 def parse_pruned(text: str, path: str) -> c_ast.FileAST:
     """Parse ``text`` without the system declarations it never names; the whole text when
     the pruned one does not parse (the pruning misjudged a declaration), so a syntax error
-    is always reported as the full file has it."""
+    is always reported as the full file has it. Old-style C gcc accepts (implicit ``int``,
+    K&R definitions) is read as the prototyped C it means."""
     pruned = prune(text)
     if pruned is not text:
         try:
-            return parse(pruned, path)
+            return prototyped(parse(pruned, path))
         except CSyntaxError:
             pass
-    return parse(text, path)
+    try:
+        return prototyped(parse(text, path))
+    except CSyntaxError as e:
+        modern = add_implicit_int(text)
+        if modern == text:
+            raise
+        try:
+            return prototyped(parse(modern, path))
+        except CSyntaxError:
+            raise e from None
 
 
 def _syntax_error(msg: str, path: str) -> CSyntaxError:

@@ -12,6 +12,7 @@ from .bind import bind_directives
 from .columns import source_columns
 from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess, read_source
+from .textscan import Scanner, inactive_lines
 
 
 @dataclass
@@ -26,10 +27,23 @@ class Program:
     preprocessed: str = field(repr=False, default="")
     #: warnings of the binding: unknown directives ignored
     warnings: tuple = ()
+    _inactive: frozenset[int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def lines(self) -> list[str]:
         return self.source.splitlines()
+
+    @property
+    def inactive(self) -> frozenset[int]:
+        """Lines of the source in conditional branches the preprocessor skipped."""
+        if self._inactive is None:
+            self._inactive = inactive_lines(self.source, self.preprocessed, self.path)
+        return self._inactive
+
+    def scanner(self) -> Scanner:
+        """A scanner of the source that skips the branches the preprocessor skipped, so
+        that braces are matched as the compiler matches them."""
+        return Scanner(self.source, self.inactive)
 
     def threadprivate(self) -> set[str]:
         return {a for d, _, _ in self.standalone if d.kind == "threadprivate"

@@ -15,15 +15,59 @@ class ScanError(Exception):
     """The statement's text could not be matched (unbalanced, or from a macro)."""
 
 
-class Scanner:
-    """Token-level view of one source text."""
+#: a line marker of preprocessed text: ``# 12 "file.c" 2``
+_MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+_COND = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 
-    def __init__(self, text: str):
+
+def inactive_lines(source: str, preprocessed: str, path: str) -> frozenset[int]:
+    """The lines of ``source`` (the file ``path``) in conditional branches the preprocessor
+    skipped: a branch is live when any line of it (nested ones included) gave the
+    preprocessed text a token. Empty when the preprocessed text says nothing of the file."""
+    live, file, line = set(), None, 0
+    for text in preprocessed.splitlines():
+        m = _MARKER.match(text)
+        if m:
+            file, line = m.group(2).replace('\\"', '"').replace("\\\\", "\\"), int(m.group(1))
+            continue
+        if file == path and text.strip():
+            live.add(line)
+        line += 1
+    if not live:
+        return frozenset()
+    dead: set[int] = set()
+    opened: list[int] = []  # the line of the directive that began each open branch
+
+    def close(first: int, last: int) -> None:  # the branch between two directive lines
+        if not any(n in live for n in range(first + 1, last)):
+            dead.update(range(first + 1, last))
+
+    for n, text in enumerate(source.splitlines(), 1):
+        m = _COND.match(text)
+        if m is None:
+            continue
+        word = m.group(1)
+        if word.startswith("if"):
+            opened.append(n)
+        elif opened and word == "endif":
+            close(opened.pop(), n)
+        elif opened:
+            close(opened[-1], n)
+            opened[-1] = n
+    return frozenset(dead)
+
+
+class Scanner:
+    """Token-level view of one source text; the lines in ``inactive`` (branches of
+    conditionals the preprocessor skipped) are skipped like comments."""
+
+    def __init__(self, text: str, inactive: frozenset[int] = frozenset()):
         self.text = text
         self.starts = [0]
         for m in re.finditer("\n", text):
             self.starts.append(m.end())
         self._decls: list[int] | None = None
+        self.inactive = inactive
 
     def declaration_starts(self) -> list[int]:
         """Offsets of the first token of every file-scope declaration or definition (after
@@ -99,6 +143,8 @@ class Scanner:
                 p += 2
             elif c == "#" and t[self.starts[self.line_of(p) - 1]:p].strip() == "":
                 p = self.line_end(p)
+            elif self.inactive and (line := self.line_of(p)) in self.inactive:
+                p = self.starts[line] if line < len(self.starts) else len(t)
             else:
                 return p
         return p

@@ -114,7 +114,8 @@ def _kind(item: c_ast.Node) -> str | None:
     words = item.string.split()
     if words[:2] != ["omp", "atomic"]:
         return None
-    return next((w for w in words[2:] if w in ("update", "write", "read", "capture")), "update")
+    return next((w for w in ("compare", "capture", "update", "write", "read") if w in words[2:]),
+                "update")
 
 
 def with_atomics(body: c_ast.Compound, scalars: set[str], types: dict[str, str]

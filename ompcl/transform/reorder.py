@@ -92,7 +92,7 @@ def _line_offsets(src: str, scan: Scanner, name: str, nodes: list[c_ast.Node]) -
 
 def text_edits(prog: Program, plan: LayoutPlan) -> list[Edit]:
     """One edit per declaration and use of the planned arrays; raises _Unmatched."""
-    src, scan = prog.source, Scanner(prog.source)
+    src, scan = prog.source, prog.scanner()
     edits = []
     for name, perm in plan.perms.items():
         nodes = [plan.decls[name]] + [u.ref for u in plan.uses[name]]

@@ -1,0 +1,247 @@
+"""Every file gcc accepts is considered loop by loop (issue 37): a directive whose statement
+is a directive, regions inside preprocessor conditionals, OpenMP 4.x/5.x clauses, old-style C.
+Each program is built with gcc -fopenmp and with ompcl, and run on every path against it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ompcl.frontend.preprocess import CppOptions
+from ompcl.pipeline import Options, translate
+
+from conftest import every_path, gcc_build, ompcl_build
+
+FAST = ("1", "2", "3")
+
+
+def _built(tmp_path: Path, name: str, text: str, *flags: str) -> tuple[Path, Path, Path]:
+    src = tmp_path / name
+    src.write_text(text)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref, list(flags))
+    res = ompcl_build([src], exe, *flags)
+    assert res.returncode == 0, res.stderr
+    return src, ref, exe
+
+
+def _report(src: Path, *defines: str) -> dict[int, str]:
+    """Line of each loop's directive -> 'offloaded' or the id of the reason it is not."""
+    u = translate(str(src), Options(cpp=CppOptions(defines=defines)))
+    out = {r.loc.line: "offloaded" if r.offload else r.reasons[0].id for r in u.regions}
+    out.update({m.loc.line: m.id for m in u.remarks if m.missed and m.loc.line not in out})
+    return out
+
+
+# -- 1. a directive whose statement is a directive ------------------------------------------
+
+NESTED = """#include <stdio.h>
+#define N 4096
+double a[N], b[N];
+int main(void) {
+  int i, k = 0, m = 0;
+  double s = 0.0;
+#pragma omp parallel
+#pragma omp atomic
+  k++;
+#pragma omp parallel
+#pragma omp for
+  for (i = 0; i < N; i++) a[i] = 0.25 * i;
+#pragma omp parallel
+#pragma omp for simd reduction(+: s)
+  for (i = 0; i < N; i++) s += a[i];
+  if (k > 0)
+#pragma omp parallel
+#pragma omp single
+#pragma omp task
+    m = 7;
+  for (int r = 0; r < 2; r++)
+#pragma omp parallel
+#pragma omp for
+    for (i = 0; i < N; i++) b[i] += a[i] + r;
+  printf("%d %d %.3f %.3f\\n", k, m, s, b[N - 1]);
+  return 0;
+}
+"""
+
+
+def test_directive_whose_statement_is_a_directive(tmp_path):
+    """STREAM's 'parallel' / 'atomic' / 'k++;' (the atomic counts the team: it stays on the
+    host), and 'parallel' / 'for' / loop, which is a 'parallel for' and is offloaded, also
+    as the body of an 'if' or a 'for' (pycparser groups those pragmas itself)."""
+    src, ref, exe = _built(tmp_path, "nested.c", NESTED)
+    refs = every_path(ref, exe, 1e-12, threads=FAST)
+    assert refs["3"].startswith("3 7 ")
+    assert _report(src) == {10: "offloaded", 13: "offloaded", 22: "offloaded"}
+
+
+# -- 2. regions inside #if / #else / #endif arrangements -------------------------------------
+
+CONDITIONAL = """#include <stdio.h>
+#define N 2048
+double a[N], b[N];
+int main(void) {
+  int i, it;
+  double norm = 0.0;
+#pragma omp parallel private(it)
+  {
+  b[0] = 0.0;
+#if SPLIT
+  }
+#endif
+  for (it = 0; it < 3; it++) {
+#if SPLIT
+#pragma omp parallel for
+#else
+#pragma omp for
+#endif
+    for (i = 0; i < N; i++) a[i] = i * 0.5 + it;
+#if SPLIT
+#pragma omp parallel for reduction(+: norm)
+#else
+#pragma omp for reduction(+: norm)
+#endif
+    for (i = 0; i < N; i++) norm += a[i];
+  }
+#if !SPLIT
+  }
+#endif
+#pragma omp parallel for
+#if SPLIT
+  for (i = 0; i < N; i++) b[i] = 2.0 * a[i];
+#else
+  for (i = 0; i < N; i++) b[i] = a[i] + a[i];
+#endif
+  printf("%.3f %.3f %.3f\\n", norm, a[N - 1], b[N - 1]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("split", ["0", "1"])
+def test_regions_inside_preprocessor_conditionals(tmp_path, split):
+    """PRK Stencil's shape: a parallel region whose closing brace stands in '#if !SPLIT' after
+    another in '#if SPLIT' (braces of skipped branches were matched: the splice ended at the
+    first and cut the '#if' from its '#endif'), directives chosen by '#if/#else', and a loop
+    whose statement is chosen by one: each splice takes whole conditionals."""
+    src, ref, exe = _built(tmp_path, "cond.c", CONDITIONAL, f"-DSPLIT={split}")
+    every_path(ref, exe, 1e-12, threads=FAST)
+    lines = {17, 23} if split == "0" else {15, 21}
+    assert _report(src, f"SPLIT={split}") == {**dict.fromkeys(lines, "offloaded"),
+                                              30: "offloaded"}
+
+
+# -- 3. OpenMP 4.x/5.x clauses: parsed, and kept on the host where the device does not honour
+# them ---------------------------------------------------------------------------------------
+
+CLAUSES = """#include <stdio.h>
+#define N 1000
+double a[N], b[N], c[N];
+int hist[8];
+int main(void) {
+  int i, j = 0, last = -1, k = 0;
+  double s = 0.0, t = 0.0;
+#pragma omp parallel for simd aligned(a, b : 32) safelen(8) simdlen(4) proc_bind(close) if(parallel: N > 10)
+  for (i = 0; i < N; i++) { a[i] = i * 0.5; b[i] = N - i; }
+#pragma omp parallel for simd schedule(nonmonotonic: dynamic, 16) order(concurrent) nontemporal(c)
+  for (i = 0; i < N; i++) c[i] = a[i] + b[i];
+#pragma omp parallel for linear(j : 2)
+  for (i = 0; i < N; i++) { c[i] += j; j += 2; }
+#pragma omp parallel for lastprivate(conditional: last)
+  for (i = 0; i < N; i++) if (a[i] > 100.0 && i % 7 == 0) last = i;
+#pragma omp parallel for
+  for (i = 0; i < N; i++) {
+#pragma omp atomic update seq_cst
+    hist[i % 8] += 1;
+  }
+#pragma omp parallel for
+  for (i = 0; i < N; i++) {
+#pragma omp atomic relaxed
+    hist[i % 8] += 2;
+  }
+#pragma omp parallel for reduction(+: s) allocate(s)
+  for (i = 0; i < N; i++) s += c[i];
+#pragma omp target teams distribute parallel for map(tofrom: c[0:N]) reduction(+: t)
+  for (i = 0; i < N; i++) t += c[i] * 0.5;
+#pragma omp parallel
+#pragma omp masked filter(0)
+  k += 1;
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop grainsize(strict: 100) nogroup
+  for (i = 0; i < N; i++) b[i] = 2 * a[i];
+#pragma omp taskwait
+  printf("%.6f %.6f %d %d %d %d %d %.6f\\n", s, t, j, last, hist[0], hist[7], k, b[N - 1]);
+  return 0;
+}
+"""
+
+
+def test_openmp5_clauses_are_parsed_and_kept_on_the_host(tmp_path):
+    """Hints (aligned, safelen, simdlen, nontemporal, order, proc_bind, allocate, schedule and
+    if modifiers) leave a loop offloaded; linear, lastprivate(conditional:), an atomic with a
+    memory order, target/teams/distribute and taskloop keep it on OpenMP, with a remark."""
+    src, ref, exe = _built(tmp_path, "clauses.c", CLAUSES)
+    every_path(ref, exe, 1e-12, threads=FAST)
+    assert _report(src) == {8: "offloaded", 10: "offloaded", 12: "clause", 14: "clause",
+                            16: "atomic-order", 21: "offloaded", 26: "offloaded",
+                            28: "construct", 35: "construct"}
+
+
+# -- 4. old C that gcc accepts: K&R definitions and implicit int -----------------------------
+
+OLD_STYLE = """#include <stdio.h>
+#include <stdlib.h>
+extern layer_size;
+static rounds = 2;
+layer_size = 64;
+
+scale_weights(w, m, n, f)
+float **w;
+int m, n;
+double f;
+{
+  int i, j;
+#pragma omp parallel for private(j)
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++)
+      w[i][j] = w[i][j] * f + i - j;
+  return m * n;
+}
+
+sum(a, n) double *a;
+{
+  register i;
+  double s = 0.0;
+#pragma omp parallel for reduction(+: s)
+  for (i = 0; i < n; i++) s += a[i];
+  return (int) s;
+}
+
+main(argc, argv)
+int argc;
+char **argv;
+{
+  register r, i;
+  float **w = malloc(layer_size * sizeof *w);
+  double *a = malloc(1000 * sizeof *a);
+  int cells = 0;
+  for (i = 0; i < layer_size; i++) w[i] = calloc(layer_size, sizeof **w);
+#pragma omp parallel for
+  for (i = 0; i < 1000; i++) a[i] = i * 0.5;
+  for (r = 0; r < rounds; r++) cells += scale_weights(w, layer_size, layer_size, 1.5);
+  printf("%d %d %.3f %.3f\\n", cells, sum(a, 1000), w[3][5], w[63][0]);
+  return 0;
+}
+"""
+
+
+def test_old_style_c_is_considered_loop_by_loop(tmp_path):
+    """NPB 3.0's and Rodinia's old C: 'main(argc, argv) int argc; char **argv; {', a K&R
+    definition with a parameter left to int, 'extern layer_size;', 'register i;' (the whole
+    file fell back to the host, [parse-fallback]); the host output keeps the user's text."""
+    src, ref, exe = _built(tmp_path, "knr.c", OLD_STYLE, "-w")
+    every_path(ref, exe, 1e-12, threads=FAST)
+    assert _report(src) == {13: "data-type", 24: "offloaded", 38: "offloaded"}
+    host = translate(str(src)).host_source
+    assert "\nmain(argc, argv)\nint argc;" in host and "extern layer_size;" in host
