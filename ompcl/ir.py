@@ -331,6 +331,9 @@ class Inspection:
     name: str
     subscripts: tuple[c_ast.Node, ...] = field(compare=False, repr=False)
     reads: tuple[str, ...] = ()
+    #: no subscripts: the range is the object the pointer points into (a heap block or a
+    #: registered array), as the runtime finds it (``ompcl_rt_block``)
+    block: bool = False
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from .diagnostics import BuildError, InputError
-from .runtime import RUNTIME_DIR, RUNTIME_FILES, RUNTIME_SOURCES
+from .runtime import LINK_FLAGS, RUNTIME_DIR, RUNTIME_FILES, RUNTIME_SOURCES
 from .pipeline import Unit
 
 
@@ -60,7 +60,7 @@ def build_executable(host_files: list[Path], outdir: Path, exe: Path, cc: str = 
         raise InputError(f"cannot write '{exe}': directory '{exe.parent}' does not exist")
     cmd = [cc, *shlex.split(cflags), "-fopenmp", f"-I{outdir}", *extra,
            *map(str, host_files), *(str(outdir / f) for f in RUNTIME_SOURCES), "-o", str(exe),
-           *shlex.split(ldflags), "-lm", "-ldl"]
+           *shlex.split(ldflags), "-lm", *LINK_FLAGS]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise BuildError(f"host compiler failed ({shlex.join(cmd)}):\n{proc.stderr.strip()}")

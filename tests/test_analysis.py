@@ -190,8 +190,12 @@ REGIONS = [
     ("omp_get_thread_num", "int a[100];\nvoid f(int n){ int i;\n#pragma omp parallel for\n"
      "for(i=0;i<n;i++) a[i] = omp_get_thread_num();\n}\n",
      False, "calls the OpenMP runtime function 'omp_get_thread_num'"),
+    # a plain pointer: its extent is the block it points into, found at run time (issue 37)
     ("indirect_store", "void f(int n, double *a, int *idx){ int i;\n#pragma omp parallel for\n"
      "for(i=0;i<n;i++) a[idx[i]] = 1.0;\n}\n",
+     True, None),
+    ("indirect_store_rows", "void f(int n, double (*a)[8], int *idx){ int i;\n"
+     "#pragma omp parallel for\nfor(i=0;i<n;i++) a[idx[i]][0] = 1.0;\n}\n",
      False, "cannot derive the extent of 'a': subscript 'idx[i]' is not affine"),
     ("struct_member_write", "struct P { double x; };\nstruct P p[100];\nvoid f(int n){ int i;\n"
      "#pragma omp parallel for\nfor(i=0;i<n;i++) p[i].x = 1.0;\n}\n",
@@ -296,7 +300,7 @@ REASON_IDS = {
     'critical': 'omp-construct',
     'atomic_capture': 'omp-construct',
     'omp_get_thread_num': 'omp-runtime-call',
-    'indirect_store': 'array-extent',
+    'indirect_store_rows': 'array-extent',
     'struct_through_pointer': 'struct-member',
     'function_pointer_deref': 'function-pointer',
     'function_pointer_call': 'host-only-call',

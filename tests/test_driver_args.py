@@ -10,6 +10,7 @@ import pytest
 
 from ompcl.driver.args import (UsageError, classify, expand_response_files, quote_response_arg,
                                split_own_options, split_response_text)
+from ompcl.runtime import LINK_FLAGS
 from test_cc import RUNTIME_DIR, fake_calls, fake_compiler, ompcl_cc, write_project
 
 # (argv, C source operands, mode)
@@ -166,7 +167,7 @@ def test_arguments_go_verbatim(tmp_path, args):
     assert res.stderr == ""
     links = classify(args).mode == "link"
     assert [_runtime_free(c) for c in fake_calls(log)] == [
-        args + ([LIB, "-ldl"] if links else [])]
+        args + ([LIB, *LINK_FLAGS] if links else [])]
 
 
 def test_response_file_goes_verbatim(tmp_path):
@@ -195,7 +196,7 @@ def test_translated_source_replaces_its_operand(tmp_path, args, translated):
     assert res.returncode == 0, res.stderr
     (call,) = fake_calls(log)
     k = args.index(translated)
-    head, tail = ["-idirafter", str(RUNTIME_DIR)], [LIB, "-ldl"] if "-c" not in args else []
+    head, tail = ["-idirafter", str(RUNTIME_DIR)], [LIB, *LINK_FLAGS] if "-c" not in args else []
     call = _runtime_free(call)
     assert call[:2] == head and call[len(call) - len(tail):] == tail
     body = call[2:len(call) - len(tail)]

@@ -261,6 +261,18 @@ def inspected_extent(v: Var, accs: list[RawAccess], evaluated: set[int],
     return Extent(lo, hi), Inspection(v.name, tuple(subs), tuple(reads))
 
 
+def block_extent(v: Var, accs: list[RawAccess]) -> tuple[Extent, Inspection] | None:
+    """The extent of a plain pointer (``T *p``, subscripted once) as the object it points
+    into, which the host finds at entry (``ompcl_ilo_p``/``ompcl_ihi_p``, an ``Inspection``
+    without subscripts). None for anything else."""
+    ct = v.ctype
+    if not accs or not ct.pointer or ct.dims or any(len(a.subscripts) != 1 for a in accs):
+        return None
+    lo, hi = (Affine.of(Sym(SymKind.EXPR, f"ompcl_i{end}_{v.name}", f"ompcl_i{end}_{v.name}"))
+              for end in ("lo", "hi"))
+    return Extent(lo, hi), Inspection(v.name, (), (), block=True)
+
+
 def flat_extent(v: Var, forms: list[tuple[Affine, Affine, RawAccess]], dims: dict[Sym, Range],
                 inner: tuple[InnerLoop, ...]) -> Extent | Reason:
     """The elements of ``v`` (counted flat from its start) between the lowest of each access's

@@ -20,6 +20,7 @@ from .extents import (
     array_extent,
     dim_range,
     flat_extent,
+    block_extent,
     inspected_extent,
     pointer_span,
     unconditional,
@@ -213,7 +214,7 @@ class _Classifier:
         extent = flat if flat is not None else array_extent(v, accs, self.dims, self.info.inner)
         if isinstance(extent, Reason) and flat is None:
             extent = pointer_span(v, self.scope, self.func, self.env) or self.inspected(
-                v, accs) or extent
+                v, accs) or self.block(v, accs) or extent
         if isinstance(extent, Reason):
             return self.fail(extent.id, extent.message)
         return ArrayArg(v.name, v, mode, extent)
@@ -292,6 +293,19 @@ class _Classifier:
                     form = form + args[j].scale(c)
             out.append(form)
         return out[0], out[1]
+
+    def block(self, v: Var, accs: list[RawAccess]):
+        """The extent of a plain pointer whose subscripts cannot be bounded: the whole object
+        it points into, as the runtime finds it at entry among the program's heap blocks and
+        arrays (``extents.block_extent``); its accesses stay inside that object in any
+        defined run of the original. None for row pointers and pointers the loop assigns."""
+        if v.name in self.info.scalar_writes:
+            return None
+        found = block_extent(v, accs)
+        if found is None:
+            return None
+        self.inspections.append(found[1])
+        return found[0]
 
     def inspected(self, v: Var, accs: list[RawAccess]):
         """The extent of a pointer with data-dependent subscripts, computed at entry by

@@ -131,9 +131,17 @@ def _inspections(region: Region) -> list[str]:
         return []
     out = []
     for x in region.inspections:
+        if x.block:  # the object the pointer points into, found by the runtime
+            out.append(f"long ompcl_ilo_{x.name}, ompcl_ihi_{x.name}; ompcl_rt_block(&ompcl_L, "
+                       f"(const void *)({x.name}), sizeof(*({x.name})), &ompcl_ilo_{x.name}, "
+                       f"&ompcl_ihi_{x.name});")
+    inspected = [x for x in region.inspections if not x.block]
+    if not inspected:
+        return out
+    for x in inspected:
         out.append(f"long ompcl_ilo_{x.name} = {_LONG_MAX}, ompcl_ihi_{x.name} = {_LONG_MIN};")
     arrays = {a.name: a for a in region.arrays}
-    for name in sorted({r for x in region.inspections for r in x.reads}):
+    for name in sorted({r for x in inspected for r in x.reads}):
         a = arrays[name]
         lo, hi = N.extent(a.extent, a.var.ctype.dims)
         t = a.var.ctype.base
@@ -142,7 +150,7 @@ def _inspections(region: Region) -> list[str]:
     total, point = iteration_point(region)
     out.append(f"{{ long ompcl_t; for (ompcl_t = 0; ompcl_t < {total}; ompcl_t++) {{")
     out += ["  " + line for line in point]
-    for x in region.inspections:
+    for x in inspected:
         for e in x.subscripts:
             lo, hi = f"ompcl_ilo_{x.name}", f"ompcl_ihi_{x.name}"
             out.append(f"  {{ const long ompcl_x = (long)({_GEN.visit(e)}); if (ompcl_x < {lo}) "

@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import os
 
-from ..runtime import RUNTIME_FILES, RUNTIME_SOURCES, cache_root
+from ..runtime import LINK_FLAGS, RUNTIME_FILES, RUNTIME_SOURCES, cache_root
 
 RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                            "runtime")
 #: libraries the runtime needs, placed after it on the link line
-LINK_LIBS = ("-ldl",)
+LINK_LIBS = LINK_FLAGS
 #: user flags that change the ABI of object code (other -m* are harmless and kept too)
 _ABI_WITH_VALUE = ("-target", "--sysroot", "-isysroot", "-B")
 _ABI_PREFIXES = ("-m", "--target=", "--sysroot=", "-B")

@@ -137,39 +137,41 @@ void ompcl_rt_host_index(const void *base, unsigned long esize, long lo, long hi
   pthread_mutex_unlock(&lock);
 }
 
-/* The translated files' tables of objects (ompcl_rt_objects), newest first. */
-static struct objects {
-  const ompcl_object *table;
-  int n;
-  struct objects *next;
-} *objects;
-
-void ompcl_rt_objects(const ompcl_object *table, int n) {
-  struct objects *o = malloc(sizeof *o);
-  if (!o) return; /* its pointers then touch any memory */
-  o->table = table;
-  o->n = n;
+void ompcl_rt_host_object(const void *p, int mode) {
+  uintptr_t a = (uintptr_t)p, s, e;
+  if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
+  /* an object holding p, or ending at p (a pointer one past an object's end): both */
+  int inside = ompcl_find_object(a, 0, &s, &e);
+  uintptr_t s2 = 0, e2 = 0;
+  int ending = a > 0 && ompcl_find_object(a - 1, 0, &s2, &e2) && e2 == a;
   pthread_mutex_lock(&lock);
-  o->next = objects;
-  objects = o;
+  if (inside) ompcl_host_range((const void *)s, (unsigned long)(e - s), mode);
+  if (ending) ompcl_host_range((const void *)s2, (unsigned long)(e2 - s2), mode);
+  if (!inside && !ending) ompcl_host_all(mode);
   pthread_mutex_unlock(&lock);
 }
 
-void ompcl_rt_host_object(const void *p, int mode) {
-  uintptr_t a = (uintptr_t)p;
-  int found = 0;
-  if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
+int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo, long *hi) {
+  uintptr_t a = (uintptr_t)p, s, e;
+  if (esize && ompcl_find_object(a, 0, &s, &e)) {
+    *lo = -(long)((a - s) / esize);
+    *hi = (long)((e - a) / esize) - 1;
+    return 1;
+  }
+  *lo = 0;
+  *hi = -1;
   pthread_mutex_lock(&lock);
-  for (struct objects *o = objects; o; o = o->next)
-    for (int i = 0; i < o->n; i++) {
-      uintptr_t s = (uintptr_t)o->table[i].addr, e = s + o->table[i].bytes;
-      if (s <= a && a <= e) { /* inside, or one past its end */
-        ompcl_host_range(o->table[i].addr, o->table[i].bytes, mode);
-        found = 1;
-      }
-    }
-  if (!found) ompcl_host_all(mode);
+  if (L->ok) {
+    L->ok = 0;
+    L->declined = 1;
+    L->r->last_decision = 0;
+    L->r->block_declines++;
+    ompcl_log("%s:%d: host: an array argument points into no object the runtime knows (a "
+              "heap block of a program linked without ompcl cc, or stack memory)",
+              L->r->file, L->r->line);
+  }
   pthread_mutex_unlock(&lock);
+  return 0;
 }
 
 void ompcl_rt_host_all(int mode) {

@@ -168,6 +168,7 @@ typedef struct ompcl_region {
   long decisions_device, decisions_host;  /* of the dispatch model (auto mode) */
   long check_runs, check_hits, check_declines; /* run-time scratch checks (ompcl_sc) */
   long alias_declines;      /* entries on the host: two arrays the kernel assumes distinct overlap */
+  long block_declines;      /* entries on the host: an array argument in no known object */
   int check_warned;
   int wanting;             /* this entry: the model chose the device before OpenCL started */
   double seconds_device, seconds_host, t_start;
@@ -404,6 +405,11 @@ typedef struct ompcl_object {
 } ompcl_object;
 void ompcl_rt_objects(const ompcl_object *table, int n);
 void ompcl_rt_host_object(const void *p, int mode);
+
+/* A region's array argument whose extent is the object it points into (a heap block or a
+ * registered array): its elements [*lo, *hi] relative to p; 0, and the launch declined (the
+ * original loop runs), when no known object holds p. */
+int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo, long *hi);
 
 /* Instrumented functions (their host code probed, data left on the device across calls):
  * the caller announces a call to one, the callee's entry takes the announcement (1 when its

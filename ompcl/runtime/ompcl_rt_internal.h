@@ -174,6 +174,9 @@ void ompcl_device_release(void);
 /* ompcl_rt_env.c */
 void ompcl_env_start(void);
 
+/* ompcl_rt_objects.c: the known object (registered array, heap block) holding address a */
+int ompcl_find_object(uintptr_t a, int end_too, uintptr_t *start, uintptr_t *end);
+
 /* ompcl_rt_present.c: bytes of distinct host memory ever mapped */
 long ompcl_data_bytes(void);
 

@@ -70,14 +70,16 @@ static void json_region(FILE *f, const ompcl_region *r) {
              "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"kernel_seconds\": %.6f, "
              "\"transfer_seconds\": %.6f, \"decisions_device\": %ld, \"decisions_host\": %ld, "
              "\"check_runs\": %ld, \"check_hits\": %ld, \"check_declines\": %ld, "
-             "\"alias_declines\": %ld, \"relayout_runs\": %ld, \"relayout_copies\": %ld, "
+             "\"alias_declines\": %ld, \"block_declines\": %ld, \"relayout_runs\": %ld, "
+             "\"relayout_copies\": %ld, "
              "\"relayout_seconds\": %.6f, \"relayout_accesses\": %.1f, "
              "\"fallback\": ",
           r->entries, r->device_runs, r->host_runs, r->kernels_launched, r->bytes_to_device,
           r->bytes_to_host, r->transfers_to_device, r->transfers_to_host, r->seconds_device,
           r->seconds_host, r->kernel_seconds, r->transfer_seconds, r->decisions_device,
           r->decisions_host, r->check_runs, r->check_hits, r->check_declines,
-          r->alias_declines, r->relayout_runs, r->relayout_copies, r->relayout_seconds,
+          r->alias_declines, r->block_declines, r->relayout_runs, r->relayout_copies,
+          r->relayout_seconds,
           r->relayout_accesses);
   if (r->fallback)
     json_string(f, r->fallback);

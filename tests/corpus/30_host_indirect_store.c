@@ -1,6 +1,7 @@
-/* ompcl-expect: device=2 host=1 */
-/* Indirect store a[idx[i]] through a heap pointer (scatter with a permutation: race-free,
-   but the written extent cannot be derived, so it stays on host). */
+/* ompcl-expect: device=3 host=0 */
+/* Indirect store a[idx[i]] through a heap pointer (scatter with a permutation: race-free);
+   the written extent cannot be derived from the subscripts, so it is the heap block 'a'
+   points into, found by the runtime at entry (issue 37). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -18,7 +19,7 @@ int main(void)
         b[i] = 0.5 * i + 1.0;
     }
 
-    /* host: indirect store */
+    /* indirect store: the whole block of a */
 #pragma omp parallel for
     for (i = 0; i < n; i++)
         a[idx[i]] = b[i] * 2.0;

@@ -1,7 +1,7 @@
-/* ompcl-expect: device=2 host=1 */
+/* ompcl-expect: device=3 host=0 */
 /* An image filter's flat index held in a private scalar assigned in the body, k = i + nr * j
-   (issue 15), read and written through it; an index read from memory keeps its loop on the
-   host (its extent cannot be bounded). */
+   (issue 15), read and written through it; an index read from memory has no bound from the
+   subscripts: its extent is the heap block the pointer points into (issue 37). */
 #include <stdio.h>
 #include <stdlib.h>
 

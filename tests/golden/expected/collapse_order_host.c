@@ -165,3 +165,11 @@ void copy_scaled(double w)
  ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
 
 const char ompcl_i_copy_scaled = 1;  /* instrumented */
+
+static const ompcl_object ompcl_objects[] = {
+  { (const void *)&(a), sizeof(a) },
+  { (const void *)&(b), sizeof(b) },
+};
+__attribute__((constructor)) static void ompcl_register_objects(void) {
+  ompcl_rt_objects(ompcl_objects, 2);
+}

@@ -534,3 +534,11 @@ void add(double w)
 const char ompcl_i_solve = 1;  /* instrumented */
 
 const char ompcl_i_add = 1;  /* instrumented */
+
+static const ompcl_object ompcl_objects[] = {
+  { (const void *)&(u), sizeof(u) },
+  { (const void *)&(q), sizeof(q) },
+};
+__attribute__((constructor)) static void ompcl_register_objects(void) {
+  ompcl_rt_objects(ompcl_objects, 2);
+}

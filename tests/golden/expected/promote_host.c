@@ -514,3 +514,14 @@ void rows(double c, int n)
 const char ompcl_i_gemm = 1;  /* instrumented */
 
 const char ompcl_i_rows = 1;  /* instrumented */
+
+static const ompcl_object ompcl_objects[] = {
+  { (const void *)&(A), sizeof(A) },
+  { (const void *)&(B), sizeof(B) },
+  { (const void *)&(C), sizeof(C) },
+  { (const void *)&(u), sizeof(u) },
+  { (const void *)&(r), sizeof(r) },
+};
+__attribute__((constructor)) static void ompcl_register_objects(void) {
+  ompcl_rt_objects(ompcl_objects, 5);
+}

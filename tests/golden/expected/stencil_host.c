@@ -165,3 +165,11 @@ void sweep(double w)
  ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
 
 const char ompcl_i_sweep = 1;  /* instrumented */
+
+static const ompcl_object ompcl_objects[] = {
+  { (const void *)&(u), sizeof(u) },
+  { (const void *)&(v), sizeof(v) },
+};
+__attribute__((constructor)) static void ompcl_register_objects(void) {
+  ompcl_rt_objects(ompcl_objects, 2);
+}

@@ -317,3 +317,11 @@ void transpose(void)
  ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
 
 const char ompcl_i_transpose = 1;  /* instrumented */
+
+static const ompcl_object ompcl_objects[] = {
+  { (const void *)&(A), sizeof(A) },
+  { (const void *)&(B), sizeof(B) },
+};
+__attribute__((constructor)) static void ompcl_register_objects(void) {
+  ompcl_rt_objects(ompcl_objects, 2);
+}
