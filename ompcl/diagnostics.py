@@ -125,6 +125,9 @@ REMARK_IDS: dict[str, str] = {
     "promote-missed": "a loop-invariant element a kernel's loop updates stays in global memory",
     "vectorize": "neighbouring elements of a row are loaded or stored as one OpenCL vector "
                  "(vloadn/vstoren)",
+    "unswitch": "a loop that stays on the host only because of statements under a guard it "
+                "never changes (timers, I/O) is versioned: the device runs it without them when "
+                "the guard is false",
     "unknown-pragma": "'#pragma omp' with a directive OpenMP does not have: ignored, as gcc "
                       "does (a warning with -Wall or -Wunknown-pragmas)",
 }

@@ -389,6 +389,9 @@ class Region:
     #: C conditions on values known at entry that the analysis assumed (a scratch array's
     #: bounds); when one is false the original loop runs on the host
     preconditions: tuple[str, ...] = ()
+    #: unswitched: the guards (C text) whose statements the device version leaves out; it
+    #: runs when all are false (``analysis.unswitch``)
+    guards: tuple[str, ...] = ()
     #: pairs of array arguments (names) the kernel's transformations assume are different
     #: memory (pointers the analysis cannot tell apart); when the ranges a launch maps for a
     #: pair overlap, the original loop runs on the host

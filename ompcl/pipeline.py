@@ -315,7 +315,8 @@ def splice_host(u: Unit) -> Unit:
                          u.options.kernel_file, teams, u.layout, model, u.options.layout_cost,
                          u.variant_source)
     verdicts = tuple(_verdict(r) for r in u.regions) + tuple(
-        _team_verdict(t) for t in u.teams)
+        _team_verdict(t) for t in u.teams) + tuple(_unswitched(r) for r in u.regions
+                                                 if r.offload and r.guards)
     remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))
     return replace(u, host_source=host, remarks=remarks)
 
@@ -350,6 +351,13 @@ def _team_verdict(t: Team) -> Remark:
                       f"({loops})", "remark", "team-of-one")
     return Remark(t.loc, "parallel region not run on the device: " + "; ".join(
         x.message for x in t.reasons), "remark", "team-host")
+
+
+def _unswitched(r: Region) -> Remark:
+    guards = " || ".join(r.guards)
+    return Remark(r.loc, f"loop versioned on '{guards}': the device runs it without the "
+                  "statements under that guard when it is false, the original loop runs on the "
+                  "host when it holds", "remark", "unswitch")
 
 
 def _verdict(r: Region) -> Remark:

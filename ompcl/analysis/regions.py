@@ -20,7 +20,7 @@ from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
 from ..frontend.textscan import IDENT
 from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, SymKind, Team, Var
-from .accesses import BodyInfo, IndexScope, scan_body
+from .accesses import BodyInfo, IndexScope, names_written, scan_body
 from .builtins import is_math
 from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
@@ -31,6 +31,7 @@ from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
+from .unswitch import choose, guarded_calls, without
 from .updates import Updates, array_updates
 
 
@@ -358,12 +359,63 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                  teams: tuple[TeamCandidate, ...] = (), library: SourceLibrary | None = None,
                  file_scope: dict[str, Var] | None = None,
                  cands: tuple[Candidate, ...] = ()) -> Region:
-    """Everything known about offloading one candidate loop."""
+    """Everything known about offloading one candidate loop; a loop that stays on the host
+    only because of statements under invariant guards is versioned on them (``unswitch``)."""
+    args = (prog, env, funcs, declared, cand, rid, teams, library, file_scope, cands)
+    region = _build_region(*args)
+    if region.offload or not region.loops:
+        return region
+    body = cand.loop.stmt
+    scope = region.scope
+    written = names_written(cand.loop) | _callee_writes(body, funcs, library)  # loop vars too
+    ifs = guarded_calls(body, scope, written)
+
+    def version(taken) -> Region:
+        taken = list(taken)
+        return _build_region(*args, loop=without(cand.loop, {id(s) for s in taken}),
+                             guards=tuple(dict.fromkeys(c_text(s.cond) for s in taken)))
+
+    chosen = choose(ifs, lambda taken: version(taken).offload)
+    return region if chosen is None else version(chosen)
+
+
+def _callee_writes(body: c_ast.Node, funcs: dict[str, c_ast.FuncDef],
+                   library: SourceLibrary | None) -> set[str]:
+    """Names the functions the loop calls may assign (this file's and other sources'), to a
+    depth of a few calls; an unknown callee writes nothing nameable here but its globals,
+    which a guard of the caller's scalars cannot be."""
+    lookup = _definitions(funcs, library)
+    out: set[str] = set()
+    todo = [(n.name.name, 0) for n in walk(body)
+            if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)]
+    seen: set[str] = set()
+    while todo:
+        name, depth = todo.pop()
+        if name in seen or depth > 4:
+            continue
+        seen.add(name)
+        f = lookup(name)
+        if f is None:
+            continue
+        out |= names_written(f.body)
+        todo += [(n.name.name, depth + 1) for n in walk(f.body)
+                 if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)]
+    return out
+
+
+def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
+                  declared: set[str], cand: Candidate, rid: int,
+                  teams: tuple[TeamCandidate, ...] = (), library: SourceLibrary | None = None,
+                  file_scope: dict[str, Var] | None = None,
+                  cands: tuple[Candidate, ...] = (), loop: c_ast.For | None = None,
+                  guards: tuple[str, ...] = ()) -> Region:
+    """One candidate loop's region (``loop``: the loop the device runs, the candidate's own
+    unless unswitched on ``guards``, which must all be false for it to run)."""
     b, d = cand.bound, cand.directive
     scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env)
     check_clause_names(d, scope)
     context = {"context": cand.context, "team": cand.team}
-    loops = nest_of(d, cand.loop, scope, env)
+    loops = nest_of(d, cand.loop if loop is None else loop, scope, env)
     if isinstance(loops, Reason):
         return Region(rid, b, reasons=(loops,), directive=d, scope=scope, **context)
     body = loops[-1].loop.stmt
@@ -400,7 +452,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls,
-                  preconditions=tuple(conds), inspections=sharing.inspections,
+                  preconditions=tuple(conds) + tuple(f"!({g})" for g in guards),
+                  guards=guards, inspections=sharing.inspections,
                   scratch_check=check,
                   threadprivates=tuple(sorted(tps)),
                   **_updated_fields(updated, sharing.reduced or {}))
