@@ -403,7 +403,8 @@ class _Exprs:
         v = self.p.scope.get(e.name)
         if v.kind not in ("array", "pointer") or len(subs) > v.rank:
             return None, False  # through a loaded pointer (p[i][j] of double **p)
-        return e.name, e.name not in self.unstable and all(self.simple(x) for x in subs)
+        fixed = v.kind == "array" or e.name not in self.unstable  # (&a[i] "changes" a)
+        return e.name, fixed and all(self.simple(x) for x in subs)
 
     def bound(self, t, params: list, args: list) -> None:
         """A callee's touch (``summaries.Touch``) at this call, its parameters bound to the
