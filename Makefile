@@ -1,7 +1,7 @@
 # ompcl: install, demo, tests and benchmarks. Every target installs what it needs.
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
-APT_PACKAGES = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd gcc make clang-15 libomp-15-dev
+APT_PACKAGES = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd gcc make clang-15 libomp-15-dev openmpi-bin libopenmpi-dev
 CLASS ?= S
 N ?= 2000
 SEED ?= 0

@@ -1,9 +1,10 @@
 """``ompcl info``: what a translated program would see on this machine.
 
 Consumes the environment (``OMPCL_DEVICE``, ``OMPCL_PLATFORM``, ``OMPCL_DEVICE_TYPE``,
-``OMPCL_MODEL``, ``OMPCL_CACHE_DIR``, ``OMPCL_SERVER``) and the OpenCL ICD loader (through
+``OMPCL_DEVICE_INDEX``, an MPI launcher's rank variables, ``OMPCL_MODEL``, ``OMPCL_CACHE_DIR``,
+``OMPCL_SERVER``) and the OpenCL ICD loader (through
 ctypes, as the runtime does through dlopen); produces a dict (``gather``) and its text form
-(``format_text``). The device choice mirrors the runtime's ``find_device`` (ompcl_rt.c).
+(``format_text``). The device choice mirrors the runtime's ``find_device`` (ompcl_rt_device.c).
 """
 from __future__ import annotations
 
@@ -117,11 +118,44 @@ def list_platforms() -> tuple[list[Platform], str]:
     return out, "" if out else f"no OpenCL platform ({lib} found none; is an ICD installed?)"
 
 
-def choose(platforms: list[Platform], env=os.environ) -> tuple[tuple[int, int] | None, str]:
-    """(platform index, device index) the runtime would take, and the rule, as find_device:
-    the first platform (of the first 16) whose name or vendor holds ``OMPCL_PLATFORM``
-    (any case) and that has a device of ``OMPCL_DEVICE_TYPE``; its first such device. Unset
-    type: a GPU on any platform first, else any device."""
+#: the launchers' variables the runtime reads (ompcl_rt_env.c read_launcher), in its order
+LOCAL_RANK_VARS = ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK",
+                   "SLURM_LOCALID")
+LOCAL_SIZE_VARS = ("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "PMI_LOCAL_SIZE",
+                   "SLURM_NTASKS_PER_NODE", "SLURM_TASKS_PER_NODE")
+RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
+
+
+def _int_var(names: tuple[str, ...], env) -> tuple[int | None, str]:
+    """The first of ``names`` set to a number (its leading digits, as strtol reads
+    ``2(x3)``), and its name."""
+    for name in names:
+        digits = ""
+        for c in env.get(name, "").strip():
+            if not c.isdigit():
+                break
+            digits += c
+        if digits and int(digits) <= 1000000:
+            return int(digits), name
+    return None, ""
+
+
+def launcher(env=os.environ) -> dict:
+    """What an MPI launcher says about this process, as the runtime reads it: its rank, its
+    rank on its node and the ranks on its node (None where no variable says)."""
+    rank, rank_var = _int_var(RANK_VARS, env)
+    local, local_var = _int_var(LOCAL_RANK_VARS, env)
+    size, size_var = _int_var(LOCAL_SIZE_VARS, env)
+    if local is not None and (size or 0) <= local:
+        size = local + 1
+    return {"rank": rank, "rank_var": rank_var, "local_rank": local, "local_rank_var": local_var,
+            "local_size": size, "local_size_var": size_var}
+
+
+def _candidates(platforms: list[Platform], env) -> tuple[list[tuple[int, int]], str, str]:
+    """The devices the runtime chooses among (find_device): those of ``OMPCL_DEVICE_TYPE`` on
+    the platforms (of the first 16) whose name or vendor holds ``OMPCL_PLATFORM`` (any case);
+    unset type: the GPUs, else every device. With what they are and where."""
     want = env.get("OMPCL_PLATFORM", "")
     kind = env.get("OMPCL_DEVICE_TYPE", "")
     plats = [(i, p) for i, p in enumerate(platforms[:_MAX_PLATFORMS])
@@ -130,15 +164,53 @@ def choose(platforms: list[Platform], env=os.environ) -> tuple[tuple[int, int] |
     if kind:
         passes = [(_TYPES.get(kind, _TYPES["all"]), f"OMPCL_DEVICE_TYPE={kind}")]
     else:
-        passes = [(_TYPES["gpu"], "a GPU (OMPCL_DEVICE_TYPE unset: GPUs first)"),
+        passes = [(_TYPES["gpu"], "GPUs (OMPCL_DEVICE_TYPE unset: GPUs first)"),
                   (_TYPES["all"], "any type (OMPCL_DEVICE_TYPE unset, and no GPU)")]
-    for bits, why in passes:
-        for i, p in plats:
-            for j, d in enumerate(p.devices):
-                if d.type_bits & bits:
-                    return (i, j), f"the first device of {why} in {where}, in order " \
-                        "(the runtime's rule)"
-    return None, f"no device matches ({passes[-1][1]}, {where})"
+    for bits, what in passes:
+        found = [(i, j) for i, p in plats for j, d in enumerate(p.devices) if d.type_bits & bits]
+        if found:
+            return found, what, where
+    return [], passes[-1][1], where
+
+
+def device_choice(platforms: list[Platform], env=os.environ) -> dict:
+    """The device the runtime would take, as find_device and choose_index do: among the
+    candidates (``_candidates``), ``OMPCL_DEVICE_INDEX`` modulo their number, else the
+    node-local rank an MPI launcher gives modulo their number, else the first; and how many
+    ranks of the node take the same device (all of them with ``OMPCL_DEVICE_INDEX``)."""
+    found, what, where = _candidates(platforms, env)
+    mpi = launcher(env)
+    ranks = max(mpi["local_size"] or 1, 1)
+    out = {"chosen": None, "index": None, "candidates": len(found), "by": "",
+           "ranks_sharing": 1, "launcher": mpi}
+    if not found:
+        out["rule"] = f"no device matches ({what}, {where})"
+        return out
+    text = env.get("OMPCL_DEVICE_INDEX", "")
+    if text:
+        index = int(text) % len(found) if text.isdigit() else 0
+        out.update(by="OMPCL_DEVICE_INDEX", ranks_sharing=ranks)
+        how = f"OMPCL_DEVICE_INDEX={text}"
+    elif mpi["local_rank"] is not None:
+        index = mpi["local_rank"] % len(found)
+        out.update(by=mpi["local_rank_var"],
+                   ranks_sharing=ranks // len(found) + (index < ranks % len(found)))
+        how = f"local rank {mpi['local_rank']} ({mpi['local_rank_var']})"
+    else:
+        index, how = 0, "the first"
+        out["by"] = "first"
+    out.update(chosen=found[index], index=index)
+    out["rule"] = (f"device {index} of the {len(found)} of {what} in {where}, in order: "
+                   f"{how}" + (f" modulo {len(found)}" if how != "the first" else "")
+                   + " (the runtime's rule)")
+    return out
+
+
+def choose(platforms: list[Platform], env=os.environ) -> tuple[tuple[int, int] | None, str]:
+    """(platform index, device index) the runtime would take, and the rule
+    (``device_choice``)."""
+    c = device_choice(platforms, env)
+    return c["chosen"], c["rule"]
 
 
 def _model() -> dict:
@@ -171,13 +243,15 @@ def server_state() -> dict:
 
 def gather() -> dict:
     platforms, why = list_platforms()
-    chosen, rule = choose(platforms)
+    choice = device_choice(platforms)
+    chosen, rule = choice["chosen"], choice["rule"]
     mode = os.environ.get("OMPCL_DEVICE", "") or "auto"
     plats = [asdict(p) for p in platforms]
     for d in (d for p in plats for d in p["devices"]):
         del d["type_bits"]
     return {"platforms": plats, "no_platform": why,
             "mode": mode, "chosen": list(chosen) if chosen else None, "rule": rule,
+            "ranks_sharing": choice["ranks_sharing"], "launcher": choice["launcher"],
             "model": _model(), "cache_dir": cache_root() or "off (OMPCL_CACHE_DIR=off)",
             "server": server_state()}
 
@@ -206,6 +280,12 @@ def format_text(info: dict) -> str:
     if info["platforms"]:
         lines.append(f"chosen: {info['rule']}" if info["chosen"] else
                      f"chosen: none, {info['rule']}; programs run every loop with OpenMP")
+    mpi = info.get("launcher") or {}
+    if mpi.get("local_rank") is not None or mpi.get("rank") is not None:
+        lines.append(f"MPI: rank {mpi['rank'] if mpi['rank'] is not None else '?'}, local rank "
+                     f"{mpi['local_rank'] if mpi['local_rank'] is not None else '?'} of "
+                     f"{mpi['local_size'] or '?'} on this node; {info['ranks_sharing']} "
+                     "rank(s) of the node share the chosen device")
     if mode == "openmp":
         lines.append("OMPCL_DEVICE=openmp: OpenCL is never used")
     else:

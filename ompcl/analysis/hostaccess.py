@@ -30,6 +30,7 @@ from ..frontend.program import Program
 from ..frontend.siblings import ask, text_of
 from ..frontend.textscan import IDENT, ScanError
 from ..ir import Region, Team
+from . import libcalls
 from .builtins import is_math
 from .ctypes_ import TypeEnv, walk
 from .placement import balanced_start
@@ -316,6 +317,9 @@ class _Exprs:
     def call(self, e: c_ast.FuncCall) -> None:
         args = e.args.exprs if e.args is not None else []
         name = _name(e)
+        known = libcalls.buffers(name)
+        if known is not None:
+            return self.library(known, args)
         if name is None:
             self.expr(e.name)
         for a in args:
@@ -338,6 +342,69 @@ class _Exprs:
         summary, callee = found
         for t in summary.touches:
             self.bound(t, params_of(callee), args)
+
+    def library(self, known: tuple, args: list) -> None:
+        """A library call with known memory effects (``libcalls``): each buffer argument's
+        ``count * sizeof(datatype)`` bytes where they can be computed before the statement,
+        else the whole array it points into, else any memory; the other arguments are
+        values."""
+        buffers = {b.arg: b for b in known}
+        for k, a in enumerate(args):
+            if k in buffers:
+                self.address(a)  # subscripts evaluated; the buffer itself is not a value
+            else:
+                self.expr(a)
+        for b in known:
+            if b.arg >= len(args):
+                return self.any(READ | WRITE)
+            mode = b.mode
+            if b.inplace is not None and b.inplace < len(args) and \
+                    libcalls.is_constant_pointer(args[b.inplace]):
+                mode |= READ  # MPI_IN_PLACE: the receive buffer holds the input
+            self.buffer(args[b.arg], mode, *(
+                args[i] if i is not None and i < len(args) else None for i in (b.count, b.dtype)))
+
+    def buffer(self, arg: c_ast.Node, mode: int, count, dtype) -> None:
+        """A library call's buffer argument ``arg``: ``count`` elements of ``dtype``."""
+        if libcalls.is_constant_pointer(arg):
+            return  # MPI_IN_PLACE, MPI_STATUS_IGNORE, NULL
+        bare = arg
+        while isinstance(bare, c_ast.Cast):
+            bare = bare.expr
+        taken = bare.expr if isinstance(bare, c_ast.UnaryOp) and bare.op == "&" else None
+        if isinstance(taken, c_ast.ID):  # &x: the variable itself (a status, a request)
+            if self.p.scope.get(taken.name).kind != "scalar":  # no device copy of a scalar
+                self.out.append(HostAccess(mode, f"(const void *)&({taken.name})",
+                                           f"sizeof({taken.name})"))
+            return
+        base, stable = self.pointer_argument(arg)
+        if base is None and taken is not None:
+            base, stable = self.element_base(taken)
+        size = libcalls.datatype_size(dtype) if dtype is not None else None
+        if base is not None and stable and self.exact and size and self.simple(count):
+            self.out.append(HostAccess(mode, f"(const void *)({_GEN.visit(arg)})",
+                                       f"(size_t)({_GEN.visit(count)}) * {size}"))
+        elif base is not None:
+            self.whole(base, mode)
+        else:
+            self.any(mode)
+
+    def element_base(self, e: c_ast.Node) -> tuple[str | None, bool]:
+        """(the array or pointer variable, whether the address can be computed before the
+        statement) of ``&e`` for an element or member ``e`` (``&a[i][j]``, ``&s.f``)."""
+        subs = []
+        while isinstance(e, c_ast.ArrayRef) or (isinstance(e, c_ast.StructRef)
+                                                and e.type == "."):
+            if isinstance(e, c_ast.ArrayRef):
+                subs.append(e.subscript)
+            e = e.name
+        if not isinstance(e, c_ast.ID):
+            return None, False
+        v = self.p.scope.get(e.name)
+        if v.kind not in ("array", "pointer") or len(subs) > v.rank:
+            return None, False  # through a loaded pointer (p[i][j] of double **p)
+        fixed = v.kind == "array" or e.name not in self.unstable  # (&a[i] "changes" a)
+        return e.name, fixed and all(self.simple(x) for x in subs)
 
     def bound(self, t, params: list, args: list) -> None:
         """A callee's touch (``summaries.Touch``) at this call, its parameters bound to the
@@ -591,6 +658,8 @@ class _Planner:
             return "unknown"
         if is_math(name) or name in _NO_MEMORY:
             return "pure"
+        if name in libcalls.LIBRARY:
+            return "library"
         if name in _READS_ARGS:
             return "reads"
         return self.classify_call(name)
@@ -845,7 +914,8 @@ def _pure_functions(funcs: dict[str, c_ast.FuncDef], instrumented: set[str]) -> 
                 elif isinstance(n, c_ast.FuncCall):
                     callee = _name(n)
                     ok = callee is not None and (is_math(callee) or callee in pure or (
-                        callee in _NO_MEMORY and callee not in ("exit", "abort")))
+                        callee in _NO_MEMORY and callee not in ("exit", "abort")) or
+                        libcalls.LIBRARY.get(callee, (None,)) == ())
                 if not ok:
                     break
             if ok:

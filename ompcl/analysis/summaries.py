@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from . import libcalls
 from .builtins import is_math
 from .ctypes_ import walk
 
@@ -263,6 +264,9 @@ class _Summarizer:
                 self.expr(a)
                 self.argument_object(a, READ)
             return
+        known = libcalls.buffers(name)
+        if known is not None:
+            return self.library(known, args)
         found = self.find(name) if self.depth < _MAX_DEPTH else None
         if found is None:
             raise _Unknown(f"a call to '{name}'")
@@ -273,6 +277,32 @@ class _Summarizer:
         for a in args:
             self.expr(a)
         self.bind(inner, params_of(callee), args)
+
+    def library(self, known: tuple, args: list) -> None:
+        """A library call with known memory effects (``libcalls``): the whole object each
+        buffer argument points into (a caller cannot count its elements here)."""
+        buffers = {b.arg for b in known}
+        for k, a in enumerate(args):
+            if k not in buffers:
+                self.expr(a)
+        for b in known:
+            if b.arg >= len(args):
+                raise _Unknown("a library call with too few arguments")
+            a = args[b.arg]
+            while isinstance(a, c_ast.Cast):
+                a = a.expr
+            if isinstance(a, c_ast.Constant):
+                continue  # MPI_IN_PLACE, MPI_STATUS_IGNORE, NULL
+            if isinstance(a, c_ast.UnaryOp) and a.op == "&":
+                a = a.expr
+                if isinstance(a, c_ast.ID) and a.name in self.locals:
+                    continue  # this function's own variable (a status, a request)
+            while isinstance(a, c_ast.ArrayRef):
+                self.expr(a.subscript)
+                a = a.name
+            if not isinstance(a, c_ast.ID):
+                raise _Unknown("a library call's buffer argument")
+            self.argument_object(a, b.mode)
 
     def argument_object(self, a: c_ast.Node, mode: int) -> None:
         """The object a pointer argument of a library call points to, whole."""

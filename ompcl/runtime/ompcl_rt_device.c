@@ -68,29 +68,74 @@ static cl_device_type wanted_type(void) {
   return CL_DEVICE_TYPE_ALL;
 }
 
-static int pick_device(const cl_platform_id *plats, cl_uint np, cl_device_type type,
-                       cl_platform_id *chosen) {
-  for (cl_uint i = 0; i < np; i++) {
+#define OMPCL_MAX_DEVICES 64
+
+/* The devices of `type` on the platforms OMPCL_PLATFORM allows, in the loader's order; their
+ * number (at most OMPCL_MAX_DEVICES). */
+static int list_devices(const cl_platform_id *plats, cl_uint np, cl_device_type type,
+                        cl_device_id *devs, cl_platform_id *owner) {
+  int n = 0;
+  for (cl_uint i = 0; i < np && n < OMPCL_MAX_DEVICES; i++) {
     cl_uint nd = 0;
-    if (!platform_matches(plats[i])) continue;
-    if (ompcl_cl.GetDeviceIDs(plats[i], type, 1, &ompcl_dev.device, &nd) == CL_SUCCESS && nd > 0) {
-      *chosen = plats[i];
-      return 1;
-    }
+    if (!platform_matches(plats[i]) ||
+        ompcl_cl.GetDeviceIDs(plats[i], type, (cl_uint)(OMPCL_MAX_DEVICES - n), devs + n, &nd) !=
+            CL_SUCCESS)
+      continue;
+    for (cl_uint k = 0; k < nd && n < OMPCL_MAX_DEVICES; k++) owner[n++] = plats[i];
   }
-  return 0;
+  return n;
 }
 
+/* Which of `count` candidate devices this process takes: OMPCL_DEVICE_INDEX (modulo the
+ * count), else under an MPI launcher the rank on this node modulo the count (one device per
+ * rank, round robin), else the first. ompcl_dev.sharers counts the ranks of the node that
+ * take the same device: all of them with OMPCL_DEVICE_INDEX (every rank is taken to have
+ * the same value), those of the same residue with the local rank. */
+static int choose_index(int count) {
+  const char *env = getenv("OMPCL_DEVICE_INDEX");
+  int ranks = OMPCL_MAX(ompcl_env.local_size, 1), index = 0;
+  ompcl_dev.count = count;
+  if (env && *env) {
+    char *end;
+    long k = strtol(env, &end, 10);
+    if (end == env || *end || k < 0)
+      fprintf(stderr, "ompcl: warning: OMPCL_DEVICE_INDEX=%s is not a device number; using "
+                      "device 0\n", env);
+    else
+      index = (int)(k % count);
+    ompcl_dev.index_rule = "OMPCL_DEVICE_INDEX";
+    ompcl_dev.sharers = ranks;
+  } else if (ompcl_env.local_rank >= 0) {
+    index = ompcl_env.local_rank % count;
+    ompcl_dev.index_rule = ompcl_env.local_rank_var;
+    ompcl_dev.sharers = ranks / count + (index < ranks % count);
+  } else {
+    ompcl_dev.index_rule = "first";
+    ompcl_dev.sharers = 1;
+  }
+  ompcl_dev.sharers = OMPCL_MAX(ompcl_dev.sharers, 1);
+  ompcl_dev.index = index;
+  return index;
+}
+
+/* The wanted type's devices (unset: the GPUs, else every device) and the one this process
+ * takes among them (choose_index). */
 static int find_device(cl_platform_id *chosen) {
-  cl_platform_id plats[16];
+  cl_platform_id plats[16], owner[OMPCL_MAX_DEVICES];
+  cl_device_id devs[OMPCL_MAX_DEVICES];
   cl_uint np = 0;
   cl_device_type type = wanted_type();
+  int n, k;
   if (ompcl_fault("platform") || ompcl_cl.GetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0)
     return 0;
   np = OMPCL_MIN(np, 16u);
-  if (type) return pick_device(plats, np, type, chosen);
-  return pick_device(plats, np, CL_DEVICE_TYPE_GPU, chosen) ||
-         pick_device(plats, np, CL_DEVICE_TYPE_ALL, chosen);
+  n = list_devices(plats, np, type ? type : CL_DEVICE_TYPE_GPU, devs, owner);
+  if (!type && n == 0) n = list_devices(plats, np, CL_DEVICE_TYPE_ALL, devs, owner);
+  if (n == 0) return 0;
+  k = choose_index(n);
+  ompcl_dev.device = devs[k];
+  *chosen = owner[k];
+  return 1;
 }
 
 static int create_context(cl_platform_id p) {
@@ -227,11 +272,16 @@ static void describe_device(cl_platform_id p) {
  * before it starts OpenCL itself (only the decision depends on it, never a result). */
 static void device_memo_path(char *path, size_t size) {
   static const char *const vars[] = {"OMPCL_PLATFORM", "OMPCL_DEVICE_TYPE", "OMPCL_SHAPE",
-                                     "OMPCL_ZERO_COPY", "OCL_ICD_VENDORS"};
+                                     "OMPCL_ZERO_COPY", "OCL_ICD_VENDORS", "OMPCL_DEVICE_INDEX"};
   uint64_t h = 0xcbf29ce484222325ULL;
+  char local[16];
   for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
     const char *v = getenv(vars[k]);
     h = ompcl_fnv1a(ompcl_fnv1a(h, vars[k]), v ? v : "");
+  }
+  if (ompcl_env.local_rank > 0) { /* (rank 0's note is the note of a process alone) */
+    snprintf(local, sizeof local, "%d", ompcl_env.local_rank); /* it may take another device */
+    h = ompcl_fnv1a(ompcl_fnv1a(h, "local rank"), local);
   }
   snprintf(path, size, "%s/device-%016llx.txt", ompcl_env.cache_dir, (unsigned long long)h);
 }
@@ -290,6 +340,9 @@ int ompcl_device_init(void) {
   remember_device();
   ompcl_log("device: %s (%s, %s)", ompcl_dev.device_name, ompcl_dev.platform_name,
             ompcl_dev.driver_version);
+  ompcl_log("device %d of %d (%s); %d rank%s of this node share%s it", ompcl_dev.index,
+            ompcl_dev.count, ompcl_dev.index_rule, ompcl_dev.sharers,
+            ompcl_dev.sharers == 1 ? "" : "s", ompcl_dev.sharers == 1 ? "s" : "");
   return 1;
 }
 

@@ -26,6 +26,61 @@ static int parse_relayout(const char *s) {
   return 0;
 }
 
+/* The first of `names` that is set to a number: its value (else `fallback`), *which its name. */
+static int int_var(const char *const *names, const char **which, int fallback) {
+  for (; *names; names++) {
+    const char *v = getenv(*names);
+    char *end;
+    long n;
+    if (!v || !*v) continue;
+    n = strtol(v, &end, 10);
+    if (end == v || n < 0 || n > 1000000) continue; /* SLURM_TASKS_PER_NODE: "2(x3)" -> 2 */
+    *which = *names;
+    return (int)n;
+  }
+  *which = 0;
+  return fallback;
+}
+
+/* What the MPI launcher says about this process (Open MPI, MPICH's hydra, PMI, Slurm): its
+ * rank, its rank on its node and the ranks on its node, which choose its device
+ * (ompcl_rt_device.c) and name its statistics file. */
+static void read_launcher(void) {
+  static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                      "SLURM_PROCID", 0};
+  static const char *const local_ranks[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                            "PMI_LOCAL_RANK", "SLURM_LOCALID", 0};
+  static const char *const local_sizes[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                            "PMI_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE",
+                                            "SLURM_TASKS_PER_NODE", 0};
+  ompcl_env.rank = int_var(ranks, &ompcl_env.rank_var, -1);
+  ompcl_env.local_rank = int_var(local_ranks, &ompcl_env.local_rank_var, -1);
+  ompcl_env.local_size = int_var(local_sizes, &ompcl_env.local_size_var, 0);
+  if (ompcl_env.local_rank >= 0 && ompcl_env.local_size <= ompcl_env.local_rank)
+    ompcl_env.local_size = ompcl_env.local_rank + 1; /* at least this many */
+}
+
+/* OMPCL_STATS with %r replaced by the rank (the process id where no launcher gives one), %p
+ * by the process id and %% by %: one file per rank of an MPI job. */
+static const char *stats_path(const char *spec) {
+  size_t n = 0, cap = sizeof ompcl_env.stats_path;
+  if (!spec || !strchr(spec, '%')) return spec;
+  for (const char *p = spec; *p && n + 1 < cap; p++) {
+    if (*p != '%' || !p[1]) {
+      ompcl_env.stats_path[n++] = *p;
+    } else if (*++p == 'r' || *p == 'p') {
+      long v = *p == 'r' && ompcl_env.rank >= 0 ? ompcl_env.rank : (long)getpid();
+      n += (size_t)snprintf(ompcl_env.stats_path + n, cap - n, "%ld", v);
+    } else {
+      if (*p != '%' && n + 2 < cap) ompcl_env.stats_path[n++] = '%'; /* %x stays as it is */
+      ompcl_env.stats_path[n++] = *p;
+    }
+    n = OMPCL_MIN(n, cap - 1);
+  }
+  ompcl_env.stats_path[n] = 0;
+  return ompcl_env.stats_path;
+}
+
 static void set_cache_dir(void) {
   const char *dir = getenv("OMPCL_CACHE_DIR"), *base;
   if (dir && !strcmp(dir, "off")) return;
@@ -45,7 +100,8 @@ void ompcl_env_start(void) {
   ompcl_env.mode = parse_mode(getenv("OMPCL_DEVICE"));
   ompcl_env.log = log && *log && strcmp(log, "0") != 0;
   ompcl_env.fault = getenv("OMPCL_FAULT") ? getenv("OMPCL_FAULT") : "";
-  ompcl_env.stats = getenv("OMPCL_STATS");
+  read_launcher();
+  ompcl_env.stats = stats_path(getenv("OMPCL_STATS"));
   ompcl_env.bounds_check = getenv("OMPCL_BOUNDS_CHECK") &&
                            strcmp(getenv("OMPCL_BOUNDS_CHECK"), "") &&
                            strcmp(getenv("OMPCL_BOUNDS_CHECK"), "0");

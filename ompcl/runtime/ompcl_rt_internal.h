@@ -109,6 +109,11 @@ extern struct ompcl_env_state {
   int layout_env;       /* OMPCL_LAYOUT_COST replaces every program's coefficients: */
   double layout_cost[3];
   double layout_build;  /* OMPCL_LAYOUT_BUILD (want_variant) */
+  /* under an MPI launcher (read_launcher): this process's rank, its rank among the ranks of
+   * its node and their number, and the variables that said so; -1, -1, 0 when none does */
+  int rank, local_rank, local_size;
+  const char *rank_var, *local_rank_var, *local_size_var;
+  char stats_path[1100]; /* OMPCL_STATS with %r (rank) and %p (process id) replaced */
 } ompcl_env;
 
 /* ompcl_rt_device.c: the OpenCL library, device, context and queue. */
@@ -129,6 +134,9 @@ extern struct ompcl_device_state {
   double start_seconds;  /* what starting OpenCL took in this process */
   double start_estimate; /* ... at its last start (ompcl_device_start_estimate) */
   int warned_no_device;
+  int index, count;     /* the chosen device among the `count` candidates (choose_index) */
+  int sharers;          /* ranks of this node that take the same device (1 when alone) */
+  const char *index_rule; /* how `index` was chosen, for the log and the statistics */
   const char *build_options; /* every program's: the bounds checker's, the shape's */
 } ompcl_dev;
 /* How kernels run on the device (ompcl_rt_device.c says how it is chosen). */

@@ -204,17 +204,23 @@ static int probe_side(const ompcl_size_stats *z) {
   return z->probe == 1 && z->probe_runs < OMPCL_PROBE_RUNS ? z->probe_device : -1;
 }
 
-/* The end of a probe: the measured side per work-item, cached for the class. */
+/* The end of a probe: the measured side per work-item, cached for the class.  A device that
+ * several ranks of the node share (ompcl_dev.sharers) is a loaded device: its seconds count
+ * that many times, since this rank's few measured entries may have had it to themselves
+ * while the other ranks' kernels will compete for it all run long. */
 static int measured(ompcl_region *r, ompcl_size_stats *z) {
   double probe = z->probe_items > 0 ? z->probe_seconds / z->probe_items : 0;
   double dev_rate = z->probe_device ? probe : z->seconds_device / z->items_device;
   double host_rate = z->probe_device ? z->seconds_host / z->items_host : probe;
-  int dev = dev_rate < host_rate;
+  int dev;
+  dev_rate *= OMPCL_MAX(ompcl_dev.sharers, 1);
+  dev = dev_rate < host_rate;
   z->probe = 2;
   z->decision[0] = z->decision[1] = dev ? 1 : 2;
   ompcl_log("%s:%d: %s for %ld work-items (measured: %.3g s per million work-items on the "
-           "device, %.3g on the host)", r->file, r->line, dev ? "device" : "host",
-           z->work_items, dev_rate * 1e6, host_rate * 1e6);
+           "device%s, %.3g on the host)", r->file, r->line, dev ? "device" : "host",
+           z->work_items, dev_rate * 1e6, ompcl_dev.sharers > 1 ? ", times the ranks sharing it"
+           : "", host_rate * 1e6);
   return dev;
 }
 

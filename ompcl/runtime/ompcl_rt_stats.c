@@ -146,7 +146,13 @@ void ompcl_stats_write(void) {
   json_string(f, ompcl_dev.platform_name);
   fputs(", \"name\": ", f);
   json_string(f, ompcl_dev.device_name);
-  fprintf(f, ", \"zero_copy\": %s}, \"model\": ", ompcl_dev.zero_copy ? "true" : "false");
+  fprintf(f, ", \"zero_copy\": %s, \"index\": %d, \"devices\": %d, \"chosen_by\": ",
+          ompcl_dev.zero_copy ? "true" : "false", ompcl_dev.index, ompcl_dev.count);
+  json_string(f, ompcl_dev.index_rule ? ompcl_dev.index_rule : "");
+  fprintf(f, ", \"ranks_sharing\": %d}, \"launcher\": {\"rank\": %d, \"local_rank\": %d, "
+             "\"local_size\": %d}, \"model\": ",
+          OMPCL_MAX(ompcl_dev.sharers, 1), ompcl_env.rank, ompcl_env.local_rank,
+          ompcl_env.local_size);
   if (ompcl_dispatch.model)
     json_string(f, ompcl_dispatch.model_path);
   else
