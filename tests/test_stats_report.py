@@ -56,3 +56,25 @@ def test_run_prints_the_summary_of_a_built_program(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "heat content" in r.stdout  # the program's own output is left alone
     assert "mode openmp" in r.stderr and "heat2d.c:46 ompcl_k1" in r.stderr
+
+
+def test_summary_at_exit_from_the_runtime(tmp_path, opencl_available):
+    """OMPCL_STATS=summary: the runtime itself prints the readable summary on stderr at exit,
+    the slowest region first, with the bytes moved over the data the device held."""
+    exe = tmp_path / "heat"
+    res = ompcl_build([ROOT / "ompcl" / "examples" / "heat2d.c"], exe)
+    assert res.returncode == 0, res.stderr
+    env = {**os.environ, "OMPCL_STATS": "summary", "OMPCL_DEVICE": "opencl",
+           "OMPCL_ZERO_COPY": "0"}
+    r = subprocess.run([str(exe)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "heat content" in r.stdout
+    lines = [x for x in r.stderr.splitlines() if x.startswith("ompcl: ")]
+    assert "statistics (mode opencl" in lines[0]
+    rows = [x.split() for x in lines[3:]]
+    seconds = [float(x[1]) for x in rows]
+    assert seconds == sorted(seconds, reverse=True) and len(rows) >= 2
+    assert all(re.search(r"heat2d\.c:[0-9]+$", x[-2]) for x in rows)
+    if opencl_available:
+        assert re.search(r"data on the device .*: moved [0-9.]+x to it, [0-9.]+x back",
+                         lines[1])

@@ -132,9 +132,66 @@ static void json_regions(FILE *f, const char *key, int loops) {
   fputs("]", f);
 }
 
+/* Bytes as a person reads them. */
+static const char *human(double b, char *buf, size_t n) {
+  const char *unit[] = {"B", "KB", "MB", "GB", "TB"};
+  int k = 0;
+  while (b >= 1000.0 && k < 4) {
+    b /= 1000.0;
+    k++;
+  }
+  snprintf(buf, n, k ? "%.1f %s" : "%.0f %s", b, unit[k]);
+  return buf;
+}
+
+static double region_seconds(const ompcl_region *r) { return r->seconds_device + r->seconds_host; }
+
+static int slower_first(const void *a, const void *b) {
+  double x = region_seconds(*(ompcl_region *const *)a), y = region_seconds(*(ompcl_region *const *)b);
+  return (x < y) - (x > y);
+}
+
+/* OMPCL_STATS=summary: what `ompcl stats` prints, on stderr at exit, the slowest region first:
+ * where it is, entries on the device and on the host, seconds, bytes each way. */
+static void write_summary(FILE *f) {
+  int n = 0, k = 0;
+  long to_dev = 0, to_host = 0, data = ompcl_data_bytes();
+  char a[32], b[32], c[32];
+  for (ompcl_region *r = ompcl_stats.regions; r; r = r->next) n++;
+  ompcl_region **v = calloc((size_t)(n ? n : 1), sizeof *v);
+  if (!v) return;
+  for (ompcl_region *r = ompcl_stats.regions; r; r = r->next) {
+    v[k++] = r;
+    to_dev += r->bytes_to_device;
+    to_host += r->bytes_to_host;
+  }
+  qsort(v, (size_t)n, sizeof *v, slower_first);
+  fprintf(f, "ompcl: statistics (mode %s, OpenCL device: %s)\n", mode_names[ompcl_env.mode],
+          ompcl_dev.cl_state > 0 ? ompcl_dev.device_name : "none started");
+  fprintf(f, "ompcl: %s to the device, %s back", human((double)to_dev, a, sizeof a),
+          human((double)to_host, b, sizeof b));
+  if (data)
+    fprintf(f, "; data on the device %s: moved %.2fx to it, %.2fx back", human((double)data, c, sizeof c),
+            (double)to_dev / (double)data, (double)to_host / (double)data);
+  fprintf(f, "\nompcl: %10s %7s %7s %10s %10s  %s\n", "seconds", "device", "host", "to device",
+          "to host", "region");
+  for (k = 0; k < n; k++) {
+    ompcl_region *r = v[k];
+    fprintf(f, "ompcl: %10.6f %7ld %7ld %10s %10s  %s:%d %s\n", region_seconds(r), r->device_runs,
+            r->host_runs, human((double)r->bytes_to_device, a, sizeof a),
+            human((double)r->bytes_to_host, b, sizeof b), r->file, r->line,
+            r->kernel ? r->kernel : "(parallel region)");
+  }
+  free(v);
+}
+
 void ompcl_stats_write(void) {
   FILE *f;
   if (!ompcl_env.stats || !*ompcl_env.stats) return;
+  if (!strcmp(ompcl_env.stats, "summary")) {
+    write_summary(stderr);
+    return;
+  }
   f = strcmp(ompcl_env.stats, "-") ? fopen(ompcl_env.stats, "w") : stderr;
   if (!f) {
     fprintf(stderr, "ompcl: warning: cannot write statistics to %s: %s\n", ompcl_env.stats,
