@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from .bench.command import LazyGroup
-from .diagnostics import OmpclError
+from .diagnostics import REASONS, OmpclError
 from .frontend.preprocess import CppOptions
 from .outputs import build_executable, output_names, write_outputs
 from .pipeline import PASS_NAMES, Options, Unit, translate
@@ -93,15 +93,35 @@ def _whole_program(ldflags: str) -> bool:
 
 
 def _print_report(ts: list[Unit]) -> None:
+    blocked: dict[str, int] = {}  # reason id -> loops it keeps on the host
+    offloaded = total = 0
     for t in ts:
         for r in t.regions:
             verdict = f"offloaded  ompcl_k{r.id}" if r.offload else "host       "
             why = "" if r.offload else "  " + "; ".join(f"{x.message} [{x.id}]" for x in r.reasons)
             click.echo(f"{r.loc}: {verdict}  omp {r.bound.directive.kind}{why}")
+            total += 1
+            offloaded += r.offload
+            for rid in dict.fromkeys(x.id for x in r.reasons if not r.offload):
+                blocked[rid] = blocked.get(rid, 0) + 1
         for m in t.remarks:
             if m.missed and not any(r.loc == m.loc for r in t.regions):
                 click.echo(f"{m.loc}: host         {m.message[len('loop not offloaded: '):]} "
                            f"[{m.id}]")
+                total += 1
+                blocked[m.id] = blocked.get(m.id, 0) + 1
+    _print_ranking(offloaded, total, blocked)
+
+
+def _print_ranking(offloaded: int, total: int, blocked: dict[str, int]) -> None:
+    """The summary: loops offloaded, then the reasons by the loops they keep on the host (a
+    loop with several reasons counts under each), so a user sees what to change first."""
+    if not total:
+        return
+    click.echo(f"summary: {offloaded} of {total} OpenMP loops offloaded")
+    for rid, n in sorted(blocked.items(), key=lambda x: (-x[1], x[0])):
+        click.echo(f"  {n:4d} {'loop' if n == 1 else 'loops'} kept on the host by [{rid}]: "
+                   f"{REASONS[rid]}")
 
 
 def _emit_diags(ts: list[Unit], verbose: bool, report: bool = False,

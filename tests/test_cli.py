@@ -79,6 +79,10 @@ def test_report_lists_every_loop(tmp_path):
     assert lines[0].startswith(f"{src}:4:1: offloaded  ompcl_k0")
     assert lines[1].startswith(f"{src}:6:1: host") and "printf" in lines[1]
     assert "printf" not in res.stderr  # the report says it; the remark would repeat it
+    # the summary ranks the reasons by the loops they keep on the host
+    assert lines[2] == "summary: 1 of 2 OpenMP loops offloaded"
+    assert lines[3].split()[:6] == ["1", "loop", "kept", "on", "the", "host"]
+    assert "[host-only-call]" in lines[3]
 
 
 def test_emit_kernel_only(tmp_path):
