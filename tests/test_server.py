@@ -242,3 +242,25 @@ def test_server_command_shows_and_stops_it(tmp_path, server_env):
     assert _wait(lambda: not _sockets(server_env))
     res = subprocess.run([*ompcl, "status"], env=server_env, capture_output=True, text=True)
     assert "not running" in res.stdout
+
+
+def test_a_gcc_shim_that_runs_ompcl_cc_does_not_wait_for_the_server(tmp_path, server_env):
+    """Builds that put ``ompcl cc`` in gcc's place through a shim on PATH (as the third-party
+    runner does): the translator's preprocessor ('gcc -E') is 'ompcl cc' again, which must not
+    go through the server that waits for it (the warm-up and the worker both preprocess)."""
+    write_project(tmp_path)
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    real = shutil.which("gcc")
+    (shim / "gcc").write_text(f'#!/bin/sh\nOMPCL_CC={real} exec {" ".join(OMPCL_CC)} "$@"\n')
+    (shim / "gcc").chmod(0o755)
+    env = dict(server_env, PATH=f"{shim}{os.pathsep}{server_env['PATH']}")
+    env.pop("OMPCL_CC")
+    for out in ("first", "second"):   # the first starts the server, the second runs in it
+        res = subprocess.run([str(shim / "gcc"), "-O2", "-fopenmp", "off.c", "-o", out],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert res.returncode == 0, res.stderr
+        assert _wait(lambda: _server_pid(env) is not None)
+    gcc = subprocess.run([real, "-O2", "-fopenmp", "off.c", "-o", "plain"], cwd=tmp_path)
+    assert gcc.returncode == 0
+    assert run(tmp_path / "second").stdout == run(tmp_path / "plain").stdout

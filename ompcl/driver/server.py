@@ -99,6 +99,8 @@ def warm_up() -> None:
 
 
 def serve(path: str, idle: float) -> int:
+    # the warm-up's preprocessor may be 'ompcl cc' behind a gcc shim: not through this server
+    os.environ["OMPCL_SERVER"] = "0"
     lock = open(path + ".lock", "w")
     if not _lock(lock, 2.0):
         return 0  # another server has this socket
@@ -301,6 +303,9 @@ def _take_context(message: dict, fds: list[int]) -> None:
     os.chdir(message["cwd"])
     os.environ.clear()
     os.environ.update(message["env"])
+    # a compiler this command runs may be 'ompcl cc' again (a gcc shim on PATH that runs it):
+    # that one runs on its own, never through this server, which waits for this command
+    os.environ["OMPCL_SERVER"] = "0"
     os.umask(message.get("umask", 0o022))
     import tempfile
     tempfile.tempdir = None  # chosen again from this command's TMPDIR
