@@ -31,6 +31,7 @@ from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
+from .derived import substituted
 from .unswitch import choose, guarded_calls, without
 from .updates import Updates, array_updates
 
@@ -365,14 +366,19 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     region = _build_region(*args)
     if region.offload or not region.loops:
         return region
-    body = cand.loop.stmt
-    scope = region.scope
-    written = names_written(cand.loop) | _callee_writes(body, funcs, library)  # loop vars too
-    ifs = guarded_calls(body, scope, written)
+    # pointers derived from arrays in the body, as base plus offset (``derived``)
+    loop = substituted(cand.loop, region.scope) or cand.loop
+    if loop is not cand.loop:
+        again = _build_region(*args, loop=loop)
+        if again.offload:
+            return again
+    body = loop.stmt
+    written = names_written(loop) | _callee_writes(body, funcs, library)  # loop vars too
+    ifs = guarded_calls(body, region.scope, written)
 
     def version(taken) -> Region:
         taken = list(taken)
-        return _build_region(*args, loop=without(cand.loop, {id(s) for s in taken}),
+        return _build_region(*args, loop=without(loop, {id(s) for s in taken}),
                              guards=tuple(dict.fromkeys(c_text(s.cond) for s in taken)))
 
     chosen = choose(ifs, lambda taken: version(taken).offload)

@@ -1,0 +1,142 @@
+"""Pointers derived from arrays inside a loop body: ``double *rA = &a[i * m];`` then
+``rA[j]``, as base plus offset.
+
+Consumes a candidate loop and the variables in scope; produces a copy of the loop in which
+each such pointer is replaced by what it stands for (``rA[j]`` becomes ``a[(i * m) + (j)]``,
+``*rA`` becomes ``a[i * m]``, ``row[j]`` of ``double *row = A[i]`` becomes ``A[i][j]``) and its
+declaration is gone, or None when the loop has none or a use is anything else (the pointer
+assigned again, its address taken, passed as a value). The device version of the loop is
+that copy; its subscripts then say which elements each iteration touches, as the original's
+do through the pointer. The host keeps the original loop.
+"""
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from ..ir import Var
+from .accesses import names_written
+from .ctypes_ import walk
+from .unswitch import _fields
+
+_PURE = (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.Cast, c_ast.Typename,
+         c_ast.TypeDecl, c_ast.IdentifierType, c_ast.ArrayRef)
+
+
+def _target(init: c_ast.Node | None, scope: dict[str, Var]
+            ) -> tuple[c_ast.Node, list[c_ast.Node]] | None:
+    """(base, subscripts) of what a pointer's initial value designates: ``&A[s]..[t]``
+    -> (A, [s, .., t]); ``A + e`` -> (A, [e]); ``A`` -> (A, [0]); ``A[i]`` of an array of
+    rows -> (A, [i, 0]). The last subscript is where the pointer's own subscript adds."""
+    zero = c_ast.Constant("int", "0")
+    if isinstance(init, c_ast.Cast):
+        return None
+    if isinstance(init, c_ast.UnaryOp) and init.op == "&" and isinstance(init.expr,
+                                                                       c_ast.ArrayRef):
+        subs, base = [], init.expr
+        while isinstance(base, c_ast.ArrayRef):
+            subs.insert(0, base.subscript)
+            base = base.name
+        return (base, subs) if isinstance(base, c_ast.ID) else None
+    if isinstance(init, c_ast.BinaryOp) and init.op == "+":
+        for base, off in ((init.left, init.right), (init.right, init.left)):
+            if isinstance(base, c_ast.ID) and _rank(base.name, scope) == 1:
+                return base, [off]
+        return None
+    if isinstance(init, c_ast.ID) and _rank(init.name, scope) == 1:
+        return init, [zero]
+    if isinstance(init, c_ast.ArrayRef) and isinstance(init.name, c_ast.ID) and \
+            _rank(init.name.name, scope) == 2:
+        return init.name, [init.subscript, zero]
+    return None
+
+
+def _rank(name: str, scope: dict[str, Var]) -> int:
+    v = scope.get(name)
+    if v is None:
+        return 0
+    return len(v.ctype.dims) + (1 if v.ctype.pointer else 0)
+
+
+def _plain_pointer(d: c_ast.Decl) -> bool:
+    t = d.type
+    return isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.TypeDecl) and \
+        isinstance(t.type.type, c_ast.IdentifierType)
+
+
+def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str]
+                ) -> dict[str, tuple[c_ast.Decl, c_ast.Node, list[c_ast.Node]]]:
+    """The body's top-level ``T *p = <array element address>;`` whose base and subscripts the
+    loop does not change, and which nothing assigns again."""
+    out = {}
+    for item in body.block_items or []:
+        if not (isinstance(item, c_ast.Decl) and item.name and _plain_pointer(item)):
+            continue
+        found = _target(item.init, scope)
+        if found is None:
+            continue
+        base, subs = found
+        names = {n.name for s in subs for n in walk(s) if isinstance(n, c_ast.ID)}
+        if base.name in written or names & written or item.name in written or not all(
+                isinstance(n, _PURE) for s in subs for n in walk(s)) or any(
+                isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&", "*")
+                for s in subs for n in walk(s)):
+            continue
+        out[item.name] = (item, base, subs)
+    return out
+
+
+class _Unsupported(Exception):
+    """A use of a derived pointer other than a subscript or a dereference."""
+
+
+def _rewrite(node, ptrs, drop: set[int]):
+    """A copy of ``node`` with the derived pointers' uses replaced and their declarations
+    made empty."""
+    if isinstance(node, c_ast.Node):
+        if id(node) in drop:
+            return c_ast.EmptyStatement(node.coord)
+        if isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID) and \
+                node.name.name in ptrs:
+            _, base, subs = ptrs[node.name.name]
+            last = c_ast.BinaryOp("+", subs[-1], _rewrite(node.subscript, ptrs, drop))
+            return _element(base, subs[:-1] + [last], node.coord)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*" and isinstance(
+                node.expr, c_ast.ID) and node.expr.name in ptrs:
+            _, base, subs = ptrs[node.expr.name]
+            return _element(base, subs, node.coord)
+        if isinstance(node, c_ast.ID) and node.name in ptrs:
+            raise _Unsupported(node.name)
+        cls = type(node)
+        new = cls.__new__(cls)
+        for name in _fields(cls):
+            if hasattr(node, name):
+                value = getattr(node, name)
+                setattr(new, name, value if name == "coord" else _rewrite(value, ptrs, drop))
+        return new
+    if isinstance(node, list):
+        return [_rewrite(x, ptrs, drop) for x in node]
+    if isinstance(node, tuple):
+        return tuple(_rewrite(x, ptrs, drop) for x in node)
+    return node
+
+
+def _element(base: c_ast.ID, subs: list[c_ast.Node], coord) -> c_ast.ArrayRef:
+    out: c_ast.Node = c_ast.ID(base.name, base.coord)
+    for s in subs:
+        out = c_ast.ArrayRef(out, s, coord)
+    return out
+
+
+def substituted(loop: c_ast.For, scope: dict[str, Var]) -> c_ast.For | None:
+    """The loop with its derived pointers replaced (see module), or None."""
+    body = loop.stmt
+    if not isinstance(body, c_ast.Compound):
+        return None
+    written = names_written(body)  # the loop's own variable is constant in an iteration
+    ptrs = _candidates(body, scope, written)
+    if not ptrs:
+        return None
+    try:
+        return _rewrite(loop, ptrs, {id(d) for d, _, _ in ptrs.values()})
+    except _Unsupported:
+        return None

@@ -1,0 +1,72 @@
+"""Pointers derived from arrays in a loop body (issue 37): ``double *rA = &a[i * M];`` then
+``rA[j]`` runs on the device as base plus offset (``analysis.derived``); a pointer the body
+moves or passes on keeps its loop on the host. Run on every path against gcc's build."""
+from __future__ import annotations
+
+from ompcl.pipeline import translate
+
+from conftest import every_path, gcc_build, load_stats, ompcl_build, run
+
+ROWS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#define N 300
+#define M 200
+double A2[N][M];
+int main(void) {
+  int i, j;
+  double *a = malloc(sizeof(double) * N * M), *b = malloc(sizeof(double) * N * M);
+  for (i = 0; i < N * M; i++) { a[i] = i % 13; b[i] = 0; }
+#pragma omp parallel for private(j)
+  for (i = 0; i < N; i++) {
+    double *rA = &a[i * M];
+    double *rB = b + i * M;
+    double *row = A2[i];
+    for (j = 0; j < M; j++) {
+      rB[j] = 2.0 * rA[j] + (j > 0 ? rA[j - 1] : 0.0);
+      row[j] = rB[j];
+    }
+    *rB += 1.0;
+  }
+  double s = 0;
+  for (i = 0; i < N * M; i++) s += b[i];
+  for (i = 0; i < N; i++) s += A2[i][7];
+  printf("%.3f\n", s);
+  free(a); free(b);
+  return 0;
+}
+"""
+
+MOVED = r"""
+double a[1000], b[1000];
+void f(int n) {
+  int i, j;
+#pragma omp parallel for private(j)
+  for (i = 0; i < n; i++) {
+    double *p = &a[i * 10];
+    for (j = 0; j < 10; j++) b[i * 10 + j] = *p++;
+  }
+}
+"""
+
+
+def test_rows_through_derived_pointers_run_on_the_device(tmp_path, opencl_available):
+    src = tmp_path / "rows.c"
+    src.write_text(ROWS)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    every_path(ref, exe, 1e-12, threads=("1", "2"))
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    if opencl_available:
+        assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1]
+
+
+def test_a_pointer_the_body_moves_stays_on_the_host(tmp_path):
+    src = tmp_path / "moved.c"
+    src.write_text(MOVED)
+    (region,) = translate(str(src)).regions
+    assert not region.offload
