@@ -143,3 +143,26 @@ def test_time_loop_in_a_file_without_directives(tmp_path, opencl_available):
     """The caller of the kernels' function has no directive: ``ompcl cc`` still instruments
     its host code, so the data stays on the device across the calls."""
     _assert_moves_each_array_once(_build_and_check(_caller_elsewhere(), tmp_path))
+
+
+FUNCTION_POINTER = HEAD + """static double a[N], b[N];
+static void edge(double *x) { x[0] = x[N - 1]; }
+int main(void) {
+  void (*fix)(double *) = edge;
+  int t, i; double s = 0;
+  for (i = 0; i < N; i++) { a[i] = i % 5; b[i] = 0; }
+  for (t = 0; t < STEPS; t++) {""" + KERNELS + """    fix(a);
+  }
+  for (i = 0; i < N; i++) s += a[i] + b[i];
+  printf("%.12e\\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_call_through_a_function_pointer_between_kernels(tmp_path, opencl_available):
+    """Host code that calls through a pointer touches any memory (it was an internal error of
+    the summaries: a call without a name)."""
+    st = _build_and_check({"main.c": FUNCTION_POINTER}, tmp_path)
+    if st["device"]["available"]:
+        assert all(r["device_runs"] == STEPS for r in st["regions"])

@@ -336,7 +336,7 @@ class _Exprs:
         if kind in ("instrumented", "extern"):
             self.announce.append((name, kind == "extern"))
             return
-        found = self.p.summary(name)
+        found = self.p.summary(name) if name is not None else None  # else through a pointer
         if found is None:
             return self.any(READ | WRITE)
         summary, callee = found
