@@ -408,13 +408,14 @@ def cc_cmd(ctx):
 
 @main.group("bench", cls=LazyGroup, lazy={
     name: f"ompcl.bench.{module}:cli" for name, module in [
-        ("build", "build_speed"), ("kernels", "kernels"), ("layout", "layout"),
+        ("build", "build_speed"), ("coherence", "coherence"), ("kernels", "kernels"),
+        ("layout", "layout"),
         ("layout-cost", "layout_cost"), ("mpi", "mpi"), ("nas", "nas"),
         ("residency", "residency"),
         ("translate", "translate_speed")]})
 def bench_group() -> None:
-    """Benchmarks: the NAS harness, kernels, data layout, residency, MPI, build and
-    translation speed (each command's options: 'ompcl bench COMMAND --help')."""
+    """Benchmarks: the NAS harness, kernels, data layout, residency, host-access coherence,
+    MPI, build and translation speed (each command's options: 'ompcl bench COMMAND --help')."""
 
 
 if __name__ == "__main__":

@@ -179,6 +179,12 @@ def test_bench_commands_report(tmp_path):
                 "--build-dir", str(tmp_path / "nas"), "--repeats", "1", "-o", str(tmp_path))
     assert res.returncode == 0, res.stderr
     assert re.search(r"^ep\s+S\s+seq\s+1\s+\S+\s+\S+\s+SUCCESSFUL", res.stdout, re.M)
+    res = ompcl("bench", "coherence", "--touches", "32")
+    assert res.returncode == 0, res.stderr
+    rows = {line[:52].strip(): line[52:].split() for line in res.stdout.splitlines()
+            if line.startswith(("range probe", "page fault"))}
+    assert len(rows) == 5 and all(float(us) >= 0 for us, _ in rows.values())
+    assert rows["range probe, element not on the host (8 B back)"][1] == "8"
 
 
 HEADERS = ["assert", "complex", "ctype", "errno", "fenv", "float", "inttypes", "limits",
