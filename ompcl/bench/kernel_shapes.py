@@ -257,6 +257,8 @@ static void sweep3(void)
 # -- reductions -----------------------------------------------------------------------------
 
 RED_N = 1 << 22
+#: accumulators per work-item of the hand-written reduction with independent chains
+LANES = 8
 
 
 @dataclass(frozen=True)
@@ -298,10 +300,27 @@ def _red_cl(r: Reduction) -> str:
   }}
   if (lid == 0) part[get_group_id(0)] = scratch[0];"""
     params = f"__global const double *x, __global const double *z, __global const int *v, " \
-             f"const long n, __global {T} *part"
+             f"const long n, __global {T} *part, __global double *w_"
+    lanes = "".join(f"\n    {{ const long i = i0 + {k}; {T} acc = a{k}; {r.update}; a{k} = acc; }}"
+                    for k in range(LANES))
+    combined = "".join(
+        "\n  { %s a = acc, b = a%d; acc = %s; }" % (T, k, r.combine) for k in range(LANES))
     return CL_HEAD + rf"""
 __kernel void chunk({params})
 {{{chunk}
+  part[w] = acc;
+}}
+
+__kernel void chunk_lanes({params})
+{{
+  long w = get_global_id(0), nw = get_global_size(0), c = (n + nw - 1) / nw;
+  long end = min(n, (w + 1) * c), i0 = w * c;
+  {T} acc = {r.identity}, {", ".join(f"a{k} = {r.identity}" for k in range(LANES))};
+  for (; i0 + {LANES} <= end; i0 += {LANES}) {{{lanes}
+  }}
+  for (long i = i0; i < end; i++)
+    {r.update};
+{combined}
   part[w] = acc;
 }}
 
@@ -343,7 +362,8 @@ def _red_setup(dev, r: Reduction) -> dict:
     dtype = {"double": np.float64, "int": np.int32, "uint": np.uint32}[r.cltype]
     part = np.zeros(RED_N // 64, dtype=dtype)
     return {"x": _buf(dev, x), "z": _buf(dev, z), "v": _buf(dev, v),
-            "part": _buf(dev, part), "like": part, "result": None}
+            "part": _buf(dev, part), "w": _buf(dev, np.zeros(RED_N)), "like": part,
+            "result": None}
 
 
 def _red_finish(r: Reduction, count: Callable[[dict, object], int], initial):
@@ -375,8 +395,11 @@ def _red_hands(r: Reduction, initial, alternatives: bool) -> tuple[Hand, ...]:
     src = _red_cl(r)
 
     def args(s):
-        return [s["x"], s["z"], s["v"], np.int64(RED_N), s["part"]]
+        return [s["x"], s["z"], s["v"], np.int64(RED_N), s["part"], s["w"]]
     hands = [Hand("chunk per work-item", src, "chunk", args,
+                  lambda s, dev: ((_chunks(dev),), (1,)),
+                  _red_finish(r, lambda s, dev: _chunks(dev), initial)),
+             Hand(f"chunk, {LANES} accumulators", src, "chunk_lanes", args,
                   lambda s, dev: ((_chunks(dev),), (1,)),
                   _red_finish(r, lambda s, dev: _chunks(dev), initial))]
     if alternatives:
@@ -409,7 +432,7 @@ def _seq(fn):
 def reduction_shape(r: Reduction, alternatives: bool = False) -> Shape:
     ctype = r.ctype
     loop = rf"""
-static {ctype} reduce(int n, const double *x, const double *z, const int *v)
+static {ctype} reduce(int n, const double *x, const double *z, const int *v, double *w_)
 {{
     int i;
     {ctype} acc = {r.init};
@@ -422,6 +445,7 @@ static {ctype} reduce(int n, const double *x, const double *z, const int *v)
     init = rf"""    int i, n = {RED_N};
     double *x = malloc(n * sizeof *x), *z = malloc(n * sizeof *z);
     int *v = malloc(n * sizeof *v);
+    double *w_ = calloc(n, sizeof *w_);
     for (i = 0; i < n; i++) {{
         x[i] = BENCH_HASH(i) / 1000003.0;
         z[i] = (BENCH_HASH(i) % 1000u) / 1000.0;
@@ -430,7 +454,7 @@ static {ctype} reduce(int n, const double *x, const double *z, const int *v)
     initial = float(r.init) if r.cltype == "double" else int(r.init)
     return Shape(
         r.name, r.what, c_globals=f"static {ctype} result;", c_loop=loop, c_init=init,
-        c_call="result = reduce(n, x, z, v)", c_check="result",
+        c_call="result = reduce(n, x, z, v, w_)", c_check="result",
         hand_setup=lambda dev: _red_setup(dev, r),
         hand_check=lambda s: float(s["result"]),
         hands=_red_hands(r, initial, alternatives), rtol=1e-9)
@@ -443,6 +467,10 @@ def _mask32(x: int) -> int:
 REDUCTIONS = (
     Reduction("sum", "dot product, reduction(+) over 4M doubles", "+", "double", "double",
               "acc += x[i] * z[i]", "0.0", "a + b", _seq(lambda a, b: a + b), "0.0"),
+    Reduction("axpydot", "w[i] = z[i] + 1.5 * x[i]; then the dot product w . x, one loop over "
+              "4M doubles (a map feeding a reduction(+))", "+", "double", "double",
+              "acc += (w_[i] = z[i] + 1.5 * x[i]) * x[i]", "0.0", "a + b",
+              _seq(lambda a, b: a + b), "0.0"),
     Reduction("product", "reduction(*) over 4M doubles", "*", "double", "double",
               "acc *= 1.0 + 1e-7 * x[i]", "1.0", "a * b", _seq(lambda a, b: a * b), "1.0"),
     Reduction("max", "reduction(max) of x*z over 4M doubles", "max", "double", "double",

@@ -248,7 +248,9 @@ class Row:
     gen: Samples
     hand: dict[str, Samples]
     omp: Samples
-    sweep: dict[int, Samples] = field(default_factory=dict)  # generated, per work-group cap
+    #: the generated kernels again under other settings: label -> samples (``--sweep``,
+    #: ``--env``)
+    sweep: dict[str, Samples] = field(default_factory=dict)
 
     def best_hand(self, which: str) -> tuple[str, Samples]:
         return min(self.hand.items(), key=lambda kv: kv[1].ms(which))
@@ -265,19 +267,20 @@ class Row:
 
 
 def measure(shape: Shape, dev: Device, work: Path, rounds: int, calls: int,
-            sweep: list[int]) -> Row:
+            sweep: dict[str, dict[str, str]]) -> Row:
+    """The shape's three ways (and the generated one under each ``sweep`` environment),
+    interleaved in rounds."""
     gen_exe, omp_exe = build(shape, work)
     prepared = prepare_hand(dev, shape)
     row = Row(shape, Samples(), {h.name: Samples() for h in shape.hands}, Samples(),
-              {g: Samples() for g in sweep})
+              {label: Samples() for label in sweep})
     for _ in range(rounds):
         run_program(gen_exe, calls, row.gen, OMPCL_DEVICE="opencl")
         for hand in shape.hands:
             run_hand(dev, shape, hand, calls, row.hand[hand.name], prepared)
         run_program(omp_exe, calls, row.omp)
-        for groups, samples in row.sweep.items():
-            run_program(gen_exe, calls, samples, OMPCL_DEVICE="opencl",
-                        OMPCL_MAX_GROUPS=str(groups))
+        for label, samples in row.sweep.items():
+            run_program(gen_exe, calls, samples, OMPCL_DEVICE="opencl", **sweep[label])
     return row
 
 
@@ -324,18 +327,23 @@ def print_alternatives(rows: list[Row]) -> None:
 
 
 def print_sweep(rows: list[Row]) -> None:
-    """Generated kernels under other work-group caps (OMPCL_MAX_GROUPS): kernel ms, and the
-    ratio to the default's."""
-    caps = sorted(rows[0].sweep) if rows and rows[0].sweep else []
-    if not caps:
+    """Generated kernels under other settings (``--sweep``'s work-group caps, ``--env``):
+    kernel ms and call ms, each with its ratio to the default's."""
+    labels = list(rows[0].sweep) if rows and rows[0].sweep else []
+    if not labels:
         return
-    print("\ngenerated kernel ms under OMPCL_MAX_GROUPS (ratio to the default):")
-    print(f"  {'shape':12} {'default':>9} " + " ".join(f"{c:>14}" for c in caps))
+    print("\ngenerated kernels under other settings, kernel ms / call ms (ratio to the default):")
+    width = max(24, *(len(x) for x in labels))
+    print(f"  {'shape':12} {'default':>17} " + " ".join(f"{x:>{width}}" for x in labels))
     for r in rows:
-        base = r.gen.ms("kernel")
-        cells = " ".join(f"{r.sweep[c].ms('kernel'):8.3f} ({_ratio(r.sweep[c].ms('kernel'), base):.2f})"
-                         for c in caps)
-        print(f"  {r.shape.name:12} {base:9.3f} {cells}")
+        bk, bw = r.gen.ms("kernel"), r.gen.ms("wall")
+        cells = " ".join(f"{_cell(s.ms('kernel'), s.ms('wall'), bw):>{width}}"
+                         for s in (r.sweep[x] for x in labels))
+        print(f"  {r.shape.name:12} {f'{bk:.3f}/{bw:.3f}':>17} {cells}")
+
+
+def _cell(kernel_ms: float, call_ms: float, base_call_ms: float) -> str:
+    return f"{kernel_ms:.3f}/{call_ms:.3f} ({_ratio(call_ms, base_call_ms):.2f})"
 
 
 def _geomean(xs: list[float]) -> float:
@@ -356,6 +364,8 @@ def _json(rows: list[Row]) -> list[dict]:
                                      for n, s in r.hand.items()},
                     "ratio_kernel": k, "ratio_call": w, "ratio_cpu": c,
                     "same_result": r.agree(),
+                    "settings": {x: {"kernel_ms": s.ms("kernel"), "call_ms": s.ms("wall")}
+                                 for x, s in r.sweep.items()},
                     "stat": Samples.stat})
     return out
 
@@ -382,6 +392,9 @@ def _json(rows: list[Row]) -> list[dict]:
               help="Also run the generated kernels under these work-group caps "
               "(OMPCL_MAX_GROUPS), e.g. 2,16,64: what a first-launch autotuner of the group "
               "count could gain.")
+@click.option("--env", "envs", multiple=True, metavar="VAR=VALUE[,VAR=VALUE]",
+              help="Also run the generated kernels with these variables (repeatable), e.g. "
+              "OMPCL_LANES=1: one accumulator per reduction, as before the lanes.")
 def cli(**params) -> int:
     """``ompcl bench kernels``; returns the exit status (1 when the results disagree)."""
     args = SimpleNamespace(**params)
@@ -389,7 +402,13 @@ def cli(**params) -> int:
     wanted = [s for s in SHAPES if not args.shapes or s.name in args.shapes.split(",")]
     if not wanted:
         raise click.UsageError(f"no such shape: {args.shapes}")
-    sweep = [int(g) for g in args.sweep.split(",") if g]
+    sweep = {f"OMPCL_MAX_GROUPS={g}": {"OMPCL_MAX_GROUPS": g}
+             for g in args.sweep.split(",") if g}
+    for e in args.envs:
+        pairs = [kv.split("=", 1) for kv in e.split(",") if kv]
+        if any(len(kv) != 2 for kv in pairs):
+            raise click.UsageError(f"--env wants VAR=VALUE: {e}")
+        sweep[e] = dict(pairs)
     dev = Device()
     with tempfile.TemporaryDirectory(prefix="ompcl-bench-kernels-") as tmp:
         work = Path(args.keep or tmp)

@@ -46,6 +46,11 @@ from .records import Layout, layout_kernel, records
 from .templates import render
 
 WORK_GROUP = 128
+#: most accumulators per floating-point reduction and work-item in the blocked shape (the
+#: runtime's OMPCL_LANES picks how many of them run, up to this)
+LANES = 8
+#: the largest loop body (in syntax tree nodes) printed once per lane
+LANE_BODY_NODES = 120
 
 
 def combine_text(printer: c_generator.CGenerator, op: str, a: str, b: str) -> str:
@@ -147,6 +152,7 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv,
         "copies": [{"k": p.k, "array": p.copy, "elements": p.elements, "identity": p.identity,
                     "merge": helper(p.merge, p.cl)} for p in copies],
         "reductions": reds,
+        "lanes": _lanes(spec, copies) if reds else 0,
         "dims": dims,
         "inner": dims[-1],
         "total": " * ".join(d["trips"] for d in dims),
@@ -157,6 +163,26 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv,
         "privates": [printer.visit(d) for d in spec.privates],
         "body": printer.visit(spec.body).rstrip("\n"),
     }
+
+
+def _lanes(spec: KernelSpec, copies: tuple[Private, ...]) -> int:
+    """Accumulators per reduction and work-item in the blocked shape: ``LANES`` for a
+    floating-point reduction over a small body without loops, else 0 (none). A floating-point
+    reduction is one chain of dependent operations the device compiler may not reorder (it
+    runs at the operation's latency, not the memory's speed); OpenMP leaves the order free,
+    so each of the lanes runs every ``OMPCL_LANES``-th iteration of a run with its own
+    accumulators, combined at the work-item's end. Integer reductions the compiler
+    vectorises itself."""
+    if not any(cl in ("float", "double") for _, cl, _ in spec.reductions):
+        return 0
+    if spec.lastprivates or copies:
+        return 0
+    nodes = list(walk(spec.body))
+    if len(nodes) > LANE_BODY_NODES or any(
+            isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Goto, c_ast.Label))
+            for n in nodes):
+        return 0
+    return LANES
 
 
 def _tiled_view(spec: KernelSpec, dims: list[dict]) -> dict | None:
@@ -264,6 +290,7 @@ def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: 
     defs += helpers(atomics) + macro_definitions(macros)
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
+                  lanes=max([k["lanes"] for k in kernels], default=0),
                   enums=_enums_used(ast, printer, used), records=defs, functions=functions,
                   kernels=kernels, layout=layout_kernel(layout) if layout else "")
     return KernelProgram(text, tuple(layout))

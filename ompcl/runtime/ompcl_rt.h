@@ -165,6 +165,8 @@ typedef struct ompcl_region {
   long entries, device_runs, host_runs, kernels_launched;
   long bytes_to_device, bytes_to_host;
   long transfers_to_device, transfers_to_host;
+  long result_bytes;        /* read back after launches: reductions' partial results and
+                               lastprivate values (not counted in bytes_to_host) */
   long decisions_device, decisions_host;  /* of the dispatch model (auto mode) */
   long check_runs, check_hits, check_declines; /* run-time scratch checks (ompcl_sc) */
   long alias_declines;      /* entries on the host: two arrays the kernel assumes distinct overlap */

@@ -227,18 +227,33 @@ static size_t group_cap(void) {
   return ompcl_shape.units * (device_is_cpu() ? 32 : 1024);
 }
 
+/* Accumulators per floating-point reduction and work-item in the blocked shape
+ * (kernels.cl.j2's lanes, at most 8): the device's preferred vector width for doubles (enough
+ * independent chains to hide an addition's latency and fill a vector), at least 4;
+ * OMPCL_LANES overrides (1: one accumulator, one chain). */
+static int reduction_lanes(void) {
+  cl_uint width = 0;
+  const char *env = getenv("OMPCL_LANES");
+  if (env && atoi(env) > 0) return OMPCL_MIN(atoi(env), 8);
+  ompcl_cl.GetDeviceInfo(ompcl_dev.device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
+                         sizeof width, &width, 0);
+  return OMPCL_MIN(OMPCL_MAX((int)width, 4), 8);
+}
+
 /* The device's shape and the build options that select it in the kernels. */
 static void choose_shape(void) {
   const char *env = getenv("OMPCL_SHAPE");
+  char lanes[32] = "";
   if (env && !strcmp(env, "blocked"))
     ompcl_shape.blocked = 1;
   else if (env && !strcmp(env, "grid"))
     ompcl_shape.blocked = 0;
   else
     ompcl_shape.blocked = device_is_cpu();
+  if (ompcl_shape.blocked) snprintf(lanes, sizeof lanes, "-DOMPCL_BLOCKED -DOMPCL_LANES=%d",
+                                    reduction_lanes());
   snprintf(ompcl_shape.options, sizeof ompcl_shape.options, "%s%s%s", ompcl_dev.build_options,
-           *ompcl_dev.build_options && ompcl_shape.blocked ? " " : "",
-           ompcl_shape.blocked ? "-DOMPCL_BLOCKED" : "");
+           *ompcl_dev.build_options && ompcl_shape.blocked ? " " : "", lanes);
   ompcl_dev.build_options = ompcl_shape.options;
   ompcl_log("kernel shape: %s", ompcl_shape.blocked ? "blocked (a contiguous chunk per work-item)"
                                              : "grid (a coalesced grid stride)");

@@ -143,7 +143,7 @@ extern struct ompcl_device_state {
 extern struct ompcl_shape_state {
   int blocked;
   size_t units;            /* compute units */
-  char options[96];        /* build options: the bounds checker's and the shape's */
+  char options[128];       /* build options: the bounds checker's and the shape's */
 } ompcl_shape;
 
 /* ompcl_rt_present.c: the present table. */

@@ -209,7 +209,10 @@ static void read_results(ompcl_launch *L) {
     }
     err = ompcl_cl.EnqueueReadBuffer(ompcl_dev.queue, (cl_mem)res->buffer, CL_TRUE, 0, bytes,
                                      res->host, 0, 0, 0);
-    if (err != CL_SUCCESS) ompcl_launch_fail(L, "reading results failed", err);
+    if (err != CL_SUCCESS)
+      ompcl_launch_fail(L, "reading results failed", err);
+    else
+      L->r->result_bytes += (long)bytes;
   }
 }
 

@@ -70,7 +70,8 @@ static void json_region(FILE *f, const ompcl_region *r) {
              "\"seconds_device\": %.6f, \"seconds_host\": %.6f, \"kernel_seconds\": %.6f, "
              "\"transfer_seconds\": %.6f, \"decisions_device\": %ld, \"decisions_host\": %ld, "
              "\"check_runs\": %ld, \"check_hits\": %ld, \"check_declines\": %ld, "
-             "\"alias_declines\": %ld, \"block_declines\": %ld, \"relayout_runs\": %ld, "
+             "\"alias_declines\": %ld, \"block_declines\": %ld, \"result_bytes\": %ld, "
+             "\"relayout_runs\": %ld, "
              "\"relayout_copies\": %ld, "
              "\"relayout_seconds\": %.6f, \"relayout_accesses\": %.1f, "
              "\"fallback\": ",
@@ -78,7 +79,8 @@ static void json_region(FILE *f, const ompcl_region *r) {
           r->bytes_to_host, r->transfers_to_device, r->transfers_to_host, r->seconds_device,
           r->seconds_host, r->kernel_seconds, r->transfer_seconds, r->decisions_device,
           r->decisions_host, r->check_runs, r->check_hits, r->check_declines,
-          r->alias_declines, r->block_declines, r->relayout_runs, r->relayout_copies,
+          r->alias_declines, r->block_declines, r->result_bytes, r->relayout_runs,
+          r->relayout_copies,
           r->relayout_seconds,
           r->relayout_accesses);
   if (r->fallback)
@@ -99,22 +101,23 @@ static void json_region(FILE *f, const ompcl_region *r) {
 
 /* Totals over loop regions. */
 static void json_totals(FILE *f) {
-  long b_dev = 0, b_host = 0, n_dev = 0, n_host = 0;
+  long b_dev = 0, b_host = 0, n_dev = 0, n_host = 0, results = 0;
   double kernel = 0, transfer = 0;
   for (ompcl_region *r = ompcl_stats.regions; r; r = r->next) {
     b_dev += r->bytes_to_device;
     b_host += r->bytes_to_host;
     n_dev += r->transfers_to_device;
     n_host += r->transfers_to_host;
+    results += r->result_bytes;
     kernel += r->kernel_seconds;
     transfer += r->transfer_seconds;
   }
   fprintf(f, ", \"totals\": {\"bytes_to_device\": %ld, \"bytes_to_host\": %ld, "
-             "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, "
+             "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, \"result_bytes\": %ld, "
              "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f, "
              "\"map_round_trips\": %ld, \"coherent_buffers\": %ld, \"startup_deferred\": %ld, "
              "\"startup_wanted_seconds\": %.6f, \"data_bytes\": %ld}",
-          b_dev, b_host, n_dev, n_host, kernel, transfer, ompcl_stats.setup_seconds,
+          b_dev, b_host, n_dev, n_host, results, kernel, transfer, ompcl_stats.setup_seconds,
           ompcl_present.map_round_trips, ompcl_present.coherent_buffers,
           ompcl_stats.startup_deferred, ompcl_stats.wanted_seconds, ompcl_data_bytes());
 }

@@ -1,0 +1,96 @@
+"""Reductions on the device: every operator and type against gcc's OpenMP on every path, the
+blocked shape's lanes (several accumulators per work-item) at several widths and the grid
+shape, and a large dot product and a map feeding a dot product in one loop, with statistics
+saying the device ran them and how few bytes of results came back."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import (ROOT, compare_outputs, every_path, gcc_build, load_stats, ompcl_build,
+                      run)
+
+from ompcl.pipeline import translate
+
+HERE = ROOT / "tests" / "reductions"
+EVERY_OP, LARGE = HERE / "every_op.c", HERE / "large.c"
+RTOL = 1e-9  # doubles summed in another order; the floats hold exact values
+
+
+def _builds(src: Path, tmp_path: Path) -> tuple[Path, Path]:
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "-O2", "-lm", "--model", "none")
+    assert res.returncode == 0, res.stderr
+    return ref, exe
+
+
+def _kernel(source: str, name: str) -> str:
+    m = re.search(rf"__kernel void {name}\(.*?\n}}\n", source, re.DOTALL)
+    assert m, name
+    return m[0]
+
+
+def test_lanes_only_for_floating_point_reductions_over_small_bodies():
+    """Double and float reductions get lanes; integer ones (the device compiler vectorises
+    them) and a body with an inner loop do not; every loop is offloaded."""
+    u = translate(str(EVERY_OP))
+    assert all(r.offload for r in u.regions), [r.reasons for r in u.regions if not r.offload]
+    src = u.kernel_source
+    assert "#define OMPCL_LANES 8" in src
+    lanes = {k: "OMPCL_LANES >" in _kernel(src, k)
+             for k in re.findall(r"__kernel void (ompcl_k\d+)", src)}
+    assert lanes == {"ompcl_k0": True, "ompcl_k1": True, "ompcl_k2": False, "ompcl_k3": False,
+                     "ompcl_k4": False, "ompcl_k5": True, "ompcl_k6": False, "ompcl_k7": True,
+                     "ompcl_k8": True, "ompcl_k9": True, "ompcl_k10": False}
+    k0 = _kernel(src, "ompcl_k0")  # four reductions, each with its own accumulators
+    assert all(f"ompcl_a{r}_7" in k0 for r in range(4))
+    assert "ompcl_r3[ompcl_w] = " in k0  # still one partial result per work-item
+
+
+def test_every_operator_and_type_on_every_path(tmp_path):
+    ref, exe = _builds(EVERY_OP, tmp_path)
+    every_path(ref, exe, RTOL)
+
+
+@pytest.mark.parametrize("env", [{"OMPCL_LANES": "1"}, {"OMPCL_LANES": "3"},
+                                 {"OMPCL_LANES": "8"}, {"OMPCL_SHAPE": "grid"}],
+                         ids=["one-lane", "three-lanes", "eight-lanes", "grid"])
+def test_lanes_and_shapes_agree_with_gcc(tmp_path, env):
+    """Any lane count (3: runs not a multiple of it) and the GPU shape's work-group trees give
+    gcc's results; every region ran on the device and read back only partial results."""
+    ref, exe = _builds(EVERY_OP, tmp_path)
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats), **env)
+    assert out.returncode == 0, out.stderr
+    compare_outputs(run(ref).stdout, out.stdout, RTOL)
+    st = load_stats(stats)
+    if st["device"]["available"]:
+        assert all(r["device_runs"] == r["entries"] > 0 for r in st["regions"]), st["regions"]
+        assert all(0 < r["result_bytes"] <= 8 * 4 * 2048 for r in st["regions"])
+
+
+def test_large_reduction_and_map_fed_dot_product_read_back_only_partials(tmp_path):
+    """4M doubles, four times: an axpy feeding a dot product in one loop, and a dot product.
+    On the device both ran every time; with host-memory buffers nothing but the partial
+    results (a few dozen per launch) came back."""
+    ref, exe = _builds(LARGE, tmp_path)
+    expected = run(ref).stdout
+    for zero_copy in ("1", "0"):
+        stats = tmp_path / f"s{zero_copy}.json"
+        out = run(exe, timeout=300, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy,
+                  OMPCL_STATS=str(stats))
+        assert out.returncode == 0, out.stderr
+        compare_outputs(expected, out.stdout, RTOL)
+        st = load_stats(stats)
+        if not st["device"]["available"]:
+            continue
+        regions = st["regions"]
+        assert len(regions) == 2 and all(r["device_runs"] == r["entries"] == 4 for r in regions)
+        for r in regions:
+            per_launch = r["result_bytes"] / r["kernels_launched"]
+            assert 8 <= per_launch <= 8 * 2048, r  # partials, not the 32 MB of each array
+        assert st["totals"]["result_bytes"] == sum(r["result_bytes"] for r in regions)
+        if zero_copy == "1" and st["device"]["zero_copy"]:
+            assert st["totals"]["bytes_to_host"] == 0, st["totals"]
