@@ -94,3 +94,26 @@ def test_large_reduction_and_map_fed_dot_product_read_back_only_partials(tmp_pat
         assert st["totals"]["result_bytes"] == sum(r["result_bytes"] for r in regions)
         if zero_copy == "1" and st["device"]["zero_copy"]:
             assert st["totals"]["bytes_to_host"] == 0, st["totals"]
+
+
+CALLS_A_FUNCTION = """
+double x[1000];
+static double batch(long k) { double t[4096]; int i; double s = 0;
+  for (i = 0; i < 4096; i++) t[i] = (double)(k + i);
+  for (i = 0; i < 4096; i++) s += t[i];
+  return s; }
+double f(void) { double s = 0; long k;
+#pragma omp parallel for reduction(+:s)
+  for (k = 0; k < 1000; k++) s += batch(k) + x[k];
+  return s; }
+"""
+
+
+def test_no_lanes_for_a_body_that_calls_a_function(tmp_path):
+    """A called function's loops and arrays would run in every lane (NPB EP's do_batch holds a
+    1 MB array: eight of them overflowed the work-item's stack)."""
+    src = tmp_path / "calls.c"
+    src.write_text(CALLS_A_FUNCTION)
+    u = translate(str(src))
+    (r,) = u.regions
+    assert r.offload and "OMPCL_LANES >" not in _kernel(u.kernel_source, "ompcl_k0")

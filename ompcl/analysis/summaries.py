@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from . import libcalls
+from .accesses import names_written
 from .builtins import is_math
 from .ctypes_ import walk
 
@@ -105,19 +106,6 @@ def _rank(t: c_ast.Node) -> int:
     return 1 + _rank(t.type) if isinstance(t, c_ast.ArrayDecl) else 0
 
 
-def _assigned(node: c_ast.Node) -> set[str]:
-    out = set()
-    for n in walk(node):
-        target = None
-        if isinstance(n, c_ast.Assignment):
-            target = n.lvalue
-        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&"):
-            target = n.expr
-        if isinstance(target, c_ast.ID):
-            out.add(target.name)
-    return out
-
-
 def _counted(loop: c_ast.For, body_assigned: set[str]) -> tuple[str, c_ast.Node, c_ast.Node] | None:
     """(variable, L, H) of ``for (i = L; i < H; i++)`` (``<= H``: H + 1) whose body does not
     assign ``i``."""
@@ -150,7 +138,7 @@ class _Summarizer:
         self.ignored = scope.ignored
         self.find = find
         self.depth = depth
-        assigned = _assigned(f.body)
+        assigned = names_written(f.body)
         #: parameters whose value is the caller's all through the body
         self.stable = {p.name for p in self.params if p.name not in assigned}
         decls = [n for n in walk(f.body) if isinstance(n, c_ast.Decl) and n.name]
@@ -418,7 +406,7 @@ class _Summarizer:
             self.stmt(s.init) if isinstance(s.init, c_ast.DeclList) else self.expr(s.init)
             self.expr(s.cond)
             self.expr(s.next)
-            counted = _counted(s, _assigned(s.stmt))
+            counted = _counted(s, names_written(s.stmt))
             if counted:
                 self.loops.append(counted)
             self.stmt(s.stmt)

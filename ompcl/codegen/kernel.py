@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pycparser import c_ast, c_generator
 
-from ..analysis.builtins import MATH
+from ..analysis.builtins import MATH, is_math
 from ..analysis.ctypes_ import TypeEnv, walk
 from ..analysis.loops import const_int
 from ..frontend.textscan import IDENT
@@ -165,6 +165,11 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv,
     }
 
 
+def _lane_safe(name: str) -> bool:
+    """A call a lane may make: the math library, or a macro of ompcl's (``OMPCL_AT``)."""
+    return is_math(name) or name.startswith("OMPCL_")
+
+
 def _lanes(spec: KernelSpec, copies: tuple[Private, ...]) -> int:
     """Accumulators per reduction and work-item in the blocked shape: ``LANES`` for a
     floating-point reduction over a small body without loops, else 0 (none). A floating-point
@@ -180,8 +185,11 @@ def _lanes(spec: KernelSpec, copies: tuple[Private, ...]) -> int:
     nodes = list(walk(spec.body))
     if len(nodes) > LANE_BODY_NODES or any(
             isinstance(n, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Goto, c_ast.Label))
+            or isinstance(n, c_ast.FuncCall) and not _lane_safe(getattr(n.name, "name", ""))
+            or isinstance(n, c_ast.Decl) and isinstance(n.type, c_ast.ArrayDecl)
             for n in nodes):
-        return 0
+        return 0  # (a called function's loops and arrays would run in every lane: NPB EP's
+        # do_batch holds a 1 MB array, eight times over the work-item's stack)
     return LANES
 
 
