@@ -9,7 +9,7 @@ Builds two programs and runs them once, side by side:
   the device): a kernel rewrites a 16 MB array, then host code reads 16 single elements through
   a helper (``get(a, k)``: a summary binds ``a[k]``), whole 4 KB pages through a helper that
   sums 512 elements (a range of 512), and elements it read already (the probe alone), in
-  rounds of 16 after each kernel (the runtime keeps 16 separate host-valid ranges per array
+  rounds of 16 after each kernel (the runtime keeps 64 separate host-valid ranges per array
   before it reads the whole array back);
 * a plain C program of the page mechanism itself: the array protected with ``mprotect``, a
   ``SIGSEGV`` handler that unprotects the faulting page, one touch per random page.

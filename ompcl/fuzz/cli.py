@@ -68,7 +68,8 @@ def run_campaign(args: argparse.Namespace, camp: Campaign, families: list[str],
     futs: list[Future] = [pool.submit(fuzz_one, args.seed + n, camp, families)
                           for n in range(args.count)]
     nfail = 0
-    with tqdm(total=args.count, unit="prog", file=sys.stderr) as bar:
+    with tqdm(total=args.count, unit="prog", file=sys.stderr,
+              disable=not sys.stderr.isatty()) as bar:  # a log gets no bar
         for fut in as_completed(futs):
             o = fut.result()
             outcomes.append(o)

@@ -54,7 +54,7 @@ enum { MODE_AUTO, MODE_OPENCL, MODE_OPENMP };
 typedef struct span {
   uintptr_t a, b;
 } span;
-#define OMPCL_SPANS 16
+#define OMPCL_SPANS 64
 
 /* One entry of the present table: host bytes [start, end) and their device buffer.  Besides
  * the whole-range validity flags, parts of a copy may be valid on their own: `hv`, the parts
