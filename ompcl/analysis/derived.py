@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
+from ..frontend.clone import clone_with
 from ..ir import Var
 from .accesses import names_written
 from .ctypes_ import walk
-from .unswitch import _fields
 
 _PURE = (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.Cast, c_ast.Typename,
          c_ast.TypeDecl, c_ast.IdentifierType, c_ast.ArrayRef)
@@ -92,32 +92,22 @@ class _Unsupported(Exception):
 def _rewrite(node, ptrs, drop: set[int]):
     """A copy of ``node`` with the derived pointers' uses replaced and their declarations
     made empty."""
-    if isinstance(node, c_ast.Node):
-        if id(node) in drop:
-            return c_ast.EmptyStatement(node.coord)
-        if isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID) and \
-                node.name.name in ptrs:
-            _, base, subs = ptrs[node.name.name]
-            last = c_ast.BinaryOp("+", subs[-1], _rewrite(node.subscript, ptrs, drop))
-            return _element(base, subs[:-1] + [last], node.coord)
-        if isinstance(node, c_ast.UnaryOp) and node.op == "*" and isinstance(
-                node.expr, c_ast.ID) and node.expr.name in ptrs:
-            _, base, subs = ptrs[node.expr.name]
-            return _element(base, subs, node.coord)
-        if isinstance(node, c_ast.ID) and node.name in ptrs:
-            raise _Unsupported(node.name)
-        cls = type(node)
-        new = cls.__new__(cls)
-        for name in _fields(cls):
-            if hasattr(node, name):
-                value = getattr(node, name)
-                setattr(new, name, value if name == "coord" else _rewrite(value, ptrs, drop))
-        return new
-    if isinstance(node, list):
-        return [_rewrite(x, ptrs, drop) for x in node]
-    if isinstance(node, tuple):
-        return tuple(_rewrite(x, ptrs, drop) for x in node)
-    return node
+    def replace(n: c_ast.Node) -> c_ast.Node | None:
+        if id(n) in drop:
+            return c_ast.EmptyStatement(n.coord)
+        if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID) and \
+                n.name.name in ptrs:
+            _, base, subs = ptrs[n.name.name]
+            last = c_ast.BinaryOp("+", subs[-1], _rewrite(n.subscript, ptrs, drop))
+            return _element(base, subs[:-1] + [last], n.coord)
+        if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(
+                n.expr, c_ast.ID) and n.expr.name in ptrs:
+            _, base, subs = ptrs[n.expr.name]
+            return _element(base, subs, n.coord)
+        if isinstance(n, c_ast.ID) and n.name in ptrs:
+            raise _Unsupported(n.name)
+        return None
+    return clone_with(node, replace)
 
 
 def _element(base: c_ast.ID, subs: list[c_ast.Node], coord) -> c_ast.ArrayRef:

@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from ..frontend.clone import clone_with
 from . import libcalls
 from .accesses import names_written
 from .builtins import is_math
 from .ctypes_ import walk
+from .loops import NotCanonical, canonical_loop, const_int
 
 READ, WRITE = 1, 2
 
@@ -107,26 +109,16 @@ def _rank(t: c_ast.Node) -> int:
 
 
 def _counted(loop: c_ast.For, body_assigned: set[str]) -> tuple[str, c_ast.Node, c_ast.Node] | None:
-    """(variable, L, H) of ``for (i = L; i < H; i++)`` (``<= H``: H + 1) whose body does not
-    assign ``i``."""
-    init, cond, nxt = loop.init, loop.cond, loop.next
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1:
-        var, lo = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue,
-                                                                            c_ast.ID):
-        var, lo = init.lvalue.name, init.rvalue
-    else:
+    """(variable, L, H) of a canonical loop counting up by one from L while below H
+    (``<= H``: H + 1) whose body does not assign its variable."""
+    try:
+        d = canonical_loop(loop)
+    except NotCanonical:
         return None
-    if lo is None or not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=")
-                          and isinstance(cond.left, c_ast.ID) and cond.left.name == var):
+    if d.op not in ("<", "<=") or const_int(d.step) != 1 or d.var in body_assigned:
         return None
-    step = (isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("++", "p++")
-            and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == var)
-    if not step or var in body_assigned:
-        return None
-    hi = cond.right if cond.op == "<" else c_ast.BinaryOp("+", cond.right,
-                                                          c_ast.Constant("int", "1"))
-    return var, lo, hi
+    hi = d.ub if d.op == "<" else c_ast.BinaryOp("+", d.ub, c_ast.Constant("int", "1"))
+    return d.var, d.lb, hi
 
 
 class _Summarizer:
@@ -469,24 +461,10 @@ def split_pointer(a: c_ast.Node) -> tuple[str | None, c_ast.Node | None]:
 
 
 def subst(e: c_ast.Node | None, names: dict[str, c_ast.Node]) -> c_ast.Node | None:
-    """A copy of ``e`` with the named parameters replaced by (parenthesised) arguments."""
+    """A copy of ``e`` with the named parameters replaced by the arguments' trees."""
     if e is None:
         return None
-    if isinstance(e, c_ast.ID) and e.name in names:
-        return names[e.name]
-    if isinstance(e, c_ast.ID) or isinstance(e, c_ast.Constant):
-        return e
-    out = object.__new__(type(e))
-    for slot in e.__slots__:
-        if slot == "__weakref__":
-            continue
-        v = getattr(e, slot, None)
-        if isinstance(v, c_ast.Node):
-            v = subst(v, names)
-        elif isinstance(v, list):
-            v = [subst(x, names) if isinstance(x, c_ast.Node) else x for x in v]
-        setattr(out, slot, v)
-    return out
+    return clone_with(e, lambda n: names.get(n.name) if isinstance(n, c_ast.ID) else None)
 
 
 _busy: set[int] = set()

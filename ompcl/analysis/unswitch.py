@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 from pycparser import c_ast
 
-from ..frontend.clone import _fields
+from ..frontend.clone import clone_with
 from ..ir import Var
 from .ctypes_ import walk
 
@@ -57,21 +57,7 @@ def guarded_calls(body: c_ast.Node, scope: dict[str, Var], written: set[str]
 
 def without(node, drop: set[int]):
     """A copy of ``node`` with the statements whose ids are in ``drop`` made empty."""
-    if isinstance(node, c_ast.Node):
-        if id(node) in drop:
-            return c_ast.EmptyStatement(node.coord)
-        cls = type(node)
-        new = cls.__new__(cls)
-        for name in _fields(cls):
-            if hasattr(node, name):
-                value = getattr(node, name)
-                setattr(new, name, value if name == "coord" else without(value, drop))
-        return new
-    if isinstance(node, list):
-        return [without(x, drop) for x in node]
-    if isinstance(node, tuple):
-        return tuple(without(x, drop) for x in node)
-    return node
+    return clone_with(node, lambda n: c_ast.EmptyStatement(n.coord) if id(n) in drop else None)
 
 
 def choose(ifs: list[c_ast.If], works: Callable[[Iterable[c_ast.If]], bool]
