@@ -20,14 +20,13 @@ statements around kernels) is not instrumented: its regions keep the per-block r
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pycparser import c_ast, c_generator
 
 from ..frontend.program import Program
-from ..frontend.siblings import ask, text_of
+from ..frontend.siblings import ask, has_omp_directive, text_of
 from ..frontend.textscan import IDENT, ScanError
 from ..ir import Region, Team
 from . import libcalls
@@ -1009,7 +1008,7 @@ class _Summaries:
             return None
         if ext.path not in self.scopes:
             text = text_of(Path(ext.path)) or ""
-            directives = re.search(r"#\s*pragma\s+omp\b", text) is not None
+            directives = has_omp_directive(text)
             self.scopes[ext.path] = None if directives else _file_scope(
                 ext.ast, TypeEnv.of(ext.ast), False, False)
         scope = self.scopes[ext.path]

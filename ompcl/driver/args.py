@@ -241,19 +241,26 @@ def calls_offloading_code(path: str, cmd: Command) -> bool:
     if text is None or "(" not in text:
         return False
     others = tuple(cmd.args[k] for k in cmd.sources if cmd.args[k] != path)
-    files = candidate_sources(path, _include_dirs(cmd.args), others)
+    files = candidate_sources(path, cpp_options(cmd.args).include_dirs, others)
     names = omp_definitions(files)
     return bool(names) and calls_any(text, names)
 
 
-def _include_dirs(args: tuple[str, ...]) -> tuple[str, ...]:
-    out, it = [], iter(args)
+def cpp_options(args: tuple[str, ...]):
+    """The preprocessor options the translator understands, from the compiler's arguments."""
+    from ..frontend.preprocess import CppOptions
+    buckets = {"-I": [], "-isystem": [], "-iquote": [], "-idirafter": [], "-D": [], "-U": []}
+    it = iter(args)
     for a in it:
-        if a in ("-I", "-iquote", "-isystem", "-idirafter"):
-            out.append(next(it, ""))
-        elif a.startswith("-I") and len(a) > 2:
-            out.append(a[2:])
-    return tuple(out)
+        for flag, bucket in buckets.items():
+            if a == flag:
+                bucket.append(next(it, ""))
+                break
+            if a.startswith(flag) and len(a) > len(flag) and (len(flag) == 2 or a[1] == "i"):
+                bucket.append(a[len(flag):])
+                break
+    inc = buckets["-iquote"] + buckets["-I"] + buckets["-isystem"] + buckets["-idirafter"]
+    return CppOptions(tuple(inc), tuple(buckets["-D"]), tuple(buckets["-U"]))
 
 
 def has_directive(path: str) -> bool:

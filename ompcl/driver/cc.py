@@ -24,7 +24,8 @@ from pathlib import Path
 from ..diagnostics import OmpclError
 from ..frontend.preprocess import reuse_preprocessed
 from . import cache, deps, split
-from .args import Command, DriverOptions, quote_response_arg, sources_to_translate
+from .args import (Command, DriverOptions, cpp_options, quote_response_arg,
+                   sources_to_translate)
 from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
 
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
@@ -76,7 +77,7 @@ class Driver:
                 return self.exec([*cmd.raw, *link])
             if not todo:
                 return self.call([*cmd.raw, *link], capture=False).returncode
-            cpp = _cpp_options(cmd.args)
+            cpp = cpp_options(cmd.args)
             self.sources = tuple(a for a in cmd.args if a.endswith(".c") and os.path.isfile(a))
             if split.separable(cmd) and jobs() > 1:
                 return self.run_split(cmd, todo, link, tmp, cpp)
@@ -412,23 +413,6 @@ def _anchor_includes(text: str, path: str) -> tuple[str, dict[str, str], bool]:
         return f'{m[1]}"{spelled}"'
 
     return _QUOTED_INCLUDE.sub(anchor, text), renames, bool(_COMPUTED_INCLUDE.search(text))
-
-
-def _cpp_options(args: tuple[str, ...]):
-    """The preprocessor options the translator understands, from the compiler's arguments."""
-    from ..frontend.preprocess import CppOptions
-    buckets = {"-I": [], "-isystem": [], "-iquote": [], "-idirafter": [], "-D": [], "-U": []}
-    it = iter(args)
-    for a in it:
-        for flag, bucket in buckets.items():
-            if a == flag:
-                bucket.append(next(it, ""))
-                break
-            if a.startswith(flag) and len(a) > len(flag) and (len(flag) == 2 or a[1] == "i"):
-                bucket.append(a[len(flag):])
-                break
-    inc = buckets["-iquote"] + buckets["-I"] + buckets["-isystem"] + buckets["-idirafter"]
-    return CppOptions(tuple(inc), tuple(buckets["-D"]), tuple(buckets["-U"]))
 
 
 def _translate_file(path: str, cpp, sources: tuple[str, ...] = (), model: str = ""

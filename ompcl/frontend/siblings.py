@@ -84,11 +84,16 @@ _OMP = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp\b", re.M)
 _KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "do", "else", "case"}
 
 
+def has_omp_directive(text: str) -> bool:
+    """Whether a source's text has a ``#pragma omp`` line."""
+    return _OMP.search(text) is not None
+
+
 def omp_definitions(files: list[Path]) -> set[str]:
     """Names that files with an OpenMP directive have text defining (``name(...) {``)."""
     out: set[str] = set()
     for t in map(text_of, files):
-        if t is not None and _OMP.search(t):
+        if t is not None and has_omp_directive(t):
             out |= {m for m in _DEFINITION.findall(t) if m not in _KEYWORDS}
     return out
 
