@@ -27,13 +27,20 @@ int ompcl_rt_decide(ompcl_launch *L, int ndim, const long n[]) {
   return ok;
 }
 
+/* The launch runs the original loop instead, counted in `counter`; 0 when it had declined
+ * already. Under the lock. */
+static int decline(ompcl_launch *L, long *counter) {
+  if (!L->ok) return 0;
+  L->ok = 0;
+  L->declined = 1;
+  L->r->last_decision = 0;
+  (*counter)++;
+  return 1;
+}
+
 void ompcl_rt_decline(ompcl_launch *L, const char *why) {
   pthread_mutex_lock(&lock);
-  if (L->ok) {
-    L->ok = 0;
-    L->declined = 1;
-    L->r->last_decision = 0;
-    L->r->check_declines++;
+  if (decline(L, &L->r->check_declines)) {
     ompcl_log("%s:%d: host: %s", L->r->file, L->r->line, why);
     if (L->r->device_runs > 0 && !L->r->check_warned++)
       /* what the original reads here was left by iterations that ran on the device */
@@ -53,12 +60,9 @@ void ompcl_rt_distinct(ompcl_launch *L, int a, int b) {
       x1 <= y0 || y1 <= x0)
     return;
   pthread_mutex_lock(&lock);
-  L->ok = 0;
-  L->declined = 1;
-  L->r->last_decision = 0;
-  L->r->alias_declines++;
-  ompcl_log("%s:%d: host: array arguments %d and %d overlap (the kernel assumes distinct "
-           "memory)", L->r->file, L->r->line, a, b);
+  if (decline(L, &L->r->alias_declines))
+    ompcl_log("%s:%d: host: array arguments %d and %d overlap (the kernel assumes distinct "
+              "memory)", L->r->file, L->r->line, a, b);
   pthread_mutex_unlock(&lock);
 }
 
@@ -141,9 +145,9 @@ void ompcl_rt_host_object(const void *p, int mode) {
   uintptr_t a = (uintptr_t)p, s, e;
   if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
   /* an object holding p, or ending at p (a pointer one past an object's end): both */
-  int inside = ompcl_find_object(a, 0, &s, &e);
+  int inside = ompcl_find_object(a, &s, &e);
   uintptr_t s2 = 0, e2 = 0;
-  int ending = a > 0 && ompcl_find_object(a - 1, 0, &s2, &e2) && e2 == a;
+  int ending = a > 0 && ompcl_find_object(a - 1, &s2, &e2) && e2 == a;
   pthread_mutex_lock(&lock);
   if (inside) ompcl_host_range((const void *)s, (unsigned long)(e - s), mode);
   if (ending) ompcl_host_range((const void *)s2, (unsigned long)(e2 - s2), mode);
@@ -153,7 +157,7 @@ void ompcl_rt_host_object(const void *p, int mode) {
 
 int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo, long *hi) {
   uintptr_t a = (uintptr_t)p, s, e;
-  if (esize && ompcl_find_object(a, 0, &s, &e)) {
+  if (esize && ompcl_find_object(a, &s, &e)) {
     *lo = -(long)((a - s) / esize);
     *hi = (long)((e - a) / esize) - 1;
     return 1;
@@ -161,15 +165,10 @@ int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo
   *lo = 0;
   *hi = -1;
   pthread_mutex_lock(&lock);
-  if (L->ok) {
-    L->ok = 0;
-    L->declined = 1;
-    L->r->last_decision = 0;
-    L->r->block_declines++;
+  if (decline(L, &L->r->block_declines))
     ompcl_log("%s:%d: host: an array argument points into no object the runtime knows (a "
               "heap block of a program linked without ompcl cc, or stack memory)",
               L->r->file, L->r->line);
-  }
   pthread_mutex_unlock(&lock);
   return 0;
 }

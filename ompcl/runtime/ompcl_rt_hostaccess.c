@@ -11,19 +11,24 @@ static int covered(const span *v, int n, uintptr_t a, uintptr_t b) {
   return 0;
 }
 
-/* Add [a, b) to v, merging what it overlaps or touches; 0 when v is full. */
-static int add_span(span *v, int *n, uintptr_t a, uintptr_t b) {
+/* Take out of v the spans [a, b) overlaps or touches, widening [a, b) over them. */
+void ompcl_merge_span(span *v, int *n, uintptr_t *a, uintptr_t *b) {
   int k = 0;
   for (int i = 0; i < *n; i++) {
-    if (v[i].b < a || b < v[i].a) {
+    if (v[i].b < *a || *b < v[i].a) {
       v[k++] = v[i];
     } else {
-      a = OMPCL_MIN(a, v[i].a);
-      b = OMPCL_MAX(b, v[i].b);
+      *a = OMPCL_MIN(*a, v[i].a);
+      *b = OMPCL_MAX(*b, v[i].b);
     }
   }
   *n = k;
-  if (k == OMPCL_SPANS) return 0;
+}
+
+/* Add [a, b) to v, merging what it overlaps or touches; 0 when v is full. */
+static int add_span(span *v, int *n, uintptr_t a, uintptr_t b) {
+  ompcl_merge_span(v, n, &a, &b);
+  if (*n == OMPCL_SPANS) return 0;
   v[(*n)++] = (span){a, b};
   return 1;
 }

@@ -183,7 +183,7 @@ void ompcl_device_release(void);
 void ompcl_env_start(void);
 
 /* ompcl_rt_objects.c: the known object (registered array, heap block) holding address a */
-int ompcl_find_object(uintptr_t a, int end_too, uintptr_t *start, uintptr_t *end);
+int ompcl_find_object(uintptr_t a, uintptr_t *start, uintptr_t *end);
 
 /* ompcl_rt_present.c: bytes of distinct host memory ever mapped */
 long ompcl_data_bytes(void);
@@ -192,6 +192,7 @@ long ompcl_data_bytes(void);
 void ompcl_push_dirty(mapping *m, ompcl_region *r);
 void ompcl_push_spans(mapping *m, uintptr_t a, uintptr_t b);
 void ompcl_read_gaps(mapping *m);
+void ompcl_merge_span(span *v, int *n, uintptr_t *a, uintptr_t *b);
 void ompcl_host_range(const void *addr, unsigned long bytes, int mode);
 void ompcl_host_all(int mode);
 int ompcl_on_stack(uintptr_t a);

@@ -149,15 +149,14 @@ void *__wrap_realloc(void *q, size_t n) {
 
 /* ---- lookups ---------------------------------------------------------------------------- */
 
-/* The known object holding address a (or ending at a when `end_too`): its [start, end);
- * 0 when none. */
-int ompcl_find_object(uintptr_t a, int end_too, uintptr_t *start, uintptr_t *end) {
+/* The known object holding address a: its [start, end); 0 when none. */
+int ompcl_find_object(uintptr_t a, uintptr_t *start, uintptr_t *end) {
   int found = 0;
   pthread_mutex_lock(&objects_lock);
   for (struct objects *o = objects; o && !found; o = o->next)
     for (int i = 0; i < o->n; i++) {
       uintptr_t s = (uintptr_t)o->table[i].addr, e = s + o->table[i].bytes;
-      if (s <= a && (a < e || (end_too && a == e))) {
+      if (s <= a && a < e) {
         *start = s;
         *end = e;
         found = 1;
@@ -168,7 +167,7 @@ int ompcl_find_object(uintptr_t a, int end_too, uintptr_t *start, uintptr_t *end
   if (found) return 1;
   pthread_mutex_lock(&heap_lock);
   for (size_t i = 0; i < capacity; i++)
-    if (blocks[i].start && blocks[i].start <= a && (a < blocks[i].end || (end_too && a == blocks[i].end))) {
+    if (blocks[i].start && blocks[i].start <= a && a < blocks[i].end) {
       *start = blocks[i].start;
       *end = blocks[i].end;
       found = 1;

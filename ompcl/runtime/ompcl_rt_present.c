@@ -160,16 +160,7 @@ static span *seen;
 static int nseen, capseen;
 
 static void note_seen(uintptr_t a, uintptr_t b) {
-  int k = 0;
-  for (int i = 0; i < nseen; i++) {
-    if (seen[i].b < a || b < seen[i].a) {
-      seen[k++] = seen[i];
-    } else {
-      a = OMPCL_MIN(a, seen[i].a);
-      b = OMPCL_MAX(b, seen[i].b);
-    }
-  }
-  nseen = k;
+  ompcl_merge_span(seen, &nseen, &a, &b);
   if (nseen == capseen) {
     int cap = capseen ? 2 * capseen : 64;
     span *grown = realloc(seen, (size_t)cap * sizeof *seen);
