@@ -955,22 +955,27 @@ class _Externs:
         return self.cache[name]
 
 
-def _file_scope(ast: c_ast.FileAST, env: TypeEnv, own: bool, directives: bool) -> FileScope:
-    """What a caller in this file (``own``) or another one can say of ``ast``'s objects
-    (``summaries.FileScope``); ``directives``: the file has OpenMP directives."""
+def _own_scope(globals_: dict[str, _Var]) -> FileScope:
+    """What this file's callers can say of its file-scope objects (``summaries.FileScope``):
+    its arrays by name; its scalars never have a device copy."""
+    return FileScope(frozenset(n for n, v in globals_.items() if v.kind == "array"),
+                     frozenset(n for n, v in globals_.items() if v.kind == "scalar"))
+
+
+def _other_scope(ast: c_ast.FileAST, env: TypeEnv) -> FileScope:
+    """The same for another source without OpenMP directives: its arrays other files can name
+    (not static); its scalars, and its static arrays whose address never leaves their
+    subscripts (only that file's code reaches them, and it runs no kernel), are ignored."""
     names, ignored = set(), set()
-    for ext in ast.ext:
-        if not isinstance(ext, c_ast.Decl) or not ext.name or isinstance(ext.type,
-                                                                        c_ast.FuncDecl):
-            continue
-        kind = _classify(ext.type, False, env).kind
-        static = "static" in (ext.storage or [])
-        if kind == "scalar":
-            ignored.add(ext.name)  # no device copy is ever made of a scalar variable
-        elif kind == "array" and (own or not static):
-            names.add(ext.name)
-        elif kind == "array" and not directives and not _escapes(ast, ext.name):
-            ignored.add(ext.name)  # only this file's code, which runs no kernel, reaches it
+    static = {e.name for e in ast.ext
+              if isinstance(e, c_ast.Decl) and "static" in (e.storage or [])}
+    for name, v in _globals(ast, env).items():
+        if v.kind == "scalar":
+            ignored.add(name)
+        elif v.kind == "array" and name not in static:
+            names.add(name)
+        elif v.kind == "array" and not _escapes(ast, name):
+            ignored.add(name)
     return FileScope(frozenset(names), frozenset(ignored))
 
 
@@ -1009,8 +1014,8 @@ class _Summaries:
         if ext.path not in self.scopes:
             text = text_of(Path(ext.path)) or ""
             directives = has_omp_directive(text)
-            self.scopes[ext.path] = None if directives else _file_scope(
-                ext.ast, TypeEnv.of(ext.ast), False, False)
+            self.scopes[ext.path] = None if directives else _other_scope(
+                ext.ast, TypeEnv.of(ext.ast))
         scope = self.scopes[ext.path]
         return None if scope is None else (ext.fdef, scope)
 
@@ -1035,7 +1040,7 @@ def plan_host(prog: Program, regions: tuple[Region, ...], teams: tuple[Team, ...
         t.bound.func.decl.name for t in teams if t.offload and t.bound.func}
     externs = _Externs(library)
     globals_ = _globals(prog.ast, env)
-    here = _file_scope(prog.ast, env, True, True)
+    here = _own_scope(globals_)
     text = _Text(prog)
     # functions other files may call that read or write arrays this file's kernels use: their
     # callers may announce them instead of syncing everything before each call

@@ -376,10 +376,16 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     written = names_written(loop) | _callee_writes(body, funcs, library)  # loop vars too
     ifs = guarded_calls(body, region.scope, written)
 
+    versions: dict[tuple[int, ...], Region] = {}  # choose's last try is the one kept
+
     def version(taken) -> Region:
         taken = list(taken)
-        return _build_region(*args, loop=without(loop, {id(s) for s in taken}),
-                             guards=tuple(dict.fromkeys(c_text(s.cond) for s in taken)))
+        key = tuple(id(s) for s in taken)
+        if key not in versions:
+            versions[key] = _build_region(
+                *args, loop=without(loop, {id(s) for s in taken}),
+                guards=tuple(dict.fromkeys(c_text(s.cond) for s in taken)))
+        return versions[key]
 
     chosen = choose(ifs, lambda taken: version(taken).offload)
     return region if chosen is None else version(chosen)

@@ -134,7 +134,10 @@ class _Summarizer:
         #: parameters whose value is the caller's all through the body
         self.stable = {p.name for p in self.params if p.name not in assigned}
         decls = [n for n in walk(f.body) if isinstance(n, c_ast.Decl) and n.name]
-        self.locals = {d.name for d in decls}
+        self.decls: dict[str, list[c_ast.Decl]] = {}
+        for d in decls:
+            self.decls.setdefault(d.name, []).append(d)
+        self.locals = set(self.decls)
         #: local arrays: the function's own memory, new at each call (no device copy)
         self.own = {d.name for d in decls if isinstance(d.type, c_ast.ArrayDecl)
                     and "static" not in (d.storage or [])}
@@ -338,8 +341,7 @@ class _Summarizer:
 
     def stream(self, name: str) -> bool:
         """A local or parameter declared ``FILE *``."""
-        decls = [d for d in walk(self.f.body) if isinstance(d, c_ast.Decl) and d.name == name]
-        decls += [p for p in self.params if p.name == name]
+        decls = self.decls.get(name, []) + [p for p in self.params if p.name == name]
         return bool(decls) and all(
             isinstance(d.type, c_ast.PtrDecl) and isinstance(d.type.type, c_ast.TypeDecl)
             and isinstance(d.type.type.type, c_ast.IdentifierType)
@@ -362,7 +364,7 @@ class _Summarizer:
     def local_aggregate(self, name: str) -> bool:
         return any(isinstance(d.type, c_ast.TypeDecl) and isinstance(
             d.type.type, (c_ast.Struct, c_ast.Union)) or isinstance(d.type, c_ast.ArrayDecl)
-            for d in walk(self.f.body) if isinstance(d, c_ast.Decl) and d.name == name)
+            for d in self.decls.get(name, ()))
 
     # -- walking ---------------------------------------------------------------------------
     def expr(self, e: c_ast.Node | None) -> None:
