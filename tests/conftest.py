@@ -48,6 +48,18 @@ def ompcl_build(srcs: list[Path], exe: Path, *args: str, keep: Path | None = Non
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
 
 
+def build_both(tmp_path: Path, text: str, name: str = "p.c") -> tuple[Path, Path]:
+    """``text`` written to ``name`` and built by gcc (``ref``) and by ``ompcl build --model
+    none`` (``exe``)."""
+    src = tmp_path / name
+    src.write_text(text)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe, "--model", "none")
+    assert res.returncode == 0, res.stderr
+    return ref, exe
+
+
 def run(exe: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(exe)], capture_output=True, text=True, timeout=timeout,
                           env=run_env(**env))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ompcl.pipeline import translate
 
-from conftest import every_path, gcc_build, load_stats, ompcl_build, run
+from conftest import build_both, every_path, load_stats, run
 
 ROWS = r"""
 #include <stdio.h>
@@ -51,13 +51,8 @@ void f(int n) {
 
 
 def test_rows_through_derived_pointers_run_on_the_device(tmp_path, opencl_available):
-    src = tmp_path / "rows.c"
-    src.write_text(ROWS)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    every_path(ref, exe, 1e-12, threads=("1", "2"))
+    ref, exe = build_both(tmp_path, ROWS, "rows.c")
+    every_path(ref, exe, 1e-12)
     stats = tmp_path / "s.json"
     out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
     assert out.returncode == 0, out.stderr

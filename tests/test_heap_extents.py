@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import every_path, gcc_build, load_stats, ompcl_build, run
+from conftest import build_both, every_path, load_stats, run
 
 GATHER = r"""
 #include <stdio.h>
@@ -96,16 +96,6 @@ int main(void) {
 """
 
 
-def _build(tmp_path, text):
-    src = tmp_path / "p.c"
-    src.write_text(text)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe, "--model", "none")
-    assert res.returncode == 0, res.stderr
-    return ref, exe
-
-
 def _device_stats(tmp_path, exe) -> dict:
     stats = tmp_path / "s.json"
     out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
@@ -115,16 +105,16 @@ def _device_stats(tmp_path, exe) -> dict:
 
 @pytest.mark.parametrize("text", [GATHER, TILES], ids=["index-array", "products"])
 def test_heap_array_offloaded_with_its_block(text, tmp_path, opencl_available):
-    ref, exe = _build(tmp_path, text)
-    every_path(ref, exe, 1e-12, threads=("1", "2"))
+    ref, exe = build_both(tmp_path, text)
+    every_path(ref, exe, 1e-12)
     st = _device_stats(tmp_path, exe)
     if st["device"]["available"]:
         assert all(r["device_runs"] > 0 and r["block_declines"] == 0 for r in st["regions"])
 
 
 def test_pointer_into_no_known_object_runs_on_the_host(tmp_path, opencl_available):
-    ref, exe = _build(tmp_path, MIDDLE_AND_STACK)
-    every_path(ref, exe, 1e-12, threads=("1", "2"))
+    ref, exe = build_both(tmp_path, MIDDLE_AND_STACK)
+    every_path(ref, exe, 1e-12)
     st = _device_stats(tmp_path, exe)
     if st["device"]["available"]:
         (r,) = st["regions"]

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import compare_outputs, load_stats, run
+from conftest import compare_outputs, every_path, load_stats, run
 
 N, STEPS = 1 << 14, 12
 
@@ -113,6 +113,7 @@ def _build_and_check(files: dict[str, str], tmp_path) -> dict:
     for s in srcs:  # as make builds it: one compile per file, then the link
         _ompcl_cc("-O2", "-fopenmp", "-c", s, "-o", s[:-2] + ".o", cwd=tmp_path)
     _ompcl_cc("-fopenmp", *[s[:-2] + ".o" for s in srcs], "-o", "exe", "-lm", cwd=tmp_path)
+    every_path(tmp_path / "ref", tmp_path / "exe", 1e-12)  # the host path, the team of one
     expected = run(tmp_path / "ref").stdout
     stats = tmp_path / "s.json"
     out = run(tmp_path / "exe", OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0",
