@@ -1,6 +1,7 @@
 """Pointers derived from arrays in a loop body (issue 37): ``double *rA = &a[i * M];`` then
-``rA[j]`` runs on the device as base plus offset (``analysis.derived``); a pointer the body
-moves or passes on keeps its loop on the host. Run on every path against gcc's build."""
+``rA[j]`` runs on the device as base plus offset (``analysis.derived``), and so does an
+array plus an offset passed to a function; a pointer the body moves keeps its loop on the
+host. Run on every path against gcc's build."""
 from __future__ import annotations
 
 from ompcl.pipeline import translate
@@ -37,6 +38,29 @@ int main(void) {
 }
 """
 
+#: pointers into a static and a heap array passed to device functions with offsets
+#: (``g + i * M``, ``h - 1 + i * M + 1``, ``&g[i * M]``): the static array whole, the heap
+#: array as the block it points into (the callees' spans are not derived)
+OFFSETS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#define N 200
+#define M 64
+double g[N * M];
+void row(double *r, int m, double v) { int j; for (j = 0; j < m; j++) r[j] = v * j + r[j]; }
+double sum(const double *r, int m) { int j; double s = 0; for (j = 0; j < m; j++) s += r[j]; return s; }
+int main(void) {
+  int i; double *h = malloc(sizeof(double) * N * M), t = 0;
+  for (i = 0; i < N * M; i++) { g[i] = i % 7; h[i] = i % 5; }
+#pragma omp parallel for
+  for (i = 0; i < N; i++) { row(g + i * M, M, 1.5); row(h - 1 + i * M + 1, M, 2.0); }
+#pragma omp parallel for reduction(+:t)
+  for (i = 1; i < N; i++) t += sum(h + (i - 1) * M, M) - sum(&g[i * M], M);
+  printf("%.6f %.6f %.6f\n", t, g[N*M-1], h[77]);
+  free(h); return 0;
+}
+"""
+
 MOVED = r"""
 double a[1000], b[1000];
 void f(int n) {
@@ -58,6 +82,16 @@ def test_rows_through_derived_pointers_run_on_the_device(tmp_path, opencl_availa
     assert out.returncode == 0, out.stderr
     if opencl_available:
         assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1]
+
+
+def test_offset_pointer_arguments_run_on_the_device(tmp_path, opencl_available):
+    ref, exe = build_both(tmp_path, OFFSETS, "offsets.c")
+    every_path(ref, exe, 1e-12)
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    if opencl_available:
+        assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1, 1]
 
 
 def test_a_pointer_the_body_moves_stays_on_the_host(tmp_path):

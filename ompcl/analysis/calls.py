@@ -42,7 +42,10 @@ class CallInfo:
 
 
 def _array_base(arg: c_ast.Node) -> c_ast.ID | None:
-    """The array an argument points into: ``a``, a row ``a[i]``, ``&a[i][j]``; else None."""
+    """The array an argument points into: ``a``, a row ``a[i]``, ``&a[i][j]``, ``a + e`` or
+    ``a - e`` (``e`` an integer; the device adds it as the host does); else None."""
+    while isinstance(arg, c_ast.BinaryOp) and arg.op in "+-":
+        arg = arg.left
     if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
             arg.expr, (c_ast.ArrayRef, c_ast.ID)):
         arg = arg.expr

@@ -268,6 +268,11 @@ def block_extent(v: Var, accs: list[RawAccess]) -> tuple[Extent, Inspection] | N
     ct = v.ctype
     if not accs or not ct.pointer or ct.dims or any(len(a.subscripts) != 1 for a in accs):
         return None
+    return object_extent(v)
+
+
+def object_extent(v: Var) -> tuple[Extent, Inspection]:
+    """The extent of plain pointer ``v`` as the whole object it points into (found at entry)."""
     lo, hi = (Affine.of(Sym(SymKind.EXPR, f"ompcl_i{end}_{v.name}", f"ompcl_i{end}_{v.name}"))
               for end in ("lo", "hi"))
     return Extent(lo, hi), Inspection(v.name, (), (), block=True)

@@ -143,7 +143,7 @@ class _Proof:
     def _sees_global(self, name: str, body: c_ast.Node, params: list) -> bool:
         """Whether a callee's ``body`` may use the caller's array ``name`` by its name; a
         parameter of that name hides it (then only the callee's own callees may see it)."""
-        if name not in params:
+        if name not in params and not _hides(body, name):
             return self.touches(name, body)
         return self.named and any(isinstance(n, c_ast.FuncCall) and _names_in_callee(
             n, name, self.lookup) for n in walk(body))
@@ -353,24 +353,43 @@ class _Proof:
             if fdef is None or self.depth >= 3:
                 raise _Unknown()
             return self._enter(fdef, args, None, name, name, (), env, subst, cover)
-        if fdef is None or self.depth >= 3 or len(mine) != 1 or not _row_of(args[mine[0]], name):
+        if fdef is None or self.depth >= 3 or len(mine) != 1:
             raise _Unknown()
-        params = _params(fdef)
         k = mine[0]
+        arg, shift = self._shifted(args[k], name, env, subst)
+        params = _params(fdef)
         if params is None or len(params) != len(args) or params[k] is None:
             raise _Unknown()
         if params[k] != name and self._sees_global(name, fdef.body, params):
             raise _Unknown()  # the callee also sees the caller's array by its name
-        prefix = subscripts(args[k])[1]
+        prefix = subscripts(arg)[1]
         for x in prefix:
             self.expr(x, name, env, subst)
         pre = self._point(prefix, env, subst)
-        self._enter(fdef, args, k, params[k], name, pre, env, subst, cover)
+        self._enter(fdef, args, k, params[k], name, pre, env, subst, cover, shift)
+
+    def _shifted(self, arg: c_ast.Node, name: str, env: dict, subst: dict) -> tuple[c_ast.Node,
+                                                                                   Lin]:
+        """The array (or row) an argument passes and how far into it it points: ``a`` ->
+        (a, 0), ``a - 1`` -> (a, -1), ``a[i] + m`` -> (a[i], m); the offset affine."""
+        shift: Lin = {}
+        if isinstance(arg, c_ast.BinaryOp) and arg.op in "+-" and _row_of(arg.left, name):
+            if _mentions(name, arg.right):
+                raise _Unknown()
+            self.expr(arg.right, name, env, subst)
+            off = self._lin(arg.right, env, subst)
+            shift, arg = (off if arg.op == "+" else _scale(off, -1)), arg.left
+        if not _row_of(arg, name):
+            raise _Unknown()
+        return arg, shift
 
     def _enter(self, fdef: c_ast.FuncDef, args: list, k: int | None, inner: str, name: str,
-               pre: Box, env: dict, subst: dict, cover: bool) -> None:
-        """Follow a call into ``fdef``, where the array (or its row ``pre``) is ``inner``: the
-        callee's parameters stand for the call's arguments (in the caller's terms)."""
+               pre: Box, env: dict, subst: dict, cover: bool, shift: Lin | None = None
+               ) -> None:
+        """Follow a call into ``fdef``, where the array (or its row ``pre``) is ``inner``,
+        its first subscript ``shift`` elements into the caller's: the callee's parameters
+        stand for the call's arguments (in the caller's terms)."""
+        shift = shift or {}
         params = _params(fdef)
         if params is None or len(params) != len(args):
             raise _Unknown()
@@ -393,13 +412,13 @@ class _Proof:
             and any(isinstance(n, c_ast.Return) for n in walk(items[-1])))
         sub = _Proof(lambda n: False, self.lookup, self.depth + 1, self.named and k is None,
                      self.entry)
-        sub.done = [w[len(pre):] for boxes in [self.done] + self.open for w in boxes
-                    if _prefix_is(w, pre)]
+        sub.done = [_moved(w[len(pre):], _scale(shift, -1)) for boxes in [self.done] + self.open
+                    for w in boxes if _prefix_is(w, pre)]
         sub.stmt(fdef.body, inner, {}, given, True)
         self.assumed += [c for c in sub.assumed if c not in self.assumed]
         if cover and not early:
             for w in sub.done:
-                self._record(pre + w)
+                self._record(pre + _moved(w, shift))
 
 
 def _scale(x: Lin, a: int) -> Lin:
@@ -433,6 +452,14 @@ def _over(box: Box, var: str, lo: Lin, hi: Lin) -> Box | None:
     return tuple(out)
 
 
+def _moved(box: Box, shift: Lin) -> Box:
+    """``box`` with its first dimension moved by ``shift`` elements."""
+    if not shift or not box:
+        return box
+    (lo, hi, step), rest = box[0], box[1:]
+    return ((_add(lo, shift), _add(hi, shift), step),) + rest
+
+
 def _add(a: Lin, b: Lin) -> Lin:
     out = dict(a)
     for k, x in b.items():
@@ -455,11 +482,22 @@ def _names_in_callee(call: c_ast.FuncCall, name: str, lookup: Lookup, depth: int
     if fdef is None or depth > 3:
         return False
     params = _params(fdef) or []
-    if name in params:
+    if name in params or _hides(fdef.body, name):
         return False
     return _mentions(name, fdef.body) or any(
         isinstance(n, c_ast.FuncCall) and _names_in_callee(n, name, lookup, depth + 1)
         for n in walk(fdef.body))
+
+
+def _hides(body: c_ast.Compound, name: str) -> bool:
+    """Whether a function body declares its own ``name`` at its top, before any use of the
+    name (so the body never sees a global of that name)."""
+    for item in body.block_items or []:
+        if isinstance(item, c_ast.Decl) and item.name == name:
+            return not _mentions(name, item.init)
+        if _mentions(name, item):
+            return False
+    return False
 
 
 def _row_of(a: c_ast.Node, name: str) -> bool:

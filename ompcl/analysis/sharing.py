@@ -20,7 +20,7 @@ from .extents import (
     array_extent,
     dim_range,
     flat_extent,
-    block_extent,
+    block_extent, object_extent,
     inspected_extent,
     pointer_span,
     unconditional,
@@ -190,6 +190,8 @@ class _Classifier:
             return self.fail("array-passed", f"passes array '{v.name}' to a function")
         flat = self.passed_extent(v, accs) if passed and not fixed else None
         if passed and not fixed and flat is None:
+            flat = self.passed_block(v)
+        if passed and not fixed and flat is None:
             return self.fail("array-passed", f"passes '{v.name}' to a function but its extent "
                              "is not fixed")
         if not accs and not passed:
@@ -304,6 +306,17 @@ class _Classifier:
         found = block_extent(v, accs)
         if found is None:
             return None
+        self.inspections.append(found[1])
+        return found[0]
+
+    def passed_block(self, v: Var):
+        """The extent of a plain pointer the loop passes to functions (``row(p + i * m)``)
+        where the spans the callees reach are unknown: the whole object it points into, as
+        ``block``; a defined run of the original stays inside it. None for row pointers and
+        pointers the loop assigns."""
+        if v.name in self.info.scalar_writes or not v.ctype.pointer or v.ctype.dims:
+            return None
+        found = object_extent(v)
         self.inspections.append(found[1])
         return found[0]
 
