@@ -432,6 +432,9 @@ class Team:
     #: its loops that stay on the host: the team of one runs them on its one thread (a
     #: legal schedule), so the device version is chosen only when the device is forced
     serial: tuple[int, ...] = ()
+    #: the team queries its once-run code makes (``analysis.teams.once_queries``), which the
+    #: team of one answers as the host's team would
+    queries: tuple[str, ...] = ()
 
     @property
     def offload(self) -> bool:

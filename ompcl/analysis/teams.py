@@ -264,18 +264,46 @@ _LIBRARY_HEADERS = re.compile(
     r"(bits/|sys/|asm[\w-]*/|linux/)?[\w.-]+\.h$|/mpi[\w.-]*\.h$|/lib/gcc/.*/include/")
 
 
-def observe_reasons(stmt: c_ast.Node, prog: Program, lookup: Callable[[str], object]
-                    ) -> list[Reason]:
+#: constructs whose statement one thread of the team runs, once
+_ONCE = {"master", "masked", "single"}
+
+
+def once_queries(tc: TeamCandidate, prog: Program) -> dict[int, str]:
+    """The team and thread queries (``omp_get_num_threads()``, ``omp_get_thread_num()``) in
+    the statements of a region's ``master``/``masked``/``single`` constructs, by call node
+    id: run once by one thread of the team, they see the team's size and a thread number
+    of it; the team of one answers them with the size the host's team would have
+    (``omp_get_max_threads()``) and 0, so they cannot tell it from its team. None where the
+    region's own clauses (``num_threads``, ``if``) choose its size."""
+    d = tc.bound.directive
+    if d.clause("num_threads") or d.clause("if"):
+        return {}
+    inside = {id(n) for n in walk(tc.bound.stmt)}
+    out = {}
+    for b in prog.constructs:
+        if b.directive.kind in _ONCE and id(b.stmt) in inside:
+            out.update((id(n), n.name.name) for n in walk(b.stmt)
+                       if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
+                       and n.name.name in _THREAD_CALLS)
+    return out
+
+
+def observe_reasons(stmt: c_ast.Node, prog: Program, lookup: Callable[[str], object],
+                    answered: dict[int, str] | None = None) -> list[Reason]:
     """Why the code of a ``parallel`` region (``stmt``), or anything it calls, could tell a
     team of one from its team: a team or thread query or an ICV setter (``omp_*`` outside
-    ``_TEAM_BLIND``), a call through a pointer or of a function ompcl cannot see.
+    ``_TEAM_BLIND``; the calls in ``answered`` the team of one answers as the team would),
+    a call through a pointer or of a function ompcl cannot see.
     ``lookup(name)``: a function's definition in this file or another of the program."""
     library = {e.name: e.coord.file for e in prog.ast.ext if isinstance(e, c_ast.Decl)
                and isinstance(e.type, c_ast.FuncDecl) and e.coord is not None}
+    answered = answered or {}
     seen: set[str] = set()
     todo = [stmt]
     while todo:
         for call in (n for n in walk(todo.pop()) if isinstance(n, c_ast.FuncCall)):
+            if id(call) in answered:
+                continue
             name = call.name.name if isinstance(call.name, c_ast.ID) else None
             fdef = lookup(name) if name is not None else None
             why = _observes(name, library, fdef is not None)
@@ -308,7 +336,9 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
     """The team-of-one view of a ``parallel`` region (``lookup``: a called function's
     definition, see ``observe_reasons``)."""
     d = tc.bound.directive
-    reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup)
+    answered = once_queries(tc, prog)
+    reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup,
+                                                               answered)
     privates, firsts, reds = [], [], []
     for clause, bucket in (("private", privates), ("firstprivate", firsts)):
         for name in d.names_in(clause):
@@ -328,4 +358,5 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
             else:
                 reds.append(Reduction(name, "+" if c.op == "-" else c.op, v.ctype.base))
     return Team(tid, tc.bound, tuple(r.id for r in loops), tuple(privates), tuple(firsts),
-                tuple(reds), tuple(dict.fromkeys(reasons)))
+                tuple(reds), tuple(dict.fromkeys(reasons)),
+                queries=tuple(sorted(set(answered.values()))))

@@ -412,13 +412,30 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
              "const int ompcl_outer = !OMPCL_IN_PARALLEL();",
              f"const int ompcl_team = ompcl_outer && ompcl_rt_team_begin({desc});",
              "if (ompcl_team) {  /* the parallel region run by a team of one thread */",
-             "{ " + " ".join(outer), "{ " + " ".join(inner),
-             f'#line {scan.line_of(stmt)} "{path}"', device, " ".join(inner_exit) + " }",
+             "{ " + " ".join(outer), "{ " + " ".join(inner)] + _answers(ht.team) + [
+             f'#line {scan.line_of(stmt)} "{path}"', device] + _answers(ht.team, undo=True) + [
+             " ".join(inner_exit) + " }",
              " ".join(outer_exit) + " }", f"ompcl_rt_team_end({desc});", "} else {",
              f'#line {scan.line_of(rg.start)} "{path}"', original,
              f"if (ompcl_outer) ompcl_rt_team_end({desc});  /* times the host path */", "} }",
              resume(scan, rg.end, path)]
     return "\n".join(lines)
+
+
+#: how the team of one answers a team query of its once-run code (``Team.queries``)
+_ANSWER = {"omp_get_num_threads": "ompcl_team_threads", "omp_get_thread_num": "0"}
+
+
+def _answers(team: Team, undo: bool = False) -> list[str]:
+    """Lines making the team queries of the team of one's code answer as the host's team
+    would (a macro over the region's text, which calls them only where one thread runs
+    the code once), or, with ``undo``, ending that."""
+    if not team.queries:
+        return []
+    if undo:
+        return [f"#undef {q}" for q in team.queries]
+    return ["const int ompcl_team_threads = omp_get_max_threads(); (void)ompcl_team_threads;"
+            ] + [f"#define {q}() {_ANSWER[q]}" for q in team.queries]
 
 
 # -- instrumented functions (analysis.hostaccess) --------------------------------------------
