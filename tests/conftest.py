@@ -60,8 +60,8 @@ def build_both(tmp_path: Path, text: str, name: str = "p.c") -> tuple[Path, Path
     return ref, exe
 
 
-def run(exe: Path, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=timeout,
+def run(exe: Path, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout,
                           env=run_env(**env))
 
 

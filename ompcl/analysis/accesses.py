@@ -360,6 +360,9 @@ class _Scanner:
         self.loops.append(n)
         with self.nested(writes_in=n):
             self.stmt(n.init, depth + 1)
+            # what the init declares is a definition only until the loop writes it
+            for name in names_written(n.cond) | names_written(n.next) | names_written(n.stmt):
+                self.defs.pop(self.key(name), None)
             sym = self.inner_loop(n)
             if sym is not None:  # an outer variable stays one for data sharing
                 self.env[sym.name] = ("loop", sym, not self.is_local(sym.name))

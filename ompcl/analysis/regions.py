@@ -32,6 +32,7 @@ from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
+from .vla import capped
 from .unswitch import choose, guarded_calls, without
 from .updates import Updates, array_updates
 
@@ -372,6 +373,12 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         again = _build_region(*args, loop=loop)
         if again.offload:
             return again
+    # variable-length scratch arrays at a fixed capacity, checked at entry (``vla``)
+    found = capped(loop, region.scope, lambda dim: is_constant_text(c_text(dim), env))
+    if found is not None:
+        again = _build_region(*args, loop=found[0])
+        if again.offload:
+            return replace(again, preconditions=again.preconditions + found[1])
     body = loop.stmt
     written = names_written(loop) | _callee_writes(body, funcs, library)  # loop vars too
     ifs = guarded_calls(body, region.scope, written)
