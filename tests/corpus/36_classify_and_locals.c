@@ -1,7 +1,7 @@
-/* ompcl-expect: device=2 host=1 */
+/* ompcl-expect: device=3 host=0 */
 /* isnan/isfinite (glibc macros over __isnan & co.) and sizeof of an element on the device;
-   a loop body declaring a struct runs on the device (its layout checked), one with a
-   variable-length array stays on the host. */
+   a loop body declaring a struct runs on the device (its layout checked), and so does one
+   with a variable-length scratch array (at a fixed capacity, its length checked at entry). */
 #include <math.h>
 #include <stdio.h>
 typedef struct { double x, y; } pt;
