@@ -188,12 +188,17 @@ def test_reused_reads_and_vector_rows(tmp_path):
 
 
 def test_dump_after_each_pass(tmp_path, capsys):
-    _translate(tmp_path, ROWS, dump_after="promote")
-    dump = capsys.readouterr().err
-    assert "/* ---- after promote ---- */" in dump and "ompcl_reg" in dump
-    assert "vload" not in dump
-    _translate(tmp_path, ROWS, dump_after="vectorize")
-    assert "vload4" in capsys.readouterr().err
+    """Guards --dump-after for both passes: each dump is the program as that pass left it
+    (after 'promote', what 'vectorize' would leave with vectorisation off; after
+    'vectorize', something else), not the final one nor the one before."""
+    def dump(after: str, **opts) -> str:
+        _translate(tmp_path, ROWS, dump_after=after, **opts)
+        text = capsys.readouterr().err
+        assert text.startswith(f"/* ---- after {after} ---- */"), text[:200]
+        return text.split("\n", 1)[1]
+    promoted = dump("promote")
+    assert promoted == dump("vectorize", vectorize=False)
+    assert promoted != dump("vectorize") and promoted != dump("promote", promote=False)
 
 
 PROGRAM = r"""#include <stdio.h>
