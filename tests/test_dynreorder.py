@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from ompcl.pipeline import Options, translate
 from ompcl.transform.dynreorder import grid_permutation, permutation
 
+import kernelfacts as kf
 from conftest import ROOT, compare_outputs, gcc_build, load_stats, ompcl_build, run
 
 LINE_SOLVER = r"""#include <stdio.h>
@@ -123,21 +123,20 @@ def _translate(tmp_path: Path, src: str, **opts):
     return translate(str(p), Options(**opts))
 
 
-def test_variant_indexing_and_remarks(tmp_path, capsys):
-    u = _translate(tmp_path, LINE_SOLVER, dump_after="dynreorder")
-    dump = capsys.readouterr().err
-    assert "kernel ompcl_k0r (blocked shape): f perm=[1, 2, 0], q perm=[1, 2, 0], " \
-           "r perm=[1, 2, 0, 3], u perm=[1, 2, 0, 3]" in dump
-    # the grid shape: the innermost range loop's dimension (i) last
-    assert "kernel ompcl_k0g (grid shape): f perm=[0, 1, 2], " not in dump
-    assert "kernel ompcl_k0g (grid shape): r perm=[0, 1, 3, 2], u perm=[0, 1, 3, 2]" in dump
-    assert re.search(r"OMPCL_AT\(double, \d+, \d+, u\[k\]\[j\]\[m\]\[i\]\)", dump)
-    # golden: the variant's accesses, permuted; the host's text keeps the user's order
-    assert re.search(r"OMPCL_AT\(double, \d+, \d+, u\[j\]\[i\]\[k\]\[m\]\)", dump)
-    assert re.search(r"r\[j\]\[i\]\[k \+ 1\]\[m\]", dump)
-    assert "u[k][j][i][m]" in u.host_source
+def _permuted(subs: set, perm: tuple[int, ...]) -> set:
+    """Subscript projections (``kernelfacts.subscripts``) in the order ``perm`` gives."""
+    return {tuple(sub[p] for p in perm) for sub in subs}
+
+
+def test_variant_indexing_and_remarks(tmp_path):
+    """Guards the variants' indexing: each variant of the solver (blocked: k walked inside
+    (j, i); grid: i last) indexes every permuted array in its new order, the same subscripts
+    as the kernel's accesses permuted by the array's ``perm``; the kernel itself keeps the
+    user's order (the run-time copies are made and used: relayout_runs in the executed tests
+    below, the answer gcc's)."""
+    u = _translate(tmp_path, LINE_SOLVER)
     done = [m for m in u.remarks if m.id == "dynreorder"]
-    assert {re.search(r"'(\w+)'", m.message)[1] for m in done} == {"u", "r", "q", "f"}
+    assert {m.message.split("'")[1] for m in done} == {"u", "r", "q", "f"}
     text = "\n".join(m.message for m in done)
     assert "(blocked shape): u[d0][d1][d2][d3] -> u[d1][d2][d0][d3]" in text
     assert "(grid shape): u[d0][d1][d2][d3] -> u[d0][d1][d3][d2]" in text
@@ -145,23 +144,32 @@ def test_variant_indexing_and_remarks(tmp_path, capsys):
     # take neighbouring k, which the grid variant makes the last dimension
     assert [v.shape for v in u.variants[0]] == ["blocked", "grid"]
     assert [v.shape for v in u.variants[1]] == ["grid"]
+    blocked, grid = u.variants[0]
+    assert {a.name: a.perm for a in blocked.arrays} == {
+        "f": (1, 2, 0), "q": (1, 2, 0), "r": (1, 2, 0, 3), "u": (1, 2, 0, 3)}
+    assert {a.name: a.perm for a in grid.arrays} == {"r": (0, 1, 3, 2), "u": (0, 1, 3, 2)}
+    solver = kf.kernel(u, "ompcl_k0").body
+    loops = tuple(frozenset(v) for v in "kjim")
+    assert kf.subscripts(solver, "u") == {loops}         # the user's order
+    for k, found in u.variants.items():
+        plain = kf.kernel(u, f"ompcl_k{k}").body
+        for v in found:
+            for a in v.arrays:
+                assert kf.subscripts(v.spec.body, a.name) == _permuted(
+                    kf.subscripts(plain, a.name), a.perm), (v.spec.name, a)
+    assert kf.subscripts(blocked.spec.body, "u") == {_permuted({loops}, (1, 2, 0, 3)).pop()}
+    assert kf.subscripts(grid.spec.body, "f") == kf.subscripts(solver, "f")  # not permuted
     # a program of their own, built when a variant is first wanted
-    assert "ompcl_k0r" not in u.kernel_source
-    assert "__kernel void ompcl_k0r(" in u.variant_source
-    assert "__kernel void ompcl_k0g(" in u.variant_source
-    assert "static ompcl_program ompcl_vprog = { .source = ompcl_variant_source" in \
-        u.host_source
-    assert '.vprog = &ompcl_vprog, .variant = "ompcl_k0r", .variant_grid = "ompcl_k0g"' in \
-        u.host_source
-    assert "ompcl_rt_arg_layout(&ompcl_L, 4, ompcl_ld3, ompcl_lp3_0, ompcl_lp3_1)" in \
-        u.host_source
-    assert "ompcl_rt_arg_layout(&ompcl_L, 3, ompcl_ld0, ompcl_lp0_0, 0)" in u.host_source
+    assert [k.name for k in u.kernels] == ["ompcl_k0", "ompcl_k1"]
+    assert [v.spec.name for v in u.variants[0]] == ["ompcl_k0r", "ompcl_k0g"]
 
 
 def test_switched_off(tmp_path):
+    """Guards the switch: no variant, no remark (the program then never relays out:
+    ``test_same_answer_on_device`` with OMPCL_DYNLAYOUT=0)."""
     u = _translate(tmp_path, LINE_SOLVER, dynreorder=False)
-    assert not u.variants and not u.variant_source
-    assert "ompcl_rt_arg_layout" not in u.host_source
+    assert not u.variants
+    assert not [m for m in u.remarks if m.id == "dynreorder"]
 
 
 MISSED = [
@@ -242,6 +250,15 @@ def test_same_answer_on_device(line_solver, layout, zero_copy, tmp_path):
         assert solver["relayout_accesses"] > 0
     elif layout == "0":
         assert solver["relayout_runs"] == 0 and solver["relayout_copies"] == 0
+
+
+def test_host_path_same_answer(line_solver):
+    """The host path of the same build (the original loops, the user's order): gcc's
+    answer."""
+    expected, exe = line_solver
+    out = run(exe, OMPCL_DEVICE="openmp")
+    assert out.returncode == 0, out.stderr
+    compare_outputs(expected, out.stdout, 1e-12)
 
 
 def test_short_runs_never_build_the_variants(line_solver, tmp_path):

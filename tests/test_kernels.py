@@ -7,13 +7,15 @@ own check that generated, hand-written and OpenMP code compute the same results.
 from __future__ import annotations
 
 import re
+import subprocess
 
 import pytest
-from conftest import CORPUS, ROOT, compare_outputs, gcc_build, load_stats, ompcl_build, run
+from conftest import (CORPUS, ROOT, compare_outputs, gcc_build, load_stats, ompcl_build, run,
+                      run_env)
 from pycparser import c_parser
 
 from ompcl.analysis.loops import canonical_loop
-from ompcl.pipeline import Options, translate
+from ompcl.pipeline import translate
 from ompcl.transform.narrowing import constant_step, constant_trip, fits_32_bits
 from ompcl.transform.tiling import tiles
 
@@ -81,14 +83,35 @@ def _kernel(source: str, name: str) -> str:
     return m[0]
 
 
-def test_both_shapes_in_every_kernel():
-    src = translate(str(HEAT)).kernel_source
-    kernels = re.findall(r"__kernel void (ompcl_k\d+)\(", src)
-    assert len(kernels) == 4
-    for name in kernels:
-        k = _kernel(src, name)
-        assert "#ifdef OMPCL_BLOCKED" in k and "get_global_size(0)" in k
-        assert "ompcl_q" in k and "ompcl_g0 +=" in k  # a chunk of runs; a grid stride
+def test_both_shapes_in_every_kernel(tmp_path, opencl_available):
+    """Guards that every kernel carries both shapes: the demo's four kernels, run in the
+    blocked shape and in the grid shape (an ND-range of up to two dimensions), copying and
+    zero-copy buffers, give gcc's answer, every region on the device each step."""
+    u = translate(str(HEAT))
+    assert [k.name for k in u.kernels] == [f"ompcl_k{n}" for n in range(4)]
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(HEAT, ref)
+    assert ompcl_build([HEAT], exe, "--model", "none").returncode == 0
+    steps = "3"
+    expected = subprocess.run([str(ref), steps], capture_output=True, text=True,
+                              env=run_env(), check=True).stdout
+    stats = tmp_path / "s.json"
+    for shape, zero_copy in (("blocked", "0"), ("blocked", "1"), ("grid", "0"), ("grid", "1")):
+        out = subprocess.run([str(exe), steps], capture_output=True, text=True, env=run_env(
+            OMPCL_DEVICE="opencl", OMPCL_SHAPE=shape, OMPCL_ZERO_COPY=zero_copy,
+            OMPCL_STATS=str(stats)))
+        assert out.returncode == 0, out.stderr
+        compare_outputs(_numbers(expected), _numbers(out.stdout), 1e-9)
+        if opencl_available:
+            regions = load_stats(stats)["regions"]
+            assert len(regions) == 4, regions
+            assert all(r["device_runs"] == r["entries"] > 0 and r["fallback"] is None
+                       for r in regions), (shape, regions)
+
+
+def _numbers(out: str) -> str:
+    """The program's output without its timing line."""
+    return "\n".join(line for line in out.splitlines() if not line.startswith("time"))
 
 
 def test_run_loops_step_the_user_variable_by_a_constant():
@@ -104,12 +127,16 @@ def test_run_loops_step_the_user_variable_by_a_constant():
 
 
 def test_grid_counters_narrow_where_bounds_are_constant():
-    src = translate(str(HEAT)).kernel_source
-    stencil = _kernel(src, "ompcl_k1")  # i, j in 1 .. N-2 with N = 1000
-    assert "for (int ompcl_g0 = (int)get_global_id(1); ompcl_g0 < 998;" in stencil
-    src = translate(str(SHAPES)).kernel_source
-    assert "for (long ompcl_g0 = (long)get_global_id(0); ompcl_g0 < ompcl_n0;" in _kernel(
-        src, "ompcl_k0")  # i < n, a run-time bound
+    """Guards the narrowing decision the kernel printer takes per region (32-bit counters
+    where every term provably fits): the demo's stencil (i, j in 1 .. N-2 with N = 1000)
+    narrows, a loop to a run-time bound does not. (Executed in both shapes:
+    ``test_shapes_match_openmp``.)"""
+    stencil = next(r for r in translate(str(HEAT)).offloaded
+                   if r.bound.directive.loc.line == 46)
+    assert fits_32_bits(stencil.loops) is True
+    assert [constant_trip(loop) for loop in stencil.loops] == [998, 998]
+    first = translate(str(SHAPES)).offloaded[0]  # i < n, a run-time bound
+    assert fits_32_bits(first.loops) is False and constant_trip(first.loops[0]) is None
 
 
 def test_constant_loop_terms_are_literals():
@@ -123,28 +150,51 @@ def test_constant_loop_terms_are_literals():
     assert "ompcl_st0" in k[k.index("{"):] and "ompcl_n1" in k[k.index("{"):]
 
 
-def test_transposed_kernels_run_in_tiles():
-    """Blocked: a transposed access runs the two innermost loops in 32 x 32 tiles (ragged at
-    the edges, outer loops split off the tile index); the grid shape is unchanged. The layout
-    passes are off: they would reorder these arrays or loops so nothing is transposed."""
-    src = translate(str(SHAPES), Options(interchange=False, reorder=False,
-                                         dynreorder=False)).kernel_source
-    tiled = [name for name in re.findall(r"__kernel void (ompcl_k\d+)", src)
-             if "CPU shape in tiles" in _kernel(src, name)]
+def test_transposed_kernels_run_in_tiles(tmp_path, monkeypatch, opencl_available):
+    """Guards tiling: with the layout passes off (they would reorder these arrays or loops so
+    nothing is transposed) exactly the three kernels with a transposed access run their two
+    innermost loops in 32 x 32 tiles in the blocked shape (the printer's ``tiles`` decision
+    per kernel); built so and run in the blocked shape (ragged tiles at the edges, outer
+    loops split off the tile index), they give gcc's answer on the device."""
+    for knob in ("OMPCL_INTERCHANGE", "OMPCL_REORDER", "OMPCL_DYNREORDER"):
+        monkeypatch.setenv(knob, "0")
+    u = translate(str(SHAPES))
+    tiled = [k.name for k in u.kernels if tiles(k.body, tuple(var for var, _ in k.dims))]
     assert tiled == ["ompcl_k14", "ompcl_k15", "ompcl_k16"]
-    k = _kernel(src, "ompcl_k15")  # collapse(3): i, then tiles of j x k
-    assert "const long ompcl_nt0 = (70L + 31) / 32, ompcl_nt1 = (45L + 31) / 32;" in k
-    assert "const long ompcl_g0 = ompcl_q / (ompcl_nt0 * ompcl_nt1);" in k
-    assert "for (; ompcl_g2 < ompcl_e; ompcl_g2++, k++)" in k
-    assert "for (int ompcl_g2 = (int)get_global_id(0); ompcl_g2 < 45;" in k
+    assert len(u.kernels[15].dims) == 3   # collapse(3): i, then tiles of j x k
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(SHAPES, ref)
+    assert ompcl_build([SHAPES], exe, "--model", "none").returncode == 0
+    stats = tmp_path / "s.json"
+    for zero_copy in ("0", "1"):
+        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_SHAPE="blocked", OMPCL_ZERO_COPY=zero_copy,
+                  OMPCL_BOUNDS_CHECK="1", OMPCL_STATS=str(stats))
+        assert out.returncode == 0, out.stderr
+        compare_outputs(run(ref).stdout, out.stdout, 1e-12)
+        if opencl_available:
+            assert all(r["device_runs"] == 1 and r["fallback"] is None
+                       for r in load_stats(stats)["regions"])
 
 
-def test_blocked_reductions_write_one_partial_per_work_item():
-    k = _kernel(translate(str(SHAPES)).kernel_source, "ompcl_k5")
-    blocked = k[k.index("#ifdef OMPCL_BLOCKED"):k.index("#else")]
-    assert "__local" not in blocked and "barrier" not in blocked
-    assert re.search(r"ompcl_r0\[ompcl_w\] = ", k)
-    assert "barrier(CLK_LOCAL_MEM_FENCE)" in k  # the grid shape's tree
+def test_blocked_reductions_write_one_partial_per_work_item(shapes_built, opencl_available):
+    """Guards the shapes' reductions (four doubles in ompcl_k5): the blocked shape launches
+    work-groups of one work-item, each writing one partial per reduction, no work-group
+    tree; the grid shape's groups of many work-items combine in local memory and write one
+    partial each. Statistics: results read back = groups x 4 x 8 bytes either way."""
+    if not opencl_available:
+        pytest.skip("no OpenCL device")
+    d, expected, exe = shapes_built
+    for shape, wgsize in (("blocked", 1), ("grid", None)):
+        for groups in (1, 3, 7):
+            stats = d / f"partials-{shape}-{groups}.json"
+            out = run(exe, OMPCL_DEVICE="opencl", OMPCL_SHAPE=shape, OMPCL_MAX_GROUPS=str(groups),
+                      OMPCL_STATS=str(stats))
+            assert out.returncode == 0, out.stderr
+            compare_outputs(expected, out.stdout, 1e-12)
+            r = next(r for r in load_stats(stats)["regions"] if r["kernel"] == "ompcl_k5")
+            (size,) = r["sizes"]
+            assert (r["kernels_launched"], r["result_bytes"]) == (1, groups * 4 * 8), r
+            assert size["wgsize"] == wgsize if wgsize else size["wgsize"] > 1, size
 
 
 # -- executed: both shapes, copying and host-memory buffers, several work-group counts ---------

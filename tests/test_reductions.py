@@ -4,12 +4,12 @@ shape, and a large dot product and a map feeding a dot product in one loop, with
 saying the device ran them and how few bytes of results came back."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
-from conftest import (ROOT, compare_outputs, every_path, gcc_build, load_stats, ompcl_build,
-                      run)
+import kernelfacts as kf
+from conftest import (ROOT, build_both, compare_outputs, every_path, gcc_build, load_stats,
+                      ompcl_build, run)
 
 from ompcl.pipeline import translate
 
@@ -26,27 +26,59 @@ def _builds(src: Path, tmp_path: Path) -> tuple[Path, Path]:
     return ref, exe
 
 
-def _kernel(source: str, name: str) -> str:
-    m = re.search(rf"__kernel void {name}\(.*?\n}}\n", source, re.DOTALL)
-    assert m, name
-    return m[0]
+def _lanes(unit) -> dict[str, int]:
+    """Accumulators per reduction and work-item each kernel's blocked shape may use (the
+    kernel printer's decision: the unit carries no typed value for it)."""
+    from ompcl.codegen.kernel import _lanes as lanes
+    return {k.name: lanes(k, ()) for k in unit.kernels}
 
 
-def test_lanes_only_for_floating_point_reductions_over_small_bodies():
-    """Double and float reductions get lanes; integer ones (the device compiler vectorises
-    them) and a body with an inner loop do not; every loop is offloaded."""
+def _by_lanes(tmp_path: Path, text: str) -> dict[str, str] | None:
+    """``text`` built by gcc and ompcl, run on the device in one blocked work-item
+    (OMPCL_MAX_GROUPS=1) with one and with eight lanes, copying and zero-copy buffers: each
+    output gcc's within RTOL; the outputs by lane count (None without a device)."""
+    ref, exe = build_both(tmp_path, text)
+    expected = run(ref).stdout
+    outs: dict[str, set[str]] = {"1": set(), "8": set()}
+    stats = tmp_path / "s.json"
+    for lanes in outs:
+        for zero_copy in ("0", "1"):
+            out = run(exe, OMPCL_DEVICE="opencl", OMPCL_LANES=lanes, OMPCL_MAX_GROUPS="1",
+                      OMPCL_SHAPE="blocked", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
+            assert out.returncode == 0, out.stderr
+            compare_outputs(expected, out.stdout, RTOL)
+            outs[lanes].add(out.stdout)
+    if not load_stats(stats)["device"]["available"]:
+        return None
+    assert all(len(o) == 1 for o in outs.values()), outs
+    return {k: o.pop() for k, o in outs.items()}
+
+
+HARMONIC = """#include <stdio.h>
+double x[20000];
+int main(void) { int i; double s = 0;
+  for (i = 0; i < 20000; i++) x[i] = 1.0 / (i + 1);
+#pragma omp parallel for reduction(+:s)
+  for (i = 0; i < 20000; i++) s += x[i];
+  printf("%.17g\\n", s); return 0; }
+"""
+
+
+def test_lanes_only_for_floating_point_reductions_over_small_bodies(tmp_path):
+    """Guards the lanes: double and float reductions get them; integer ones (the device
+    compiler vectorises them) and a body with an inner loop do not; every loop is
+    offloaded. Run, a double sum in one work-item adds in another order with eight lanes
+    than with one (the lanes are in the kernel), both gcc's answer within rounding."""
     u = translate(str(EVERY_OP))
     assert all(r.offload for r in u.regions), [r.reasons for r in u.regions if not r.offload]
-    src = u.kernel_source
-    assert "#define OMPCL_LANES 8" in src
-    lanes = {k: "OMPCL_LANES >" in _kernel(src, k)
-             for k in re.findall(r"__kernel void (ompcl_k\d+)", src)}
-    assert lanes == {"ompcl_k0": True, "ompcl_k1": True, "ompcl_k2": False, "ompcl_k3": False,
-                     "ompcl_k4": False, "ompcl_k5": True, "ompcl_k6": False, "ompcl_k7": True,
-                     "ompcl_k8": True, "ompcl_k9": True, "ompcl_k10": False}
-    k0 = _kernel(src, "ompcl_k0")  # four reductions, each with its own accumulators
-    assert all(f"ompcl_a{r}_7" in k0 for r in range(4))
-    assert "ompcl_r3[ompcl_w] = " in k0  # still one partial result per work-item
+    assert _lanes(u) == {"ompcl_k0": 8, "ompcl_k1": 8, "ompcl_k2": 0, "ompcl_k3": 0,
+                         "ompcl_k4": 0, "ompcl_k5": 8, "ompcl_k6": 0, "ompcl_k7": 8,
+                         "ompcl_k8": 8, "ompcl_k9": 8, "ompcl_k10": 0}
+    # four reductions in one kernel, each with its own accumulators
+    assert len(kf.kernel(u, "ompcl_k0").reductions) == 4
+    outs = _by_lanes(tmp_path, HARMONIC)
+    if outs is not None:
+        assert outs["1"] != outs["8"], outs
 
 
 def test_every_operator_and_type_on_every_path(tmp_path):
@@ -110,10 +142,17 @@ double f(void) { double s = 0; long k;
 
 
 def test_no_lanes_for_a_body_that_calls_a_function(tmp_path):
-    """A called function's loops and arrays would run in every lane (NPB EP's do_batch holds a
-    1 MB array: eight of them overflowed the work-item's stack)."""
+    """Guards against lanes over a body that calls a function: its loops and arrays would
+    run in every lane (NPB EP's do_batch holds a 1 MB array: eight of them overflowed the
+    work-item's stack). Run, one lane or eight add in the same order (gcc's answer)."""
     src = tmp_path / "calls.c"
     src.write_text(CALLS_A_FUNCTION)
     u = translate(str(src))
     (r,) = u.regions
-    assert r.offload and "OMPCL_LANES >" not in _kernel(u.kernel_source, "ompcl_k0")
+    assert r.offload and _lanes(u) == {"ompcl_k0": 0}
+    outs = _by_lanes(tmp_path, "#include <stdio.h>\n" + CALLS_A_FUNCTION +
+                     "int main(void) { long k;\n for (k = 0; k < 1000; k++) x[k] = 1.0 / "
+                     "(k + 1);\n printf(\"%.17g\\n\", f()); return 0; }\n")
+    if outs is not None:
+        assert outs["1"] == outs["8"], outs
+
