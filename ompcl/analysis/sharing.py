@@ -15,6 +15,7 @@ from .accesses import BodyInfo, RawAccess
 from .calls import CallInfo
 from .callspans import callee_span
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
+from .loops import const_int
 from .extents import (
     Range,
     array_extent,
@@ -123,6 +124,8 @@ class _Classifier:
                               f"'{v.ctype.base}' (the device has no such atomics)")
                 else:  # updated only atomically: a one-element buffer
                     out["arrays"].append(ArrayArg(name, v, "rw", None))
+            elif v.ctype.is_scalar and (flag := self.flag(v)) is not None:
+                self.reduction(v, flag, out)
             elif v.ctype.is_scalar:
                 if name in info.scalar_writes or "w" in self.calls.globals.get(name, ""):
                     self.fail("shared-write", f"shared variable '{name}' is written in the loop "
@@ -152,6 +155,29 @@ class _Classifier:
         if op in ("&", "|", "^") and v.ctype.base in FLOATING:
             return self.fail("clause-type", f"bitwise reduction on floating-point '{v.name}'")
         out["reductions"].append(Reduction(v.name, op, v.ctype.base))
+
+    def flag(self, v: Var) -> str | None:
+        """A shared integer the loop only sets to one constant, 1 or 0, and never reads (a
+        convergence flag: ``stop = true;``, a race every thread wins the same way): its
+        final value is the constant if any iteration set it, else its value before the loop,
+        which is a ``||`` (for 1) or ``&&`` (for 0) reduction of private copies that start
+        at the other value. The reduction operator, or None."""
+        name, body = v.name, self.loops[-1].loop.stmt
+        if name not in self.info.scalar_writes or name in self.info.scalar_reads or \
+                v.ctype.pointer or v.ctype.dims or v.ctype.base in FLOATING or \
+                "w" in self.calls.globals.get(name, ""):
+            return None
+        values = set()
+        for n in walk(body):
+            if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID) and \
+                    n.lvalue.name == name:
+                if n.op != "=":
+                    return None
+                values.add(const_int(n.rvalue))
+            elif isinstance(n, c_ast.UnaryOp) and isinstance(n.expr, c_ast.ID) and \
+                    n.expr.name == name:
+                return None  # ++, --, & of the flag
+        return {frozenset({1}): "||", frozenset({0}): "&&"}.get(frozenset(values))
 
     def array_reduction(self, v: Var, op: str, out: dict) -> None:
         """``reduction(op: a)`` on an array (OpenMP 4.5; a section names its array): the

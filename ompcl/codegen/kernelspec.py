@@ -175,7 +175,7 @@ def host_interface(region: Region) -> HostInterface:
     lastp = set(d.names_in("lastprivate"))
     # loop variables are private to the loop too (their value before it is never read)
     private = (set(d.names_in("private")) | {x.var for x in region.loops}) - lastp
-    reds = {a for c in d.clause("reduction") for a in c.args}
+    reds = {r.name for r in region.reductions}  # the clause's and the flags (sharing.flag)
     params = []
     # scalars first: a pointer to variable-length rows names them in its type
     for v in sorted(region.locals_used, key=lambda v: not v.ctype.is_scalar):
