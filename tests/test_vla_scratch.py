@@ -1,7 +1,8 @@
 """Variable-length arrays in a loop body (issue 37; the benchmark game's fannkuch-redux
 style): each iteration's scratch ``T a[n]`` runs on the device at a fixed capacity, checked
 when the loop starts (``analysis.vla``); a length past the capacity runs the original on the
-host. And a regression: a variable declared in a non-canonical inner loop's init
+host. A variable-length table of the function (``long fact[n + 1]``, ``n`` never assigned
+again) goes to the device whole. And a regression: a variable declared in a non-canonical inner loop's init
 (``for (long i = n - 1, p = k; i > 0; --i)``) is not its initial value throughout the loop
 (its extent was one element: wrong data with copying buffers). Run on every path against
 gcc's build."""
@@ -18,7 +19,7 @@ PERMS = r"""
 #include <stdint.h>
 int main(int argc, char **argv) {
   const long n = argc > 1 ? atol(argv[1]) : 9, blocks = 240;
-  long *fact = malloc(sizeof(long) * (n + 1)), best = 0, sum = 0;
+  long fact[n + 1], best = 0, sum = 0;
   fact[0] = 1;
   for (long i = 1; i <= n; i++) fact[i] = i * fact[i - 1];
 #pragma omp parallel for reduction(max:best) reduction(+:sum)
@@ -26,9 +27,9 @@ int main(int argc, char **argv) {
     int8_t perm[n], tmp[n];
     long idx = (b * 7919) % fact[n];
     for (long i = 0; i < n; i++) perm[i] = i;
-    for (long i = n - 1; i > 0; --i) {
-      long d = idx / fact[i];
-      idx = idx % fact[i];
+    for (long i = n - 1, p = idx; i > 0; --i) {
+      long d = p / fact[i];
+      p = p % fact[i];
       for (long j = 0; j < n; j++) tmp[j] = perm[j];
       for (long j = 0; j <= i; j++) perm[j] = j + d <= i ? tmp[j + d] : tmp[j + d - i - 1];
     }
@@ -42,7 +43,6 @@ int main(int argc, char **argv) {
     sum += flips * (b % 2 ? -1 : 1);
   }
   printf("%ld %ld\n", best, sum);
-  free(fact);
   return 0;
 }
 """
@@ -110,3 +110,13 @@ def test_a_variable_of_a_loop_init_is_not_its_initial_value_in_the_loop(tmp_path
     (region,) = translate(str(src)).regions
     assert not region.offload or region.arrays[0].extent is None or \
         "n - 1" not in str(region.arrays[0].extent.lo), region.arrays[0].extent
+
+
+def test_a_table_whose_length_may_change_is_not_taken_whole(tmp_path):
+    text = PERMS.replace("const long n = argc > 1 ? atol(argv[1]) : 9, blocks = 240;",
+                         "long n = argc > 1 ? atol(argv[1]) : 9, blocks = 240;")
+    src = tmp_path / "p.c"
+    src.write_text(text)
+    assert translate(str(src)).regions[0].offload
+    src.write_text(text.replace("fact[0] = 1;", "fact[0] = 1; n += 0;"))
+    assert not translate(str(src)).regions[0].offload

@@ -4,14 +4,16 @@ reasons a variable cannot be placed on the device.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
 
 from ..diagnostics import Reason
 from ..frontend.textscan import IDENT
-from ..ir import Affine, ArrayArg, Directive, Inspection, LoopDim, Reduction, Sym, Var
-from .accesses import BodyInfo, RawAccess
+from ..ir import (Affine, ArrayArg, Directive, Extent, Inspection, LoopDim, Reduction, Storage, Sym,
+                  SymKind, Var)
+from .accesses import BodyInfo, RawAccess, names_written
 from .calls import CallInfo
 from .callspans import callee_span
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
@@ -21,7 +23,8 @@ from .extents import (
     array_extent,
     dim_range,
     flat_extent,
-    block_extent, object_extent,
+    block_extent,
+    object_extent,
     inspected_extent,
     pointer_span,
     unconditional,
@@ -242,10 +245,31 @@ class _Classifier:
         extent = flat if flat is not None else array_extent(v, accs, self.dims, self.info.inner)
         if isinstance(extent, Reason) and flat is None:
             extent = pointer_span(v, self.scope, self.func, self.env) or self.inspected(
-                v, accs) or self.block(v, accs) or extent
+                v, accs) or self.block(v, accs) or self.vla_whole(v) or extent
         if isinstance(extent, Reason):
             return self.fail(extent.id, extent.message)
         return ArrayArg(v.name, v, mode, extent)
+
+    def vla_whole(self, v: Var):
+        """The extent of a one-dimensional variable-length array (``long f[n + 1]``) whose
+        length names only integer variables of its function that nothing assigns after
+        their declaration: the whole array, its length evaluated at the loop as at the
+        declaration. None otherwise."""
+        ct = v.ctype
+        if ct.pointer or len(ct.dims) != 1 or v.storage not in (Storage.LOCAL, Storage.PARAM) \
+                or self.func is None:
+            return None
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*", ct.dims[0])
+        if m is None:
+            return None
+        n = self.scope.get(m[1])
+        if n is None or not n.ctype.is_scalar or n.ctype.base in FLOATING or n.ctype.pointer \
+                or n.storage not in (Storage.LOCAL, Storage.PARAM) or \
+                m[1] in names_written(self.func):
+            return None
+        length = Affine.of(Sym(SymKind.VAR, m[1], id(n.decl), n)) + Affine.constant(
+            int(m[3] or 0) * (-1 if m[2] == "-" else 1))
+        return Extent(Affine.constant(0), length - Affine.constant(1))
 
     def passed_extent(self, v: Var, accs: list[RawAccess]):
         """The extent of an array of unfixed size whose elements' addresses the loop passes
