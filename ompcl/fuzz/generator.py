@@ -53,7 +53,9 @@ OFFLOADED: dict[str, bool] = {
     "team_sharing": True,
     # kept on the host by design
     "critical": False,
-    "observed": False,  # its region asks for its team size: no team of one
+    # issue 37: its region asks for its team size in a single; the team of one answers as
+    # the host's team would
+    "observed": True,
 }
 # the families a generator may choose a region for (the others come with them)
 NEW_FAMILIES = ("body_local", "shadowing", "pointer_offset", "guarded", "parallel_region",
