@@ -16,6 +16,12 @@ for _f in _DOUBLE_1 + _DOUBLE_2:
 MATH.update({"fma": ("fma", "double"), "fmaf": ("fma", "float"), "ldexp": ("ldexp", None),
              "abs": ("abs", None), "labs": ("abs", None), "llabs": ("abs", None),
              "exp10": ("exp10", "double"), "rsqrt": ("rsqrt", "double"),
+             "nearbyint": ("rint", "double"), "nearbyintf": ("rint", "float"),
+             # rounding to an integer: macros of the kernel program (kernels.cl.j2)
+             "lround": ("ompcl_lround", "double"), "llround": ("ompcl_lround", "double"),
+             "lroundf": ("ompcl_lround", "float"), "llroundf": ("ompcl_lround", "float"),
+             "lrint": ("ompcl_lrint", "double"), "llrint": ("ompcl_lrint", "double"),
+             "lrintf": ("ompcl_lrint", "float"), "llrintf": ("ompcl_lrint", "float"),
              # what glibc's isnan/isfinite macros expand to without GNU C
              "__isnan": ("isnan", "double"), "__isnanf": ("isnan", "float"),
              "__finite": ("isfinite", "double"), "__finitef": ("isfinite", "float"),

@@ -1,0 +1,39 @@
+"""The C library's pure math functions in a loop body run on the device (issue 37): the
+common ones (``abs``, ``fabs``, ``fmin``/``fmax``, ``sqrt``, ``exp``, ``pow`` ...), their
+``float`` forms, and those without an OpenCL built-in of the same name (``lround``,
+``lrint``, ``nearbyint``). Run on every path against gcc's build."""
+from __future__ import annotations
+
+from conftest import build_both, every_path, load_stats, run
+
+MATH = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#define N 1000
+double a[N]; float f[N]; int ia[N]; long la[N];
+int main(void) {
+  int i; double s = 0;
+  for (i = 0; i < N; i++) { a[i] = (i - 500) * 0.01; f[i] = (float)a[i]; ia[i] = i - 500; la[i] = 3L * (i - 500); }
+#pragma omp parallel for reduction(+:s)
+  for (i = 0; i < N; i++) {
+    s += abs(ia[i]) + labs(la[i]) + fabs(a[i]) + fmin(a[i], 0.3) + fmax(a[i], -0.2) + sqrt(fabs(a[i])) + exp(a[i] * 0.1)
+       + pow(fabs(a[i]), 1.5) + floor(a[i]) + ceil(a[i]) + fabsf(f[i]) + sqrtf(fabsf(f[i])) + expf(f[i] * 0.1f)
+       + log10(1.0 + fabs(a[i])) + atan2(a[i], 1.0) + hypot(a[i], 2.0) + cbrt(a[i]) + erf(a[i]) + round(a[i])
+       + trunc(a[i]) + copysign(1.0, a[i]) + fminf(f[i], 0.1f) + fmaxf(f[i], 0.2f) + log(6.0 + a[i]) + sin(a[i]) + cos(a[i]) + tanh(a[i])
+       + fmod(a[i], 0.7) + llabs(la[i]) + ldexp(a[i], 2) + log2(6.0 + a[i]) + expm1(a[i] * 0.01) + log1p(fabs(a[i])) + (double)lround(a[i]);
+  }
+  printf("%.9e\n", s);
+  return 0;
+}
+"""
+
+
+def test_pure_math_functions_run_on_the_device(tmp_path, opencl_available):
+    ref, exe = build_both(tmp_path, MATH, "m.c")
+    every_path(ref, exe, 1e-9)
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    if opencl_available:
+        assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1]
