@@ -124,6 +124,17 @@ def load_stats(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def device_runs(exe: Path, *args: str, **env: str) -> list[int] | None:
+    """The device runs of each region of ``exe`` forced to the device with copying buffers
+    (statistics), or None where no OpenCL device exists; the run must succeed."""
+    stats = exe.parent / f"{exe.name}-runs.json"
+    out = run(exe, *args, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats),
+              **env)
+    assert out.returncode == 0, out.stderr
+    st = load_stats(stats)
+    return [r["device_runs"] for r in st["regions"]] if st["device"]["available"] else None
+
+
 def device_output(exe: Path, **env: str) -> str:
     """``exe``'s output with OMPCL_DEVICE=opencl, the same with copying and with zero-copy
     buffers; where a device exists, every region in its statistics ran there."""

@@ -4,7 +4,7 @@ common ones (``abs``, ``fabs``, ``fmin``/``fmax``, ``sqrt``, ``exp``, ``pow`` ..
 ``lrint``, ``nearbyint``). Run on every path against gcc's build."""
 from __future__ import annotations
 
-from conftest import build_both, every_path, load_stats, run
+from conftest import build_both, device_runs, every_path
 
 MATH = r"""
 #include <stdio.h>
@@ -29,11 +29,7 @@ int main(void) {
 """
 
 
-def test_pure_math_functions_run_on_the_device(tmp_path, opencl_available):
+def test_pure_math_functions_run_on_the_device(tmp_path):
     ref, exe = build_both(tmp_path, MATH, "m.c")
     every_path(ref, exe, 1e-9)
-    stats = tmp_path / "s.json"
-    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
-    assert out.returncode == 0, out.stderr
-    if opencl_available:
-        assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1]
+    assert device_runs(exe) in (None, [1])
