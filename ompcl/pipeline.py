@@ -437,19 +437,34 @@ def reductions(u: Unit) -> Unit:
 def _dump_programs(u: Unit) -> str:
     env, out = TypeEnv.of(u.program.ast), []
     for c in u.programs:
-        out += [f"{k.name}:\n{OpenCLPrinter(env).visit(k.body)}" for k in c.kernels]
+        for k in c.kernels:
+            copies = "".join(f" (private copy of {p.name}, merged by {p.merge})"
+                             for p in k.copies)
+            out.append(f"{k.name}:{copies}\n{OpenCLPrinter(env).visit(k.body)}")
         out += [OpenCLPrinter(fenv).visit(f) for f, fenv in c.functions]
     return "\n".join(out)
 
 
-def _dump_facts(u: Unit) -> str:
+def _dump_kernels(u: Unit, fact) -> str:
+    """``fact(spec) -> text`` of every kernel of every program that has one."""
+    lines = ((k.name, fact(k)) for c in u.programs for k in c.kernels)
+    return "\n".join(f"{name}: {text}" for name, text in lines if text)
+
+
+def _dump_narrowing(u: Unit) -> str:
+    return _dump_kernels(u, lambda k: f"{'32' if k.narrow else '64'}-bit counters")
+
+
+def _dump_tiling(u: Unit) -> str:
+    return _dump_kernels(u, lambda k: "tiles of the two innermost loops" if k.tiled
+                         else "runs along the innermost loop")
+
+
+def _dump_reductions(u: Unit) -> str:
     printer = OpenCLPrinter(TypeEnv.of(u.program.ast))
-    return "\n".join(
-        f"{k.name}: {'32' if k.narrow else '64'}-bit counters, "
-        + ("tiles of the two innermost loops" if k.tiled else "runs along the innermost loop")
-        + "".join(f", reduction {op}:{name} from {printer.visit(x)}"
-                  for (name, _, op), x in zip(k.reductions, k.identities))
-        for c in u.programs for k in c.kernels)
+    return _dump_kernels(u, lambda k: ", ".join(
+        f"{op}:{name} from {printer.visit(x)}"
+        for (name, _, op), x in zip(k.reductions, k.identities)))
 
 
 def print_kernels(u: Unit) -> Unit:
@@ -565,9 +580,9 @@ PASSES: tuple[Pass, ...] = (
     Pass("addrspace", addrspace, _dump_programs),
     Pass("callee-atomics", callee_atomics, _dump_programs),
     Pass("privatize", privatize, _dump_programs),
-    Pass("narrowing", narrowing, _dump_facts),
-    Pass("tiling", tiling, _dump_facts),
-    Pass("reductions", reductions, _dump_facts),
+    Pass("narrowing", narrowing, _dump_narrowing),
+    Pass("tiling", tiling, _dump_tiling),
+    Pass("reductions", reductions, _dump_reductions),
     Pass("kernels", print_kernels, lambda u: u.kernel_source + u.variant_source),
     Pass("host", splice_host, lambda u: u.host_source),
 )
