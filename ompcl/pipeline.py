@@ -12,9 +12,9 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
-from .analysis.ctypes_ import TypeEnv, c_text, walk
+from .analysis.ctypes_ import TypeEnv, walk
 from .analysis.layout import plan_layout
 from .analysis.placement import place
 from .analysis.regions import analyze
@@ -22,7 +22,8 @@ from .analysis.residency import plan_residency
 from .codegen import names as N
 from .codegen.features import KernelFeatures, static_features
 from .codegen.host import HostRegion, HostTeam, RelayoutInfo, generate_host
-from .codegen.cprinter import OpenCLPrinter
+from .codegen import dumps as D
+from .codegen.dumps import describe
 from .codegen.kernel import generate_kernels
 from .codegen.kernelspec import (atomic_targets, check_buffers, cl_type, global_param,
                                  host_interface, kernel_spec, view_decl, vla_views)
@@ -202,11 +203,6 @@ def interchange(u: Unit) -> Unit:
     return replace(u, regions=tuple(regions), remarks=u.remarks + tuple(remarks))
 
 
-def _dump_bodies(u: Unit) -> str:
-    """Each kernel's loops (collapsed ones in their new order, extents), then its body."""
-    return "\n".join(f"{describe(r)}\n{c_text(r.loops[-1].loop.stmt)}" for r in u.offloaded)
-
-
 def outline(u: Unit) -> Unit:
     """Kernel specs (parameters as declarations, the loop's body as the user wrote it) and
     host interfaces. Ordering: after 'interchange' (the bodies as they will run)."""
@@ -298,8 +294,8 @@ def boundscheck(u: Unit) -> Unit:
 def dynreorder(u: Unit) -> Unit:
     """A variant of each kernel that walks an array along another dimension than its last,
     over a device copy whose dimensions follow the loops (the runtime makes it, when its cost
-    model says it pays, and keeps the host's layout). Ordering: after 'outline' (the kernels
-    as printed, bounds checks included), before 'kernels' prints them."""
+    model says it pays, and keeps the host's layout). Ordering: after 'boundscheck' (the
+    kernels as printed, bounds checks included), before 'addrspace' makes the programs."""
     if not u.options.dynreorder or not u.options.embed:  # (a kernel file holds one program)
         return u
     variants, remarks = {}, []
@@ -309,16 +305,6 @@ def dynreorder(u: Unit) -> Unit:
         if found:
             variants[r.id] = found
     return replace(u, variants=variants, remarks=u.remarks + tuple(remarks))
-
-
-def _dump_variants(u: Unit) -> str:
-    out = []
-    for rid, found in sorted(u.variants.items()):
-        for v in found:
-            arrays = ", ".join(f"{a.name} perm={list(a.perm)}" for a in v.arrays)
-            out.append(f"region {rid}: kernel {v.spec.name} ({v.shape} shape): {arrays}")
-            out.append(OpenCLPrinter(TypeEnv.of(u.program.ast)).visit(v.spec.body))
-    return "\n".join(out)
 
 
 def _each_kernel(u: Unit, fn) -> Unit:
@@ -357,21 +343,8 @@ def promote(u: Unit) -> Unit:
 def vectorize(u: Unit) -> Unit:
     """Neighbouring elements of one row loaded or stored together as an OpenCL vector
     (``vloadn``/``vstoren``). Ordering: after 'promote' (whose loads of a row's elements it
-    merges), before 'kernels' prints them."""
+    merges), the last rewrite of kernel bodies before 'addrspace'."""
     return _each_kernel(u, vectorize_kernel) if u.options.vectorize else u
-
-
-def _dump_kernel_bodies(u: Unit) -> str:
-    printer = OpenCLPrinter(TypeEnv.of(u.program.ast))
-    return "\n".join(f"{k.name}:\n{printer.visit(k.body)}" for k in u.kernels)
-
-
-def _dump_functions(u: Unit) -> str:
-    return "\n".join(OpenCLPrinter(fenv).visit(f) for f, fenv in u.functions)
-
-
-def _dump_code(u: Unit) -> str:
-    return "\n".join(filter(None, (_dump_kernel_bodies(u), _dump_functions(u))))
 
 
 def addrspace(u: Unit) -> Unit:
@@ -432,39 +405,6 @@ def reductions(u: Unit) -> Unit:
     """The value each reduction's partial results start from."""
     return _map_programs(u, lambda k, r: replace(k, identities=tuple(
         identity(op, cl) for _, cl, op in k.reductions)))
-
-
-def _dump_programs(u: Unit) -> str:
-    env, out = TypeEnv.of(u.program.ast), []
-    for c in u.programs:
-        for k in c.kernels:
-            copies = "".join(f" (private copy of {p.name}, merged by {p.merge})"
-                             for p in k.copies)
-            out.append(f"{k.name}:{copies}\n{OpenCLPrinter(env).visit(k.body)}")
-        out += [OpenCLPrinter(fenv).visit(f) for f, fenv in c.functions]
-    return "\n".join(out)
-
-
-def _dump_kernels(u: Unit, fact) -> str:
-    """``fact(spec) -> text`` of every kernel of every program that has one."""
-    lines = ((k.name, fact(k)) for c in u.programs for k in c.kernels)
-    return "\n".join(f"{name}: {text}" for name, text in lines if text)
-
-
-def _dump_narrowing(u: Unit) -> str:
-    return _dump_kernels(u, lambda k: f"{'32' if k.narrow else '64'}-bit counters")
-
-
-def _dump_tiling(u: Unit) -> str:
-    return _dump_kernels(u, lambda k: "tiles of the two innermost loops" if k.tiled
-                         else "runs along the innermost loop")
-
-
-def _dump_reductions(u: Unit) -> str:
-    printer = OpenCLPrinter(TypeEnv.of(u.program.ast))
-    return _dump_kernels(u, lambda k: ", ".join(
-        f"{op}:{name} from {printer.visit(x)}"
-        for (name, _, op), x in zip(k.reductions, k.identities)))
 
 
 def print_kernels(u: Unit) -> Unit:
@@ -555,6 +495,10 @@ def _verdict(r: Region) -> Remark:
     return not_offloaded(r.loc, r.reasons)
 
 
+_kernel_bodies = lambda u: D.kernel_bodies(u.kernels, u.program.ast)  # noqa: E731
+_code = lambda u: D.code(u.kernels, u.functions, u.program.ast)  # noqa: E731
+_programs = lambda u: D.programs(u.programs, u.program.ast)  # noqa: E731
+
 PASSES: tuple[Pass, ...] = (
     Pass("parse", parse, lambda u: "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
                                              for b in u.program.constructs)),
@@ -565,24 +509,24 @@ PASSES: tuple[Pass, ...] = (
     Pass("residency", plan, lambda u: "\n".join(
         f"region {k}: {'keep data on the device' if v else 'sync host at exit'}"
         for k, v in sorted(u.residency.keep.items()))),
-    Pass("interchange", interchange, _dump_bodies),
+    Pass("interchange", interchange, lambda u: D.loop_bodies(u.offloaded)),
     Pass("outline", outline, _dump_outline),
-    Pass("device", device, _dump_functions),
-    Pass("linearize", linearize, _dump_kernel_bodies),
-    Pass("callargs", callargs, _dump_code),
-    Pass("rename", rename, _dump_code),
-    Pass("atomics", atomics, _dump_kernel_bodies),
+    Pass("device", device, lambda u: D.functions(u.functions)),
+    Pass("linearize", linearize, _kernel_bodies),
+    Pass("callargs", callargs, _code),
+    Pass("rename", rename, _code),
+    Pass("atomics", atomics, _kernel_bodies),
     Pass("features", features, _dump_features),
-    Pass("boundscheck", boundscheck, _dump_kernel_bodies),
-    Pass("dynreorder", dynreorder, _dump_variants),
-    Pass("promote", promote, _dump_kernel_bodies),
-    Pass("vectorize", vectorize, _dump_kernel_bodies),
-    Pass("addrspace", addrspace, _dump_programs),
-    Pass("callee-atomics", callee_atomics, _dump_programs),
-    Pass("privatize", privatize, _dump_programs),
-    Pass("narrowing", narrowing, _dump_narrowing),
-    Pass("tiling", tiling, _dump_tiling),
-    Pass("reductions", reductions, _dump_reductions),
+    Pass("boundscheck", boundscheck, _kernel_bodies),
+    Pass("dynreorder", dynreorder, lambda u: D.variants(u.variants, u.program.ast)),
+    Pass("promote", promote, _kernel_bodies),
+    Pass("vectorize", vectorize, _kernel_bodies),
+    Pass("addrspace", addrspace, _programs),
+    Pass("callee-atomics", callee_atomics, _programs),
+    Pass("privatize", privatize, _programs),
+    Pass("narrowing", narrowing, lambda u: D.narrowing(u.programs)),
+    Pass("tiling", tiling, lambda u: D.tiling(u.programs)),
+    Pass("reductions", reductions, lambda u: D.reductions(u.programs, u.program.ast)),
     Pass("kernels", print_kernels, lambda u: u.kernel_source + u.variant_source),
     Pass("host", splice_host, lambda u: u.host_source),
 )
@@ -601,23 +545,6 @@ def translate(path: str, options: Options | None = None) -> Unit:
         if u.options.dump_after == p.name:
             print(f"/* ---- after {p.name} ---- */\n{p.dump(u)}", file=sys.stderr)
     return u
-
-
-def describe(r: Region) -> str:
-    """A region as ``--dump-after analyze`` shows it."""
-    head = f"{r.loc}: region {r.id}: " + ("offload" if r.offload else "host")
-    gen = c_generator.CGenerator()
-    parts = ["  loops: " + ", ".join(f"{d.var} = {gen.visit(d.lb)}; {d.var} {d.op} "
-                                     f"{gen.visit(d.ub)}; step {gen.visit(d.step)}"
-                                     for d in r.loops)]
-    for a in r.arrays:
-        lo, hi = N.extent(a.extent, a.var.ctype.dims)
-        parts.append(f"  array {a.name} mode={a.mode} extent="
-                     + ("whole" if a.extent is None else f"[{lo}, {hi}]"))
-    parts += [f"  scalar {v.name}" for v in r.scalars]
-    parts += [f"  reduction {x.op}:{x.name}" for x in r.reductions]
-    parts += [f"  reason [{why.id}]: {why.message}" for why in r.reasons]
-    return "\n".join([head] + parts)
 
 
 # -- consistency checks (debug mode) ---------------------------------------------------------
