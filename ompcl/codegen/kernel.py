@@ -238,11 +238,7 @@ def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[F
     offload = [r for r in regions if r.offload]
     by_id = {r.id: r for r in offload}
     specs = code.kernels
-    merges = {(p.merge, p.cl) for s in specs for p in s.copies}
-    macros = {m for s in specs for p in s.copies for m in p.macros}
-    atomics = {h for s in specs for h in s.atomics} | code.helpers | merges
-    wide = wide_helpers(atomics)
-    wide |= callers_of(wide, [f for f, _ in code.functions])
+    atomics, macros, wide = _atomic_helpers(code)
     # prototypes first: a function may call one defined later in the file
     protos = [(f, OpenCLPrinter(fenv).visit(f.decl) + ";") for f, fenv in code.functions]
     defs_ = [(f, OpenCLPrinter(fenv).visit(f)) for f, fenv in code.functions]
@@ -261,6 +257,17 @@ def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[F
                   functions=functions_text, kernels=kernels,
                   layout=layout_kernel(layout) if layout else "")
     return KernelProgram(text, tuple(layout))
+
+
+def _atomic_helpers(code: DeviceCode) -> tuple[set, set, set[str]]:
+    """The atomic helpers the program calls (merges of private copies too), the
+    ``OMPCL_PRIV_*`` macros, and the helpers and device functions that need 64-bit atomics."""
+    merges = {(p.merge, p.cl) for s in code.kernels for p in s.copies}
+    macros = {m for s in code.kernels for p in s.copies for m in p.macros}
+    atomics = {h for s in code.kernels for h in s.atomics} | code.helpers | merges
+    wide = wide_helpers(atomics)
+    wide |= callers_of(wide, [f for f, _ in code.functions])
+    return atomics, macros, wide
 
 
 def _used_names(code: DeviceCode, env: TypeEnv, offload: list[Region]) -> set[str]:
