@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
 
-from ..analysis.loops import const_int
+from ..analysis.loops import const_int, constant_text_value
 from ..diagnostics import Remark
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Mode, Region
@@ -311,31 +311,10 @@ def _last_dims(spec: KernelSpec) -> dict[str, int]:
             if isinstance(t, c_ast.ArrayDecl):
                 dim = t.dim
             t = t.type
-        value = _dimension(dim) if dim is not None else None
+        value = constant_text_value(c_text(dim)) if dim is not None else None
         if value is not None:
             out[decl.name] = value
     return out
-
-
-_ARITH = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "/": int.__floordiv__}
-
-
-def _dimension(dim: c_ast.Node) -> int | None:
-    """The value of a dimension made of decimal literals, ``+ - * /`` and signs (as
-    ``analysis.loops.constant_text_value`` computes one, ``/`` flooring), else None."""
-    if isinstance(dim, c_ast.Constant):
-        v = dim.value
-        ok = dim.type == "int" and v.isdigit() and (v.lstrip("0") == v or not v.strip("0"))
-        return int(v) if ok else None
-    if isinstance(dim, c_ast.UnaryOp) and dim.op in ("+", "-"):
-        v = _dimension(dim.expr)
-        return None if v is None else (-v if dim.op == "-" else v)
-    if isinstance(dim, c_ast.BinaryOp) and dim.op in _ARITH:
-        a, b = _dimension(dim.left), _dimension(dim.right)
-        if a is None or b is None or (dim.op == "/" and b == 0):
-            return None
-        return _ARITH[dim.op](a, b)
-    return None
 
 
 def vectorize_kernel(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple,
