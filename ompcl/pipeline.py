@@ -223,11 +223,10 @@ def _map_kernels(u: Unit, fn) -> Unit:
 def device(u: Unit) -> Unit:
     """Every function the kernels call as a device function: pointer parameters ``__global``,
     the globals it uses as extra parameters."""
-    offload = u.offloaded
-    if not offload:
+    if not u.offloaded:
         return u
-    return replace(u, functions=device_functions(offload, u.program.ast,
-                                                 TypeEnv.of(u.program.ast), global_param))
+    ast = u.program.ast
+    return replace(u, functions=device_functions(u.offloaded, ast, TypeEnv.of(ast), global_param))
 
 
 def linearize(u: Unit) -> Unit:
@@ -249,9 +248,10 @@ def callargs(u: Unit) -> Unit:
 
 def rename(u: Unit) -> Unit:
     """Names that clash with OpenCL's get the ``ompcl_v_`` prefix, user functions the
-    ``ompcl_f_`` one, in kernels and device functions."""
+    ``ompcl_f_`` one, in kernels (bodies and private declarations) and device functions."""
     names = {f for r in u.offloaded for f in r.functions}
-    u = _map_kernels(u, lambda k, r: replace(k, body=renamed(k.body, names)))
+    u = _map_kernels(u, lambda k, r: replace(k, body=renamed(k.body, names), privates=tuple(
+        renamed(d, set()) for d in k.privates)))
     return replace(u, functions=tuple((renamed(f, names), fenv) for f, fenv in u.functions))
 
 

@@ -16,7 +16,7 @@ from ..analysis.loops import CONSTANT_TEXT
 from ..frontend.clone import clone
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
 from ..transform.linearize import row_dims
-from ..transform.rename import device_name, renamed
+from ..transform.rename import device_name
 from . import names as N
 
 
@@ -92,7 +92,7 @@ def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:
 
 
 def _private_decl(v: Var) -> c_ast.Decl:
-    decl = renamed(v.decl, set())
+    decl = clone(v.decl)
     decl.init = None
     decl.storage = []
     decl.quals = [q for q in (decl.quals or []) if q != "const"]
