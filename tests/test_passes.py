@@ -88,3 +88,21 @@ def test_dump_after_from_the_command_line():
                          cwd=ROOT)
     assert res.returncode == 0, res.stderr
     assert "/* ---- after callee-atomics ---- */" in res.stderr
+
+
+#: modules that match the user's own source text (host splicing, reordering the user's text),
+#: which is allowed; nothing else in codegen or transform may match text with a regex
+USER_TEXT = {"codegen/host.py", "codegen/hostloop.py", "transform/reorder.py"}
+
+
+def test_no_regular_expression_over_generated_code():
+    """The kernel side works on trees and typed values: no ``re`` and no identifier regex."""
+    package = ROOT / "ompcl"
+    found = []
+    for path in sorted([*package.glob("codegen/*.py"), *package.glob("transform/*.py")]):
+        rel = path.relative_to(package).as_posix()
+        text = path.read_text()
+        if rel not in USER_TEXT and (re.search(r"^import re$|^from re import", text, re.M)
+                                     or re.search(r"\bIDENT\b", text)):
+            found.append(rel)
+    assert found == []
