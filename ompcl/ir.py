@@ -485,6 +485,10 @@ class KernelSpec:
     directive_text: str = ""
     sites: tuple = ()  # transform.boundscheck.Site per checked access, by site number
     atomics: frozenset = frozenset()  # (operator, OpenCL type) of the atomic helpers called
+    copies: tuple = ()  # transform.privatize.Private per array with a private copy
+    narrow: bool = False  # every loop counter provably fits 32 bits (transform.narrowing)
+    tiled: bool = False  # the blocked shape runs the two innermost loops in tiles
+    identities: tuple = ()  # per reduction, the c_ast value its partial results start from
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
-from .analysis.ctypes_ import TypeEnv, c_text, walk
+from .analysis.ctypes_ import TypeEnv, walk
 from .analysis.layout import plan_layout
 from .analysis.placement import place
 from .analysis.regions import analyze
@@ -22,8 +22,11 @@ from .analysis.residency import plan_residency
 from .codegen import names as N
 from .codegen.features import KernelFeatures, static_features
 from .codegen.host import HostRegion, HostTeam, RelayoutInfo, generate_host
+from .codegen import dumps as D
+from .codegen.dumps import describe
 from .codegen.kernel import generate_kernels
-from .codegen.kernelspec import checked, host_interface, kernel_spec, view_decl
+from .codegen.kernelspec import (atomic_targets, check_buffers, cl_type, global_param,
+                                 host_interface, kernel_spec, view_decl, vla_views)
 from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, PreprocessError, Remark,
                           SourceLoc, not_offloaded)
 from .frontend.library import SourceLibrary
@@ -32,12 +35,22 @@ from .frontend.program import Program, load_program
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, SymKind, Team
 from .predict.model import resolve as resolve_model
 from .predict.schema import STATIC
-from .transform.interchange import interchange_region
+from .transform.addrspace import device_code
+from .transform.atomics import param_atomics, with_atomics, with_update_atomics
+from .transform.boundscheck import bounds_checked
+from .transform.callargs import with_global_args
+from .transform.device import DeviceCode, Function, device_functions, function_globals
 from .transform.dynreorder import Variant, reorder_kernel
+from .transform.interchange import interchange_region
+from .transform.linearize import linearized
+from .transform.narrowing import fits_32_bits
+from .transform.privatize import privatized
 from .transform.promote import promote_kernel
-from .transform.vectorize import vectorize_kernel
-from .transform.rename import device_name
+from .transform.reductions import identity
+from .transform.rename import device_name, renamed
 from .transform.reorder import reordered_program
+from .transform.tiling import tiles
+from .transform.vectorize import vectorize_kernel
 
 
 def _knob(name: str) -> bool:
@@ -91,6 +104,9 @@ class Unit:
     features: dict[int, KernelFeatures] = field(default_factory=dict)
     #: region id -> its reordered kernels (one per kernel shape that has one)
     variants: dict[int, tuple[Variant, ...]] = field(default_factory=dict)
+    functions: tuple[Function, ...] = ()  # the functions kernels call, as device functions
+    #: the OpenCL programs to print: the kernels', then the variants' (when there are any)
+    programs: tuple[DeviceCode, ...] = ()
     kernel_source: str = ""
     variant_source: str = ""  # the reordered kernels: a program built when one is wanted
     layout: tuple = ()  # codegen.records.Layout entries of the kernel program
@@ -187,31 +203,99 @@ def interchange(u: Unit) -> Unit:
     return replace(u, regions=tuple(regions), remarks=u.remarks + tuple(remarks))
 
 
-def _dump_bodies(u: Unit) -> str:
-    """Each kernel's loops (collapsed ones in their new order, extents), then its body."""
-    return "\n".join(f"{describe(r)}\n{c_text(r.loops[-1].loop.stmt)}" for r in u.offloaded)
-
-
 def outline(u: Unit) -> Unit:
-    """Kernel specs (parameters as declarations, renamed bodies) and host interfaces; the
-    static features are counted on the kernels as they will be printed."""
+    """Kernel specs (parameters as declarations, the loop's body as the user wrote it) and
+    host interfaces. Ordering: after 'interchange' (the bodies as they will run)."""
     offload = u.offloaded
-    functions = {f for r in offload for f in r.functions}
-    kernels = tuple(kernel_spec(r, functions) for r in offload)
-    features = {k.region_id: static_features(k, {device_name(a.name) for a in r.arrays},
-                                             {device_name(v.name): v.name for v in r.scalars})
-                for k, r in zip(kernels, offload)}
-    # wrapped after counting: the checks are not the kernel's work
-    kernels = tuple(checked(k, r) for k, r in zip(kernels, offload))
-    return replace(u, kernels=kernels, interfaces=tuple(host_interface(r) for r in offload),
-                   features=features)
+    return replace(u, kernels=tuple(kernel_spec(r) for r in offload),
+                   interfaces=tuple(host_interface(r) for r in offload))
+
+
+def _dump_outline(u: Unit) -> str:
+    return "\n".join(f"{k.name}: {len(k.params)} parameters" for k in u.kernels)
+
+
+def _map_kernels(u: Unit, fn) -> Unit:
+    """``fn(spec, region) -> spec`` applied to every kernel."""
+    return replace(u, kernels=tuple(fn(k, r) for k, r in zip(u.kernels, u.offloaded)))
+
+
+def device(u: Unit) -> Unit:
+    """Every function the kernels call as a device function: pointer parameters ``__global``,
+    the globals it uses as extra parameters."""
+    if not u.offloaded:
+        return u
+    ast = u.program.ast
+    return replace(u, functions=device_functions(u.offloaded, ast, TypeEnv.of(ast), global_param))
+
+
+def linearize(u: Unit) -> Unit:
+    """Accesses to arrays seen through pointers to variable-length rows -> accesses to the
+    flat buffer (OpenCL C cannot declare such pointers). Ordering: before 'rename' (the views
+    are known by the user's names)."""
+    return _map_kernels(u, lambda k, r: replace(k, body=linearized(k.body, vla_views(r))))
+
+
+def callargs(u: Unit) -> Unit:
+    """Calls of functions that use globals pass those globals, in kernels and in device
+    functions (whose versions take them as parameters, see 'device')."""
+    extra = function_globals(u.offloaded)
+    u = _map_kernels(u, lambda k, r: k if r.calls is None else replace(
+        k, body=with_global_args(k.body, r.calls.function_globals)))
+    return replace(u, functions=tuple((with_global_args(f, extra), fenv)
+                                      for f, fenv in u.functions))
+
+
+def rename(u: Unit) -> Unit:
+    """Names that clash with OpenCL's get the ``ompcl_v_`` prefix, user functions the
+    ``ompcl_f_`` one, in kernels (bodies and private declarations) and device functions."""
+    names = {f for r in u.offloaded for f in r.functions}
+    u = _map_kernels(u, lambda k, r: replace(k, body=renamed(k.body, names), privates=tuple(
+        renamed(d, set()) for d in k.privates)))
+    return replace(u, functions=tuple((renamed(f, names), fenv) for f, fenv in u.functions))
+
+
+def _atomics(k, r):
+    shared, types, updated = atomic_targets(r)
+    body, used = with_atomics(k.body, shared, types)
+    body, more = with_update_atomics(body, updated)
+    return replace(k, body=body, atomics=frozenset(used | more))
+
+
+def atomics(u: Unit) -> Unit:
+    """``#pragma omp atomic`` statements and the updates of arrays the loop only updates ->
+    calls of the device's atomic helpers; shared scalars become ``(*x)``. Ordering: after
+    'rename' (the targets by their device names)."""
+    return _map_kernels(u, _atomics)
+
+
+def features(u: Unit) -> Unit:
+    """The static features, counted on the kernels as they will run (before 'boundscheck':
+    the checks are not the kernel's work)."""
+    return replace(u, features={
+        k.region_id: static_features(k, {device_name(a.name) for a in r.arrays},
+                                     {device_name(v.name): v.name for v in r.scalars})
+        for k, r in zip(u.kernels, u.offloaded)})
+
+
+def _dump_features(u: Unit) -> str:
+    return "\n".join(f"{k.name}: features {u.features[k.region_id].values}" for k in u.kernels)
+
+
+def boundscheck(u: Unit) -> Unit:
+    """Every buffer element access wrapped in ``OMPCL_AT(T, k, site, ref)`` (the plain access
+    unless the program is built with ``OMPCL_BOUNDS_CHECK``), with its site."""
+    def check(k, r):
+        body, sites = bounds_checked(k.body, check_buffers(r))
+        return replace(k, body=body, sites=sites)
+    return _map_kernels(u, check)
 
 
 def dynreorder(u: Unit) -> Unit:
     """A variant of each kernel that walks an array along another dimension than its last,
     over a device copy whose dimensions follow the loops (the runtime makes it, when its cost
-    model says it pays, and keeps the host's layout). Ordering: after 'outline' (the kernels
-    as printed, bounds checks included), before 'kernels' prints them."""
+    model says it pays, and keeps the host's layout). Ordering: after 'boundscheck' (the
+    kernels as printed, bounds checks included), before 'addrspace' makes the programs."""
     if not u.options.dynreorder or not u.options.embed:  # (a kernel file holds one program)
         return u
     variants, remarks = {}, []
@@ -221,17 +305,6 @@ def dynreorder(u: Unit) -> Unit:
         if found:
             variants[r.id] = found
     return replace(u, variants=variants, remarks=u.remarks + tuple(remarks))
-
-
-def _dump_variants(u: Unit) -> str:
-    from .codegen.cprinter import OpenCLPrinter  # noqa: PLC0415 (dump only)
-    out = []
-    for rid, found in sorted(u.variants.items()):
-        for v in found:
-            arrays = ", ".join(f"{a.name} perm={list(a.perm)}" for a in v.arrays)
-            out.append(f"region {rid}: kernel {v.spec.name} ({v.shape} shape): {arrays}")
-            out.append(OpenCLPrinter(TypeEnv.of(u.program.ast)).visit(v.spec.body))
-    return "\n".join(out)
 
 
 def _each_kernel(u: Unit, fn) -> Unit:
@@ -270,30 +343,85 @@ def promote(u: Unit) -> Unit:
 def vectorize(u: Unit) -> Unit:
     """Neighbouring elements of one row loaded or stored together as an OpenCL vector
     (``vloadn``/``vstoren``). Ordering: after 'promote' (whose loads of a row's elements it
-    merges), before 'kernels' prints them."""
+    merges), the last rewrite of kernel bodies before 'addrspace'."""
     return _each_kernel(u, vectorize_kernel) if u.options.vectorize else u
 
 
-def _dump_kernel_bodies(u: Unit) -> str:
-    from .codegen.cprinter import OpenCLPrinter  # noqa: PLC0415 (dump only)
-    printer = OpenCLPrinter(TypeEnv.of(u.program.ast))
-    return "\n".join(f"{k.name}:\n{printer.visit(k.body)}" for k in u.kernels)
+def addrspace(u: Unit) -> Unit:
+    """The programs to print, the kernels' and the variants': each kernel calls the version
+    of a device function whose pointer parameters are in the spaces of its arguments
+    (``__private`` for a work-item's own arrays). Ordering: after the kernel rewrites
+    ('vectorize' last), before the rewrites of a program's device functions."""
+    if not u.kernels:
+        return u
+    specs = tuple(v.spec for _, found in sorted(u.variants.items()) for v in found)
+    return replace(u, programs=tuple(device_code(s, u.functions)
+                                     for s in (u.kernels, specs) if s))
+
+
+def _map_programs(u: Unit, fn) -> Unit:
+    """``fn(spec, region) -> spec`` applied to every kernel of every program."""
+    by_id = {r.id: r for r in u.regions}
+    return replace(u, programs=tuple(replace(c, kernels=tuple(
+        fn(k, by_id[k.region_id]) for k in c.kernels)) for c in u.programs))
+
+
+def callee_atomics(u: Unit) -> Unit:
+    """Updates through a device function's pointer parameter that the analysis proved only
+    updated -> atomic helper calls, in the versions where that parameter is ``__global``.
+    Ordering: after 'addrspace' (which makes the versions)."""
+    names = {f for r in u.offloaded for f in r.functions}
+    updated = {(device_name(f, names), device_name(p)) for r in u.offloaded
+               for f, p in r.updated_params}
+    origins = {f.decl.name: f for f, _ in u.functions}
+    out = []
+    for c in u.programs:
+        fns, used = param_atomics(list(c.functions), updated, origins, cl_type)
+        out.append(replace(c, functions=tuple(fns), helpers=frozenset(used)))
+    return replace(u, programs=tuple(out))
+
+
+def privatize(u: Unit) -> Unit:
+    """Small integer arrays a kernel only updates atomically get a private copy per work-item
+    in the CPU shape, merged at its end. Ordering: after 'boundscheck' and 'atomics' (it
+    finds the helper calls and sees through the checks)."""
+    return _map_programs(u, privatized)
+
+
+def narrowing(u: Unit) -> Unit:
+    """Whether every loop counter and loop variable provably fits 32 bits (a GPU shape then
+    counts with ``int``)."""
+    return _map_programs(u, lambda k, r: replace(k, narrow=fits_32_bits(r.loops)))
+
+
+def tiling(u: Unit) -> Unit:
+    """Whether the blocked shape runs the two innermost loops in square tiles (an access
+    transposed between them)."""
+    return _map_programs(u, lambda k, r: replace(k, tiled=tiles(k.body, tuple(
+        v for v, _ in k.dims))))
+
+
+def reductions(u: Unit) -> Unit:
+    """The value each reduction's partial results start from."""
+    return _map_programs(u, lambda k, r: replace(k, identities=tuple(
+        identity(op, cl) for _, cl, op in k.reductions)))
 
 
 def print_kernels(u: Unit) -> Unit:
     """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
-    if not u.kernels:
+    if not u.programs:
         return u
     env = TypeEnv.of(u.program.ast)
-    prog = generate_kernels(u.kernels, list(u.regions), u.program.ast, env, u.path)
+    prog = generate_kernels(u.programs[0], list(u.regions), u.functions, u.program.ast, env,
+                            u.path)
     u = replace(u, kernel_source=prog.source, layout=prog.layout)
-    if not u.variants:
+    if len(u.programs) == 1:
         return u
     # the variants are a program of their own, built only when one is wanted (they would
     # double the device compiler's work on every first run); it must lay out the structs
     # the host passes as the kernels' program does, else no variant
-    specs = tuple(v.spec for _, found in sorted(u.variants.items()) for v in found)
-    variants = generate_kernels(specs, list(u.regions), u.program.ast, env, u.path)
+    variants = generate_kernels(u.programs[1], list(u.regions), u.functions, u.program.ast,
+                                env, u.path)
     if variants.layout != prog.layout:
         return replace(u, variants={}, remarks=tuple(m for m in u.remarks
                                                      if m.id != "dynreorder"))
@@ -367,6 +495,10 @@ def _verdict(r: Region) -> Remark:
     return not_offloaded(r.loc, r.reasons)
 
 
+_kernel_bodies = lambda u: D.kernel_bodies(u.kernels, u.program.ast)  # noqa: E731
+_code = lambda u: D.code(u.kernels, u.functions, u.program.ast)  # noqa: E731
+_programs = lambda u: D.programs(u.programs, u.program.ast)  # noqa: E731
+
 PASSES: tuple[Pass, ...] = (
     Pass("parse", parse, lambda u: "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
                                              for b in u.program.constructs)),
@@ -377,13 +509,24 @@ PASSES: tuple[Pass, ...] = (
     Pass("residency", plan, lambda u: "\n".join(
         f"region {k}: {'keep data on the device' if v else 'sync host at exit'}"
         for k, v in sorted(u.residency.keep.items()))),
-    Pass("interchange", interchange, _dump_bodies),
-    Pass("outline", outline, lambda u: "\n".join(
-        f"{k.name}: {len(k.params)} parameters, features {u.features[k.region_id].values}"
-        for k in u.kernels)),
-    Pass("dynreorder", dynreorder, _dump_variants),
-    Pass("promote", promote, _dump_kernel_bodies),
-    Pass("vectorize", vectorize, _dump_kernel_bodies),
+    Pass("interchange", interchange, lambda u: D.loop_bodies(u.offloaded)),
+    Pass("outline", outline, _dump_outline),
+    Pass("device", device, lambda u: D.functions(u.functions)),
+    Pass("linearize", linearize, _kernel_bodies),
+    Pass("callargs", callargs, _code),
+    Pass("rename", rename, _code),
+    Pass("atomics", atomics, _kernel_bodies),
+    Pass("features", features, _dump_features),
+    Pass("boundscheck", boundscheck, _kernel_bodies),
+    Pass("dynreorder", dynreorder, lambda u: D.variants(u.variants, u.program.ast)),
+    Pass("promote", promote, _kernel_bodies),
+    Pass("vectorize", vectorize, _kernel_bodies),
+    Pass("addrspace", addrspace, _programs),
+    Pass("callee-atomics", callee_atomics, _programs),
+    Pass("privatize", privatize, _programs),
+    Pass("narrowing", narrowing, lambda u: D.narrowing(u.programs)),
+    Pass("tiling", tiling, lambda u: D.tiling(u.programs)),
+    Pass("reductions", reductions, lambda u: D.reductions(u.programs, u.program.ast)),
     Pass("kernels", print_kernels, lambda u: u.kernel_source + u.variant_source),
     Pass("host", splice_host, lambda u: u.host_source),
 )
@@ -402,23 +545,6 @@ def translate(path: str, options: Options | None = None) -> Unit:
         if u.options.dump_after == p.name:
             print(f"/* ---- after {p.name} ---- */\n{p.dump(u)}", file=sys.stderr)
     return u
-
-
-def describe(r: Region) -> str:
-    """A region as ``--dump-after analyze`` shows it."""
-    head = f"{r.loc}: region {r.id}: " + ("offload" if r.offload else "host")
-    gen = c_generator.CGenerator()
-    parts = ["  loops: " + ", ".join(f"{d.var} = {gen.visit(d.lb)}; {d.var} {d.op} "
-                                     f"{gen.visit(d.ub)}; step {gen.visit(d.step)}"
-                                     for d in r.loops)]
-    for a in r.arrays:
-        lo, hi = N.extent(a.extent, a.var.ctype.dims)
-        parts.append(f"  array {a.name} mode={a.mode} extent="
-                     + ("whole" if a.extent is None else f"[{lo}, {hi}]"))
-    parts += [f"  scalar {v.name}" for v in r.scalars]
-    parts += [f"  reduction {x.op}:{x.name}" for x in r.reductions]
-    parts += [f"  reason [{why.id}]: {why.message}" for why in r.reasons]
-    return "\n".join([head] + parts)
 
 
 # -- consistency checks (debug mode) ---------------------------------------------------------

@@ -1,7 +1,7 @@
-"""Private copies of small integer arrays a kernel only updates atomically (codegen.privatize):
-which arrays qualify (golden checks on the kernel text), and programs built and run against
-gcc -fopenmp on the device in both buffer modes, in the GPU shape (direct atomics) and
-bounds-checked (direct atomics), with 1 and 2 OpenMP threads."""
+"""Private copies of small integer arrays a kernel only updates atomically (transform.privatize,
+pass 'privatize'): which arrays qualify (golden checks on the kernel text), and programs built
+and run against gcc -fopenmp on the device in both buffer modes, in the GPU shape (direct
+atomics) and bounds-checked (direct atomics), with 1 and 2 OpenMP threads."""
 from __future__ import annotations
 
 import pytest

@@ -2,14 +2,16 @@
 
 Type names are resolved through typedefs to OpenCL spellings, C library math calls become
 OpenCL built-ins (arguments cast to the C prototype's type so overloads resolve as in C),
-and literal suffixes OpenCL does not accept are normalised.
+and literal suffixes OpenCL does not accept are normalised. ``printed_names`` says which
+identifiers the printer writes for a tree (which structs and enums a program needs), without
+printing it.
 """
 from __future__ import annotations
 
 from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
-from ..analysis.ctypes_ import SCALARS, TypeEnv
+from ..analysis.ctypes_ import SCALARS, TypeEnv, walk
 
 
 _INT_ABS = {"abs": "int", "labs": "long", "llabs": "long"}
@@ -54,3 +56,24 @@ class OpenCLPrinter(c_generator.CGenerator):
                 return f"(({_INT_ABS[name]})abs(({_INT_ABS[name]})({texts[0]})))"
             return f"{cl_name}({', '.join(texts)})"
         return super().visit_FuncCall(n)
+
+
+#: nodes whose ``name`` attribute the printer writes as an identifier
+_NAMED = (c_ast.ID, c_ast.Decl, c_ast.Struct, c_ast.Union, c_ast.Enum, c_ast.Enumerator,
+          c_ast.Typedef, c_ast.Label, c_ast.Goto)
+
+
+def printed_names(node: c_ast.Node, env: TypeEnv) -> set[str]:
+    """The identifiers ``OpenCLPrinter(env)`` writes for ``node``: names of variables,
+    functions, members, tags, enumerators and labels, and type names as printed (a typedef
+    of a scalar as the OpenCL scalar it stands for)."""
+    out: set[str] = set()
+    for n in walk(node):
+        if isinstance(n, _NAMED) and n.name:
+            out.add(n.name)
+        elif isinstance(n, c_ast.TypeDecl) and n.declname:
+            out.add(n.declname)
+        elif isinstance(n, c_ast.IdentifierType):
+            base = env.scalar_of(n.names)
+            out |= {SCALARS[base][0]} if base in SCALARS else set(n.names)
+    return out

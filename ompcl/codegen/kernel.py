@@ -1,5 +1,6 @@
-"""Kernel generation: ``KernelSpec`` s (and their ``Region`` s' loops) -> one OpenCL program
-(source text) per file.
+"""Kernel printing: a ``DeviceCode`` (the kernels and device functions as the lowering passes
+of ``transform`` leave them, see ``pipeline.PASSES``) and its ``Region`` s' loops -> one OpenCL
+program (source text). Every rewrite and decision is a pass before this; it only prints.
 
 Each spec becomes ``__kernel void ompcl_k<id>`` in two shapes, chosen when the runtime builds
 the program for a device (``-DOMPCL_BLOCKED`` on CPU devices, see ``size_launch`` in the
@@ -20,7 +21,7 @@ Called user functions are printed as device functions, after prototypes of all o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from pycparser import c_ast, c_generator
@@ -28,20 +29,17 @@ from pycparser import c_ast, c_generator
 from ..analysis.builtins import MATH, is_math
 from ..analysis.ctypes_ import TypeEnv, walk
 from ..analysis.loops import const_int
-from ..frontend.textscan import IDENT
 from ..ir import KernelSpec, LoopDim, Region
-from ..transform.addrspace import GLOBAL, pointer_params, specialise
-from ..transform.atomics import guarded, helper, helpers, wide_helpers, with_update_atomics
-from ..transform.callargs import with_global_args
-from ..transform.device import device_function
-from ..transform.narrowing import constant_step, constant_trip, fits_32_bits
-from ..transform.reductions import combine, identity
-from ..transform.rename import device_name, renamed
-from ..transform.tiling import TILE, tiles
+from ..transform.atomics import (callers_of, guarded, helper, helpers, mentioned,
+                                 wide_helpers)
+from ..transform.device import DeviceCode, Function
+from ..transform.narrowing import constant_step, constant_trip
+from ..transform.privatize import GUARD, Private, macro_definitions
+from ..transform.reductions import combine
+from ..transform.tiling import TILE
 from . import names as N
-from .cprinter import OpenCLPrinter
-from .kernelspec import cl_type, global_param, view_decl
-from .privatize import GUARD, Private, macro_definitions, privatized
+from .cprinter import OpenCLPrinter, printed_names
+from .kernelspec import view_decl
 from .records import Layout, layout_kernel, records
 from .templates import render
 
@@ -132,15 +130,14 @@ def _prologue(spec: KernelSpec, region: Region, printer: OpenCLPrinter,
     return lines
 
 
-def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv,
-                 copies: tuple[Private, ...] = ()) -> dict:
+def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
     """What the kernel template prints for one spec."""
     printer = OpenCLPrinter(env)
     printer.indent_level = 4
-    narrow = fits_32_bits(region.loops)
-    reds = [{"name": name, "cl": cl, "identity": printer.visit(identity(op, cl)),
+    narrow, copies = spec.narrow, spec.copies
+    reds = [{"name": name, "cl": cl, "identity": printer.visit(start),
              "combine": (lambda a, b, op=op: combine_text(printer, op, a, b))}
-            for name, cl, op in spec.reductions]
+            for (name, cl, op), start in zip(spec.reductions, spec.identities)]
     dims = _dims_view(spec, region, narrow)
     return {
         "tiled": _tiled_view(spec, dims),
@@ -194,9 +191,9 @@ def _lanes(spec: KernelSpec, copies: tuple[Private, ...]) -> int:
 
 
 def _tiled_view(spec: KernelSpec, dims: list[dict]) -> dict | None:
-    """Where the blocked shape runs the two innermost loops in tiles (``tiles``): the tile
-    edge, the tile counts and each outer counter's split of the linear tile index."""
-    if not tiles(spec.body, tuple(var for var, _ in spec.dims)):
+    """Where the blocked shape runs the two innermost loops in tiles (``spec.tiled``): the
+    tile edge, the tile counts and each outer counter's split of the linear tile index."""
+    if not spec.tiled:
         return None
     row, col = dims[-2], dims[-1]
     counts = [f"({d['trips']} + {TILE - 1}) / {TILE}" for d in (row, col)]
@@ -225,30 +222,6 @@ def _uses_double(regions: list[Region], fdefs: list[c_ast.FuncDef], env: TypeEnv
     return False
 
 
-def _device_functions(offload: list[Region], ast: c_ast.FileAST, env: TypeEnv
-                      ) -> list[tuple[c_ast.FuncDef, TypeEnv]]:
-    """Every function the kernels call, as device functions (with the globals they use as
-    extra parameters), each with the type environment of the file that defines it: this
-    file's in file order, then those from other files of the program."""
-    fnames = {f for r in offload for f in r.functions}
-    extra: dict[str, tuple[str, ...]] = {}
-    external, scope = {}, {}
-    for r in offload:
-        if r.calls is not None:
-            extra.update(r.calls.function_globals)
-            external.update(r.calls.external)
-        scope.update(r.scope)
-    local = [(e, env) for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames
-             and e.decl.name not in external]
-    others = [(x.fdef, TypeEnv.of(x.ast)) for x in external.values()]
-    out = []
-    for fdef, fenv in local + others:
-        dev = device_function(fdef, [global_param(scope[g])
-                                     for g in extra.get(fdef.decl.name, ())])
-        out.append((renamed(with_global_args(dev, extra), fnames), fenv))
-    return out
-
-
 @dataclass(frozen=True)
 class KernelProgram:
     """The OpenCL program of a file and the struct layout table both sides must agree on."""
@@ -257,102 +230,58 @@ class KernelProgram:
     layout: tuple[Layout, ...] = ()
 
 
-def generate_kernels(specs: tuple[KernelSpec, ...], regions: list[Region], ast: c_ast.FileAST,
-                     env: TypeEnv, source: str) -> KernelProgram:
-    """OpenCL C source with a kernel per spec and the functions they call."""
+def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[Function, ...],
+                     ast: c_ast.FileAST, env: TypeEnv, source: str) -> KernelProgram:
+    """OpenCL C source of one program: a kernel per spec of ``code`` and the device functions
+    they call (``functions``: every device function before address-space versions, for the
+    program's precision)."""
     offload = [r for r in regions if r.offload]
-    device_fns = _device_functions(offload, ast, env)
-    order = [f for f, _ in device_fns]
-    printer = OpenCLPrinter(env)
-    # a private array passed to a function needs a version with a __private parameter
-    envs = {f.decl.name: fenv for f, fenv in device_fns}
-    bodies, clones = specialise([(s.body, {d.name for d in s.privates}) for s in specs],
-                                {f.decl.name: f for f, _ in device_fns})
-    specs = tuple(replace(s, body=b) for s, b in zip(specs, bodies))
-    device_fns = [(c, envs[_origin(c.decl.name, envs)]) for c in clones]
-    fnames = {f for r in offload for f in r.functions}
-    updated = {(device_name(f, fnames), device_name(p)) for r in offload
-               for f, p in r.updated_params}
-    device_fns, callee_atomics = _with_param_atomics(device_fns, updated, {
-        f.decl.name: f for f in order})
-    # prototypes first: a function may call one defined later in the file
-    protos = [OpenCLPrinter(fenv).visit(f.decl) + ";" for f, fenv in device_fns]
-    defs_ = [OpenCLPrinter(fenv).visit(f) for f, fenv in device_fns]
     by_id = {r.id: r for r in offload}
-    private = [privatized(s, by_id[s.region_id]) for s in specs]
-    specs = tuple(s for s, _ in private)
-    merges = {(p.merge, p.cl) for _, ps in private for p in ps}
-    macros = {m for _, ps in private for p in ps for m in p.macros}
-    atomics = {h for s in specs for h in s.atomics} | callee_atomics | merges
-    wide = wide_helpers(atomics)
-    wide |= _callers_of(wide, {f.decl.name: d for (f, _), d in zip(device_fns, defs_)})
-    functions = [guarded(t) if f.decl.name in wide else t
-                 for (f, _), t in list(zip(device_fns, protos)) + list(zip(device_fns, defs_))]
-    kernels = [_kernel_view(s, by_id[s.region_id], env, ps) for s, (_, ps) in zip(specs, private)]
-    for k in kernels:  # a kernel with 64-bit atomics exists only where the device has them
-        k["int64"] = bool(set(IDENT.findall(k["body"])) & wide)
-    used = set(IDENT.findall("\n".join(functions) + "".join(
-        k["body"] + "".join(k["prologue"] + k["params"] + k["privates"]) for k in kernels)))
+    specs = code.kernels
+    atomics, macros, wide = _atomic_helpers(code)
+    # prototypes first: a function may call one defined later in the file
+    protos = [(f, OpenCLPrinter(fenv).visit(f.decl) + ";") for f, fenv in code.functions]
+    defs_ = [(f, OpenCLPrinter(fenv).visit(f)) for f, fenv in code.functions]
+    functions_text = [guarded(t) if f.decl.name in wide else t for f, t in protos + defs_]
+    kernels = [_kernel_view(s, by_id[s.region_id], env) for s in specs]
+    for k, s in zip(kernels, specs):  # a kernel with 64-bit atomics exists only where the
+        k["int64"] = bool(mentioned(s.body) & wide)  # device has them
+    used = _used_names(code, env, offload)
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)
     defs += helpers(atomics) + macro_definitions(macros)
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
-                  fp64=_uses_double(offload, order, env), wg=WORK_GROUP,
+                  fp64=_uses_double(offload, [f for f, _ in functions], env), wg=WORK_GROUP,
                   lanes=max([k["lanes"] for k in kernels], default=0),
-                  enums=_enums_used(ast, printer, used), records=defs, functions=functions,
-                  kernels=kernels, layout=layout_kernel(layout) if layout else "")
+                  enums=_enums_used(ast, OpenCLPrinter(env), used), records=defs,
+                  functions=functions_text, kernels=kernels,
+                  layout=layout_kernel(layout) if layout else "")
     return KernelProgram(text, tuple(layout))
 
 
-def _with_param_atomics(fns: list[tuple[c_ast.FuncDef, TypeEnv]], updated: set[tuple[str, str]],
-                        origins: dict[str, c_ast.FuncDef]
-                        ) -> tuple[list[tuple[c_ast.FuncDef, TypeEnv]], set[tuple[str, str]]]:
-    """The device functions with the updates through their ``updated`` (function, parameter)
-    pairs as atomic helper calls, in the versions where the parameter is ``__global`` (a
-    work-item's own array needs none), and the helpers used."""
-    out, used = [], set()
-    for f, fenv in fns:
-        origin = origins[_origin(f.decl.name, origins)]
-        spaces = _param_spaces(f.decl.name, origin)
-        types = {}
-        for p in origin.decl.type.args.params if origin.decl.type.args else []:
-            if (origin.decl.name, getattr(p, "name", None)) in updated and \
-                    spaces.get(p.name) == GLOBAL:
-                ct = fenv.ctype(p.type)
-                if ct is not None:
-                    types[p.name] = cl_type(ct.base)
-        if types:
-            body, helpers_used = with_update_atomics(f.body, types)
-            used |= helpers_used
-            f = c_ast.FuncDef(f.decl, f.param_decls, body, f.coord)
-        out.append((f, fenv))
-    return out, used
+def _atomic_helpers(code: DeviceCode) -> tuple[set, set, set[str]]:
+    """The atomic helpers the program calls (merges of private copies too), the
+    ``OMPCL_PRIV_*`` macros, and the helpers and device functions that need 64-bit atomics."""
+    merges = {(p.merge, p.cl) for s in code.kernels for p in s.copies}
+    macros = {m for s in code.kernels for p in s.copies for m in p.macros}
+    atomics = {h for s in code.kernels for h in s.atomics} | code.helpers | merges
+    wide = wide_helpers(atomics)
+    wide |= callers_of(wide, [f for f, _ in code.functions])
+    return atomics, macros, wide
 
 
-def _callers_of(names: set[str], texts: dict[str, str]) -> set[str]:
-    """The device functions (by printed text) that call one of ``names``, directly or
-    through one another."""
-    out: set[str] = set()
-    while True:
-        more = {f for f, t in texts.items() if f not in out and set(IDENT.findall(t)) &
-                (names | out) - {f}}
-        if not more:
-            return out
-        out |= more
-
-
-def _param_spaces(name: str, origin: c_ast.FuncDef) -> dict[str, str]:
-    """Address space of each pointer parameter of a device function version (clones of a
-    function carry their spaces after its name, see ``transform.addrspace.clone_name``)."""
-    ks = pointer_params(origin)
-    spaces = name[len(origin.decl.name) + 1:] if name != origin.decl.name else GLOBAL * len(ks)
-    params = origin.decl.type.args.params
-    return {params[k].name: s for k, s in zip(ks, spaces)}
-
-
-def _origin(name: str, envs: dict) -> str:
-    """The function a clone was made from (clones add a suffix to its name)."""
-    return name if name in envs else name.rsplit("_", 1)[0]
+def _used_names(code: DeviceCode, env: TypeEnv, offload: list[Region]) -> set[str]:
+    """Every identifier the program's functions and kernels print (the user's names of the
+    arrays with private copies too: their comments name them)."""
+    by_id = {r.id: r for r in offload}
+    used = set()
+    for f, fenv in code.functions:
+        used |= printed_names(f, fenv)
+    for s in code.kernels:
+        for node in (s.body, *s.prologue, *s.params, *s.privates):
+            used |= printed_names(node, env)
+        used |= {by_id[s.region_id].arrays[p.k].name for p in s.copies}
+    return used
 
 
 def _buffer_type(spec: KernelSpec, k: int) -> str:

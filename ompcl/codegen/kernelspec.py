@@ -1,13 +1,13 @@
 """Kernel and host interfaces: an offloadable ``Region`` -> its ``KernelSpec`` (kernel
 parameters and prologue as ``c_ast.Decl`` nodes with OpenCL qualifiers, per-work-item privates,
-the renamed body) and its ``HostInterface`` (the outlined host function's parameters).
+the loop's body as the user wrote it) and its ``HostInterface`` (the outlined host function's
+parameters); and the facts of a region the kernel rewrites of ``transform`` take (views to
+flatten, atomic targets, buffers to check), in the kernel's names and OpenCL types.
 
 Both sides of the kernel's argument list are decided here, once per region: the host template
 passes arguments in exactly the order of ``KernelSpec.params``.
 """
 from __future__ import annotations
-
-from dataclasses import replace
 
 from pycparser import c_ast
 
@@ -15,11 +15,8 @@ from ..analysis.ctypes_ import SCALARS, walk
 from ..analysis.loops import CONSTANT_TEXT
 from ..frontend.clone import clone
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
-from ..transform.atomics import with_atomics, with_update_atomics
-from ..transform.boundscheck import bounds_checked
-from ..transform.callargs import with_global_args
-from ..transform.linearize import linearized, row_dims
-from ..transform.rename import device_name, renamed
+from ..transform.linearize import row_dims
+from ..transform.rename import device_name
 from . import names as N
 
 
@@ -95,7 +92,7 @@ def _array_params(a: ArrayArg, k: int) -> list[c_ast.Decl]:
 
 
 def _private_decl(v: Var) -> c_ast.Decl:
-    decl = renamed(v.decl, set())
+    decl = clone(v.decl)
     decl.init = None
     decl.storage = []
     decl.quals = [q for q in (decl.quals or []) if q != "const"]
@@ -105,11 +102,34 @@ def _private_decl(v: Var) -> c_ast.Decl:
     return decl
 
 
-def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
-    """The kernel of one offloadable region."""
+def vla_views(region: Region) -> dict[str, list[c_ast.Node]]:
+    """User name -> row dimensions of each array the kernel sees flat (``is_vla``)."""
+    return {a.name: row_dims(a.var.decl) for a in region.arrays if is_vla(a)}
+
+
+def atomic_targets(region: Region) -> tuple[set[str], dict[str, str], dict[str, str]]:
+    """Device names of the shared scalars (buffers in the kernel), device name -> OpenCL
+    element type of every buffer, and of the arrays the loop only updates."""
+    shared = {device_name(a.name) for a in region.arrays if a.var.ctype.is_scalar}
+    types = {device_name(a.name): cl_type(a.var.ctype.base) for a in region.arrays}
+    return shared, types, {device_name(n): types[device_name(n)] for n in region.updated}
+
+
+def check_buffers(region: Region) -> dict[str, tuple[int, str, str, int]]:
+    """Device name -> (buffer index, OpenCL element type, user name, subscripts of an
+    element) of each buffer, as the bounds checker wraps their accesses."""
+    return {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name,
+                                  1 if is_vla(a) else
+                                  len(a.var.ctype.dims) + int(a.var.ctype.pointer))
+            for k, a in enumerate(region.arrays)}
+
+
+def kernel_spec(region: Region) -> KernelSpec:
+    """The kernel of one offloadable region, its body as the user wrote it (the passes of
+    ``transform`` lower it)."""
     params: list[c_ast.Decl] = []
     prologue: list[c_ast.Decl] = []
-    views = {a.name: row_dims(a.var.decl) for a in region.arrays if is_vla(a)}
+    views = vla_views(region)
     for k, a in enumerate(region.arrays):
         params += _array_params(a, k)
         prologue.append(view_decl(device_name(a.name), cl_type(a.var.ctype.base),
@@ -124,34 +144,14 @@ def kernel_spec(region: Region, functions: set[str]) -> KernelSpec:
     lps = tuple((device_name(v.name), cl_type(v.ctype.base)) for v in region.lastprivates)
     params += [pointer_decl(N.lastprivate(j), cl) for j, (_, cl) in enumerate(lps)]
     params.append(pointer_decl(N.CHECK_REPORT, "int"))
-    body = linearized(region.loops[-1].loop.stmt, views)
-    if region.calls is not None:
-        body = with_global_args(body, region.calls.function_globals)
-    body = renamed(body, functions)
+    body = region.loops[-1].loop.stmt
     if not isinstance(body, c_ast.Compound):
         body = c_ast.Compound([body], body.coord)
-    shared = {device_name(a.name) for a in region.arrays if a.var.ctype.is_scalar}
-    types = {device_name(a.name): cl_type(a.var.ctype.base) for a in region.arrays}
-    body, atomics = with_atomics(body, shared, types)
-    body, updates = with_update_atomics(body, {device_name(n): types[device_name(n)]
-                                               for n in region.updated})
-    atomics |= updates
     d = region.bound.directive
     return KernelSpec(region.id, N.kernel(region.id), tuple(params), tuple(prologue),
                       tuple(_private_decl(v) for v in region.privates + region.lastprivates),
                       body, tuple((device_name(x.var), cl_type(x.var_type)) for x in region.loops),
-                      reds, lps, tuple(region.functions), d.loc, d.text, (),
-                      frozenset(atomics))
-
-
-def checked(spec: KernelSpec, region: Region) -> KernelSpec:
-    """The spec with every buffer access of its body wrapped for bounds checking."""
-    buffers = {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name,
-                                     1 if is_vla(a) else
-                                     len(a.var.ctype.dims) + int(a.var.ctype.pointer))
-               for k, a in enumerate(region.arrays)}
-    body, sites = bounds_checked(spec.body, buffers)
-    return replace(spec, body=body, sites=sites)
+                      reds, lps, tuple(region.functions), d.loc, d.text)
 
 
 # -- the outlined host function ---------------------------------------------------------------

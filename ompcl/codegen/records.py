@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import TypeEnv
-from ..frontend.textscan import IDENT
 from . import names as N
-from .cprinter import OpenCLPrinter
+from .cprinter import OpenCLPrinter, printed_names
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
                 done.add(k)  # typedef struct tag name; (the tag defined elsewhere)
                 changed = True
                 defs[k] = printer.visit(ext) + ";"
-                wanted |= set(IDENT.findall(defs[k]))
+                wanted |= printed_names(ext, env)
                 continue
             if s is None:
                 continue
@@ -69,7 +68,7 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
             elif alias:
                 text += f"\ntypedef struct {s.name} {alias};"
             defs[k] = text
-            wanted |= set(IDENT.findall(text))
+            wanted |= printed_names(ext if tname else s, env) | {s.name, alias} - {None}
             host = tname or f"struct {s.name}"
             device = tname or alias
             layout.append(Layout(f"sizeof({host})", f"sizeof({device})"))

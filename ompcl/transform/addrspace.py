@@ -4,13 +4,18 @@ memory; call sites call the clone for their arguments' spaces.
 
 Consumes kernel bodies (with the names of their private arrays) and the device functions
 (every pointer parameter ``__global``); produces the rewritten bodies and the clones needed,
-the all-``__global`` version keeping the function's name.
+the all-``__global`` version keeping the function's name (``device_code``: a program's
+``DeviceCode``).
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 from pycparser import c_ast
 
 from ..frontend.clone import clone
+from ..ir import KernelSpec
+from .device import DeviceCode, Function
 from .visitor import NodeTransformer
 
 GLOBAL, PRIVATE = "g", "p"
@@ -25,6 +30,20 @@ def pointer_params(fdef: c_ast.FuncDef) -> list[int]:
 
 def clone_name(name: str, spaces: tuple[str, ...]) -> str:
     return name if PRIVATE not in spaces else f"{name}_{''.join(spaces)}"
+
+
+def param_spaces(name: str, first: c_ast.FuncDef) -> dict[str, str]:
+    """Address space of each pointer parameter of a device function version (clones of a
+    function carry their spaces after its name, see ``clone_name``)."""
+    ks = pointer_params(first)
+    spaces = name[len(first.decl.name) + 1:] if name != first.decl.name else GLOBAL * len(ks)
+    params = first.decl.type.args.params
+    return {params[k].name: s for k, s in zip(ks, spaces)}
+
+
+def origin(name: str, functions: dict) -> str:
+    """The function a clone was made from (clones add a suffix to its name)."""
+    return name if name in functions else name.rsplit("_", 1)[0]
 
 
 class _Calls(NodeTransformer):
@@ -146,3 +165,13 @@ def specialise(bodies: list[tuple[c_ast.Node, set[str]]], fdefs: dict[str, c_ast
         done[(name, spaces)] = clone
         todo += calls.needed
     return out_bodies, list(done.values())
+
+
+def device_code(specs: tuple[KernelSpec, ...], functions: tuple[Function, ...]) -> DeviceCode:
+    """One program's kernels calling the versions of the device ``functions`` their
+    arguments' spaces need, and those versions (each with its function's type environment)."""
+    envs = {f.decl.name: fenv for f, fenv in functions}
+    bodies, clones = specialise([(s.body, {d.name for d in s.privates}) for s in specs],
+                                {f.decl.name: f for f, _ in functions})
+    return DeviceCode(tuple(replace(s, body=b) for s, b in zip(specs, bodies)),
+                      tuple((c, envs[origin(c.decl.name, envs)]) for c in clones))

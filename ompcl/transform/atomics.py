@@ -9,9 +9,13 @@ OpenCL element type of each atomic target; produces the rewritten body and the s
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from pycparser import c_ast
 
 from ..analysis.accesses import atomic_form
+from ..analysis.ctypes_ import TypeEnv, walk
+from .addrspace import GLOBAL, origin, param_spaces
 from .visitor import NodeTransformer
 
 #: operator -> helper name part
@@ -26,6 +30,15 @@ HAS_INT64 = f"#if defined({INT64}) && !defined(OMPCL_NO_INT64)"
 
 def helper(op: str, cl: str) -> str:
     return f"ompcl_atomic_{OP_NAMES[op]}_{cl}"
+
+
+#: helper name -> (operator, OpenCL type): every helper there is
+_HELPERS = {helper(op, cl): (op, cl) for op in OP_NAMES for cl in ATOMIC_TYPES}
+
+
+def helper_kind(name: str) -> tuple[str, str] | None:
+    """(operator, OpenCL type) of the atomic helper named ``name``, else None."""
+    return _HELPERS.get(name)
 
 
 class _Atomics(NodeTransformer):
@@ -129,6 +142,48 @@ def with_atomics(body: c_ast.Compound, scalars: set[str], types: dict[str, str]
 def wide_helpers(used: set[tuple[str, str]]) -> set[str]:
     """Names of the helpers among ``used`` that need 64-bit atomics."""
     return {helper(op, cl) for op, cl in used if cl in WIDE}
+
+
+def mentioned(node: c_ast.Node) -> set[str]:
+    """Every identifier ``node`` mentions (calls and uses)."""
+    return {n.name for n in walk(node) if isinstance(n, c_ast.ID)}
+
+
+def callers_of(names: set[str], functions: list[c_ast.FuncDef]) -> set[str]:
+    """The device functions that call one of ``names``, directly or through one another."""
+    calls = {f.decl.name: mentioned(f) for f in functions}
+    out: set[str] = set()
+    while True:
+        more = {f for f, m in calls.items() if f not in out and m & (names | out) - {f}}
+        if not more:
+            return out
+        out |= more
+
+
+def param_atomics(fns: list[tuple[c_ast.FuncDef, TypeEnv]], updated: set[tuple[str, str]],
+                  origins: dict[str, c_ast.FuncDef], cl_type: Callable[[str], str]
+                  ) -> tuple[list[tuple[c_ast.FuncDef, TypeEnv]], set[tuple[str, str]]]:
+    """The device functions with the updates through their ``updated`` (function, parameter)
+    pairs as atomic helper calls, in the versions where the parameter is ``__global`` (a
+    work-item's own array needs none), and the helpers used (``cl_type``: the OpenCL
+    spelling of a C element type)."""
+    out, used = [], set()
+    for f, fenv in fns:
+        first = origins[origin(f.decl.name, origins)]
+        spaces = param_spaces(f.decl.name, first)
+        types = {}
+        for p in first.decl.type.args.params if first.decl.type.args else []:
+            if (first.decl.name, getattr(p, "name", None)) in updated and \
+                    spaces.get(p.name) == GLOBAL:
+                ct = fenv.ctype(p.type)
+                if ct is not None:
+                    types[p.name] = cl_type(ct.base)
+        if types:
+            body, helpers_used = with_update_atomics(f.body, types)
+            used |= helpers_used
+            f = c_ast.FuncDef(f.decl, f.param_decls, body, f.coord)
+        out.append((f, fenv))
+    return out, used
 
 
 def guarded(text: str) -> str:

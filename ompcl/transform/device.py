@@ -1,10 +1,30 @@
 """Device functions: a user function called from a kernel -> its copy as an OpenCL function
-(pointer and array parameters in ``__global`` memory, no storage class or ``inline``)."""
+(pointer and array parameters in ``__global`` memory, no storage class or ``inline``, the
+globals it uses as extra parameters); and ``DeviceCode``, one OpenCL program's kernels and
+device functions as the lowering passes leave them for the printer."""
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 from pycparser import c_ast
 
+from ..analysis.ctypes_ import TypeEnv
 from ..frontend.clone import clone
+from ..ir import KernelSpec, Region, Var
+
+#: a device function and the type environment of the file that defines it
+Function = tuple[c_ast.FuncDef, TypeEnv]
+
+
+@dataclass(frozen=True)
+class DeviceCode:
+    """One OpenCL program before printing: its kernels, the device function versions they
+    call (in print order) and the atomic helpers those functions call."""
+
+    kernels: tuple[KernelSpec, ...]
+    functions: tuple[Function, ...] = ()
+    helpers: frozenset = frozenset()  # (operator, OpenCL type) called by device functions
 
 
 def device_function(fdef: c_ast.FuncDef, extra: list[c_ast.Decl] = ()) -> c_ast.FuncDef:
@@ -27,3 +47,31 @@ def device_function(fdef: c_ast.FuncDef, extra: list[c_ast.Decl] = ()) -> c_ast.
     out.decl.storage = [s for s in (out.decl.storage or []) if s not in ("extern", "static")]
     out.decl.funcspec = [f for f in (out.decl.funcspec or []) if f != "inline"]
     return out
+
+
+def function_globals(offload: list[Region]) -> dict[str, tuple[str, ...]]:
+    """Function name -> the globals it uses (passed to its device version as parameters)."""
+    extra: dict[str, tuple[str, ...]] = {}
+    for r in offload:
+        if r.calls is not None:
+            extra.update(r.calls.function_globals)
+    return extra
+
+
+def device_functions(offload: list[Region], ast: c_ast.FileAST, env: TypeEnv,
+                     param: Callable[[Var], c_ast.Decl]) -> tuple[Function, ...]:
+    """Every function the kernels call, as a device function with a parameter (``param``)
+    per global it uses, each with the type environment of the file that defines it: this
+    file's in file order, then those from other files of the program."""
+    fnames = {f for r in offload for f in r.functions}
+    extra = function_globals(offload)
+    external, scope = {}, {}
+    for r in offload:
+        if r.calls is not None:
+            external.update(r.calls.external)
+        scope.update(r.scope)
+    local = [(e, env) for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames
+             and e.decl.name not in external]
+    others = [(x.fdef, TypeEnv.of(x.ast)) for x in external.values()]
+    return tuple((device_function(fdef, [param(scope[g]) for g in extra.get(fdef.decl.name, ())]),
+                  fenv) for fdef, fenv in local + others)

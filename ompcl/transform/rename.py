@@ -5,15 +5,15 @@ A pure transform: the input tree is never mutated; new nodes keep source coordin
 """
 from __future__ import annotations
 
-import re
-
 from pycparser import c_ast
 
 from ..analysis.builtins import MATH
 from .visitor import NodeTransformer
 
-_VECTOR = re.compile(r"^(char|uchar|short|ushort|int|uint|long|ulong|float|double|half|bool)"
-                     r"(2|3|4|8|16)$")
+#: OpenCL's vector type names (``float4``, ``uchar16`` ...)
+_VECTORS = frozenset(f"{t}{n}" for t in ("char", "uchar", "short", "ushort", "int", "uint",
+                                         "long", "ulong", "float", "double", "half", "bool")
+                     for n in (2, 3, 4, 8, 16))
 RESERVED = {
     "kernel", "global", "local", "constant", "private", "read_only", "write_only", "read_write",
     "uniform", "pipe", "half", "bool", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t",
@@ -24,7 +24,7 @@ RESERVED = {
 
 def needs_rename(name: str) -> bool:
     """True for user names that clash with OpenCL C keywords or types."""
-    return name in RESERVED or bool(_VECTOR.match(name)) or name.startswith("__")
+    return name in RESERVED or name in _VECTORS or name.startswith("__")
 
 
 def device_name(name: str, functions: set[str] = frozenset()) -> str:

@@ -10,25 +10,23 @@ The GPU shape and bounds-checked builds keep the direct atomics (``OMPCL_PRIV_*`
 choose), so the kernel text serves both.
 
 Consumes a kernel spec after its atomics and bounds-check rewriting, and its region;
-produces the arrays that qualify (``Private``) and the body with their update sites as
-``OMPCL_PRIV_<op>_<type>`` macro calls.
+produces the spec with the arrays that qualify (``Private``) in ``copies`` and the body with
+their update sites as ``OMPCL_PRIV_<op>_<type>`` macro calls.
 """
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import walk
-from ..frontend.clone import clone
+from ..analysis.ctypes_ import SCALARS, walk
 from ..analysis.loops import const_int
+from ..frontend.clone import clone
 from ..ir import ArrayArg, KernelSpec, Region
-from ..transform.atomics import OP_NAMES, helper
-from ..transform.boundscheck import unchecked
-from ..transform.rename import device_name
-from .kernelspec import cl_type
+from .atomics import OP_NAMES, helper, helper_kind
+from .boundscheck import unchecked
+from .rename import device_name
 
 #: operator classes whose updates merge with one atomic: operator -> merging operator
 MERGE = {"+": "+", "-": "+", "|": "|", "^": "^", "&": "&"}
@@ -68,12 +66,12 @@ class Private:
         return "-1" if self.cl == "int" else "0xffffffffu"
 
 
-def privatized(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple[Private, ...]]:
+def privatized(spec: KernelSpec, region: Region) -> KernelSpec:
     """The spec with the update sites of the qualifying arrays as macro calls, and those
-    arrays."""
+    arrays as its ``copies``."""
     found = []
     for k, a in enumerate(region.arrays):
-        cl = cl_type(a.var.ctype.base)
+        cl = SCALARS.get(a.var.ctype.base, ("",))[0]
         n = _elements(a) if not a.var.ctype.pointer else None
         if cl in TYPES and n is not None and 0 < n <= MAX_ELEMENTS:
             ops = _update_ops(spec.body, device_name(a.name), cl)
@@ -81,7 +79,7 @@ def privatized(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple[Priv
                 merge = MERGE[next(iter(ops))]
                 found.append(Private(k, device_name(a.name), cl, n, merge, frozenset(ops)))
     if not found:
-        return spec, ()
+        return spec
     body = clone(spec.body)
     names = {p.name for p in found}
     for call in walk(body):
@@ -89,7 +87,7 @@ def privatized(spec: KernelSpec, region: Region) -> tuple[KernelSpec, tuple[Priv
             kind = _helper_of(call)
             if kind is not None:
                 call.name = c_ast.ID(macro(*kind), call.name.coord)
-    return replace(spec, body=body), tuple(found)
+    return replace(spec, body=body, copies=tuple(found))
 
 
 def macro(op: str, cl: str) -> str:
@@ -137,14 +135,10 @@ def _update_ops(body: c_ast.Node, name: str, cl: str) -> set[str]:
     return ops
 
 
-_HELPER = re.compile(r"ompcl_atomic_(\w+?)_(int|uint)$")
-_OPS = {v: k for k, v in OP_NAMES.items()}
-
-
 def _helper_of(call: c_ast.FuncCall) -> tuple[str, str] | None:
     """(operator, OpenCL type) of a call of a 32-bit atomic helper, else None."""
-    m = isinstance(call.name, c_ast.ID) and _HELPER.match(call.name.name)
-    return (_OPS[m.group(1)], m.group(2)) if m and m.group(1) in _OPS else None
+    kind = helper_kind(call.name.name) if isinstance(call.name, c_ast.ID) else None
+    return kind if kind is not None and kind[1] in TYPES else None
 
 
 def _target_id(call: c_ast.FuncCall) -> c_ast.ID | None:
