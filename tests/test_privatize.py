@@ -8,7 +8,7 @@ import pytest
 from pycparser import c_ast
 
 from ompcl.analysis.ctypes_ import walk
-from ompcl.codegen.privatize import macro, privatized
+from ompcl.transform.privatize import macro
 from ompcl.pipeline import Options, translate
 
 from conftest import gcc_build, load_stats, ompcl_build, run
@@ -78,7 +78,7 @@ def _program(loop: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_which_arrays_get_a_private_copy(tmp_path, name):
-    """Guards the choice of private copies (the kernel printer's ``privatized`` per kernel):
+    """Guards the choice of private copies (the 'privatize' pass's records per kernel):
     exactly the expected arrays get one, and each of their update sites calls a merge macro
     of the copy (the copies' answers: ``test_private_copies_give_the_original_output``)."""
     loop, expected = PROGRAMS[name]
@@ -87,11 +87,11 @@ def test_which_arrays_get_a_private_copy(tmp_path, name):
     unit = translate(str(src), Options())
     regions = {r.id: r for r in unit.regions}
     got = set()
-    for k in unit.kernels:
-        spec, found = privatized(k, regions[k.region_id])
+    for k in unit.programs[0].kernels:  # the kernels' program, as printed
+        found = k.copies  # the 'privatize' pass's records
         got |= {regions[k.region_id].arrays[p.k].name for p in found}
         macros = {macro(*m) for p in found for m in p.macros}
-        called = {getattr(n.name, "name", "") for n in walk(spec.body)
+        called = {getattr(n.name, "name", "") for n in walk(k.body)
                   if isinstance(n, c_ast.FuncCall)}
         assert macros <= called, (macros, called)
     assert got == expected
