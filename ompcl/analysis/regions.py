@@ -20,7 +20,8 @@ from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
 from ..frontend.textscan import IDENT
 from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, SymKind, Team, Var
-from .accesses import BodyInfo, IndexScope, names_written, scan_body
+from .accesses import BodyInfo, IndexScope, names_written
+from .bodyscan import scan_body
 from .builtins import is_math
 from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
