@@ -9,16 +9,12 @@ statement calls (to announce) and how many calls may enter instrumented code.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pycparser import c_ast, c_generator
 
 from . import libcalls
 from .ctypes_ import walk
 from .summaries import params_of, pointee, split_pointer, subst as _subst
-
-if TYPE_CHECKING:  # the planner hands itself to its expressions
-    from .hoststmts import Planner
 
 READ, WRITE = 1, 2
 
@@ -77,7 +73,8 @@ class Exprs:
     """Accesses of the expressions of one statement (``unstable``: names the statement may
     change, so that an address computed before it would not be the one it uses)."""
 
-    def __init__(self, plan: "Planner", unstable: set[str], exact: bool):
+    def __init__(self, plan, unstable: set[str], exact: bool):
+        # plan: the function's hoststmts.Planner (its scope, callees and summaries)
         self.p = plan
         self.unstable = unstable
         self.exact = exact
