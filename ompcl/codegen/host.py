@@ -6,6 +6,8 @@ source; produces the ``<base>_host.c`` text: runtime prologue (kernel source, de
 then the user's file where each offloaded loop is replaced by a call to an outlined function,
 placed just before the enclosing function's declaration, that runs the kernel or the original
 OpenMP loop verbatim. No verdict changes here: every decision was made by analysis.
+The edits of instrumented functions come from ``hostprobes``, the splicing helpers from
+``splice``.
 """
 from __future__ import annotations
 
