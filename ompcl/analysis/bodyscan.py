@@ -45,7 +45,6 @@ def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset(),
 
 # -- statements ----------------------------------------------------
 
-
 def stmt(sc: Scan, n: c_ast.Node | None, depth: int = 0) -> None:
     if n is None:
         return
@@ -241,7 +240,6 @@ def stmt_pragma(sc: Scan, n, depth):
 
 
 # -- expressions ---------------------------------------------------
-
 
 def expr(sc: Scan, n: c_ast.Node | None, write: bool = False, read: bool = True) -> None:
     if n is None:

@@ -94,7 +94,6 @@ def problem(sc: Scan, node: c_ast.Node, id: str, msg: str) -> None:
 
 # -- names, definitions and index forms -------------------------------------------------
 
-
 def is_local(sc: Scan, name: str) -> bool:
     return name in sc.names.env and sc.names.env[name][0] != "loop"
 

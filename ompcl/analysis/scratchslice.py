@@ -52,7 +52,6 @@ def index_tainted(sl: Slice, e: c_ast.Node) -> bool:
 
 # -- taint -------------------------------------------------------------------------------
 
-
 def tainted(sl: Slice, e: c_ast.Node | None) -> bool:
     if e is None or isinstance(e, c_ast.Constant):
         return False
@@ -97,7 +96,6 @@ def call_tainted(sl: Slice, e: c_ast.FuncCall) -> bool:
 
 
 # -- functions ---------------------------------------------------------------------------
-
 
 def enter(sl: Slice, body: c_ast.Node, types: dict[str, Ty | None], taint: set[str],
           region: bool, arrays: set[str] = frozenset()) -> Slice:
@@ -220,7 +218,6 @@ def scratch_free(sl: Slice, name: str, seen: frozenset = frozenset()) -> bool:
 
 
 # -- the slice -------------------------------------------------------------------------
-
 
 def keep(sl: Slice, e: c_ast.Node) -> c_ast.Node:
     """An untainted expression as the slice computes it: reads of memory recorded."""

@@ -100,7 +100,6 @@ class Slice:
 
 # -- names and types -------------------------------------------------------------------
 
-
 def kind(sl: Slice, name: str) -> str:
     fn = sl.fn
     if name in fn.types:
@@ -183,7 +182,6 @@ def ty(sl: Slice, e: c_ast.Node) -> Ty:
 
 
 # -- memory accesses ---------------------------------------------------------------------
-
 
 def root(sl: Slice, e: c_ast.Node) -> c_ast.Node:
     """The object an access chain starts from (an ID, or what a pointer comes from)."""
