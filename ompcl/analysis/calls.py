@@ -17,7 +17,7 @@ from pycparser import c_ast
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.library import ExternalFunction, SourceLibrary
 from ..ir import Var
-from .accesses import scan_body
+from .bodyscan import scan_body
 from .builtins import host_only_reason, is_host_only, is_math
 from .ctypes_ import TypeEnv, c_text, is_constant_text, visible_vars
 

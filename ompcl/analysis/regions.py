@@ -10,6 +10,7 @@ this one puts their results together.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from pycparser import c_ast
@@ -20,7 +21,8 @@ from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
 from ..frontend.textscan import IDENT
 from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, SymKind, Team, Var
-from .accesses import BodyInfo, IndexScope, names_written, scan_body
+from .accesses import BodyInfo, IndexScope, names_written
+from .bodyscan import scan_body
 from .builtins import is_math
 from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
@@ -245,6 +247,22 @@ def _with_scratch_loops(view: ThreadView, name: str, v: Var, others: tuple, look
     return replace(view, loops=view.loops | fine) if fine else view
 
 
+@dataclass(frozen=True)
+class _ThreadLoop:
+    """A loop of a region (or an orphaned loop) whose thread's own variables are weighed:
+    the arguments of ``thread_reasons``."""
+
+    view: ThreadView
+    cand: Candidate
+    loops: tuple[LoopDim, ...]
+    info: BodyInfo
+    scope: dict[str, Var]
+    through: dict[str, str]
+    lookup: Callable
+    others: tuple
+    updated: dict[str, Updates]
+
+
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
                    info: BodyInfo, scope: dict[str, Var], through: dict[str, str],
                    lookup=lambda name: None, others: tuple = (),
@@ -257,59 +275,15 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
     only updates (they stay one array, see ``thread_updates``); ``checking``: (type
     environment, file-scope variables, region id) to check at run time the scratch arrays
     the static proof does not cover (``analysis.scratchcheck``)."""
-    d, updated = cand.directive, updated or {}
+    t = _ThreadLoop(view, cand, loops, info, scope, through, lookup, others, updated or {})
+    d = cand.directive
     explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
     explicit |= {x.var for x in loops}
-    extra, reasons = set(), []
-    for name in sorted((view.private & info.scalar_writes) - explicit):
-        v = scope.get(name)
-        if v is None:
-            continue
-        if name in info.live_in:
-            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
-                                  "carries a value between iterations"))
-        elif live_after(name, cand.loop, cand.bound.path, view):
-            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
-                                  "its value after the loop is used"))
-        else:
-            extra.add(name)
-    copied = set(d.names_in("copyin"))
+    extra, reasons = _private_scalars(t, explicit)
     body = loops[-1].loop.stmt
     assigned = assigned_names(body) | {n for n, mode in through.items() if "w" in mode}
-    own = {x.var for x in loops}
-
-    def entry(n: str) -> bool:  # known, and the same, where the loop starts
-        return n in scope and n not in assigned and n not in own
-
-    conds: list[str] = []
-    unproved: list[str] = []
-    written = {a.name for a in info.accesses if a.write} | {
-        n for n, mode in through.items() if "w" in mode}
-    for name in sorted(written & view.private - explicit):
-        v = scope.get(name)
-        if v is None or v.ctype.pointer:
-            continue  # a pointer of the thread's points to shared memory
-        if name in copied:
-            reasons.append(Reason("copyin", f"array '{name}' is copied in to every thread and "
-                                  "written in the loop"))
-        elif name in updated:
-            continue  # the team of one's array, its updates device atomics
-        elif array_read_after(name, cand.loop, cand.bound.path, _with_scratch_loops(
-                view, name, v, others, lookup)):
-            reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
-                                  "and read after the loop"))
-        elif not v.ctype.dims and (name in info.live_in or name not in info.assigned):
-            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
-                                  "an iteration may read what an earlier one left in it"))
-        elif v.ctype.dims and not (proof := written_before_read(
-                name, body, assigned, lookup, v.storage in (Storage.GLOBAL, Storage.STATIC),
-                entry)):
-            unproved.append(name)
-        else:
-            if v.ctype.dims and proof is not True:
-                conds += [c for c in proof if c not in conds]
-            extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
+    conds, unproved = _private_arrays(t, explicit, body, assigned, extra, reasons)
     check = None
     if unproved:
         carried = set(info.live_in) | {a for c in d.clause("reduction") for a in c.args}
@@ -320,8 +294,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         reasons += [Reason("thread-private", f"'{name}' is private to each thread and an "
                            f"iteration may read what an earlier one left in it{why}")
                     for name in (unproved if check is None else ())]
-    reasons += _update_reasons(updated) + _thread_pointer_writes(view, info, scope, through,
-                                                                  updated)
+    reasons += _update_reasons(t.updated) + _thread_pointer_writes(view, info, scope, through,
+                                                                    t.updated)
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
               if isinstance(n, c_ast.ID)}
     used = info.scalar_reads | {a.name for a in info.accesses} | bounds | set(through)
@@ -329,6 +303,68 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
     return extra, reasons, conds, check
+
+
+def _private_scalars(t: _ThreadLoop, explicit: set[str]) -> tuple[set[str], list[Reason]]:
+    """The thread's own scalars the loop writes and can privatise per iteration, and why the
+    others keep it on the host."""
+    extra, reasons = set(), []
+    for name in sorted((t.view.private & t.info.scalar_writes) - explicit):
+        v = t.scope.get(name)
+        if v is None:
+            continue
+        if name in t.info.live_in:
+            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
+                                  "carries a value between iterations"))
+        elif live_after(name, t.cand.loop, t.cand.bound.path, t.view):
+            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
+                                  "its value after the loop is used"))
+        else:
+            extra.add(name)
+    return extra, reasons
+
+
+def _private_arrays(t: _ThreadLoop, explicit: set[str], body: c_ast.Node, assigned: set[str],
+                    extra: set[str], reasons: list[Reason]) -> tuple[list[str], list[str]]:
+    """The thread's own arrays the loop writes: those it can privatise per iteration join
+    ``extra``, why others keep it on the host joins ``reasons``; returns the conditions at
+    entry the privatisation assumes and the arrays the static proof does not cover."""
+    info, scope, view = t.info, t.scope, t.view
+    copied = set(t.cand.directive.names_in("copyin"))
+    own = {x.var for x in t.loops}
+
+    def entry(n: str) -> bool:  # known, and the same, where the loop starts
+        return n in scope and n not in assigned and n not in own
+
+    conds: list[str] = []
+    unproved: list[str] = []
+    written = {a.name for a in info.accesses if a.write} | {
+        n for n, mode in t.through.items() if "w" in mode}
+    for name in sorted(written & view.private - explicit):
+        v = scope.get(name)
+        if v is None or v.ctype.pointer:
+            continue  # a pointer of the thread's points to shared memory
+        if name in copied:
+            reasons.append(Reason("copyin", f"array '{name}' is copied in to every thread and "
+                                  "written in the loop"))
+        elif name in t.updated:
+            continue  # the team of one's array, its updates device atomics
+        elif array_read_after(name, t.cand.loop, t.cand.bound.path, _with_scratch_loops(
+                view, name, v, t.others, t.lookup)):
+            reasons.append(Reason("thread-private", f"array '{name}' is private to each thread "
+                                  "and read after the loop"))
+        elif not v.ctype.dims and (name in info.live_in or name not in info.assigned):
+            reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
+                                  "an iteration may read what an earlier one left in it"))
+        elif v.ctype.dims and not (proof := written_before_read(
+                name, body, assigned, t.lookup, v.storage in (Storage.GLOBAL, Storage.STATIC),
+                entry)):
+            unproved.append(name)
+        else:
+            if v.ctype.dims and proof is not True:
+                conds += [c for c in proof if c not in conds]
+            extra.add(name)  # each iteration's own (uninitialised) copy, as 'private' gives
+    return conds, unproved
 
 
 def _run_time_check(names: list[str], loops: tuple[LoopDim, ...], body: c_ast.Node,

@@ -17,7 +17,7 @@ from pycparser import c_ast
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
 from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Team, Var
-from .accesses import scan_body
+from .bodyscan import scan_body
 from .builtins import HOST_ONLY, is_math
 from .candidates import Candidate, TeamCandidate
 from .ctypes_ import FLOATING, walk

@@ -1,5 +1,5 @@
-"""Code metrics of the ompcl package: module and function sizes, and imports that run up the
-stages (``cli → pipeline → codegen → transform → analysis → frontend``, with ``diagnostics``
+"""Code metrics of the ompcl package: module, function and C file sizes, and imports that run
+up the stages (``cli → pipeline → codegen → transform → analysis → frontend``, with ``diagnostics``
 and ``ir`` at the bottom).
 
 Usage: ``python -m ompcl.bench.codestats`` (prints the figures; exit 1 on an upward import).
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -80,15 +81,52 @@ def functions() -> list[tuple[int, str]]:
     return sorted(out)
 
 
-def main() -> int:
-    sizes = sorted((len(p.read_text().splitlines()), str(p.relative_to(PACKAGE.parent)))
-                   for p in modules())
-    funcs = functions()
+def module_sizes() -> list[tuple[int, str]]:
+    """(lines, path) of every Python module, smallest first."""
+    return sorted((len(p.read_text().splitlines()), str(p.relative_to(PACKAGE.parent)))
+                  for p in modules())
+
+
+def c_sizes() -> list[tuple[int, str]]:
+    """(lines, path) of every C source and header of the package, smallest first."""
+    paths = [p for p in PACKAGE.rglob("*") if p.suffix in (".c", ".h") and p.is_file()]
+    return sorted((len(p.read_text().splitlines()), str(p.relative_to(PACKAGE.parent)))
+                  for p in paths)
+
+
+def percentile(lengths: list[int], q: float) -> int:
+    """The ``q`` quantile (0..1) of sorted ``lengths``, as the figures take it (the nearest
+    rank below)."""
+    return lengths[int(q * (len(lengths) - 1))]
+
+
+@dataclass(frozen=True)
+class Figures:
+    """The size figures of the package (issue 35's done-when figures)."""
+
+    largest_module: tuple[int, str]
+    longest_function: tuple[int, str]
+    median_function: int
+    p90_function: int
+    largest_c_file: tuple[int, str]
+    modules: int
+    functions: int
+
+
+def figures() -> Figures:
+    sizes, funcs, cs = module_sizes(), functions(), c_sizes()
     lengths = [n for n, _ in funcs]
-    p90 = lengths[int(0.9 * (len(lengths) - 1))]
-    print(f"modules: {len(sizes)}, largest: {sizes[-1][1]} ({sizes[-1][0]} lines)")
-    print(f"functions: {len(funcs)}, median {lengths[len(lengths) // 2]} lines, "
-          f"90th percentile {p90} lines, longest: {funcs[-1][1]} ({funcs[-1][0]} lines)")
+    return Figures(sizes[-1], funcs[-1], lengths[len(lengths) // 2], percentile(lengths, 0.9),
+                   cs[-1] if cs else (0, ""), len(sizes), len(funcs))
+
+
+def main() -> int:
+    f = figures()
+    print(f"modules: {f.modules}, largest: {f.largest_module[1]} ({f.largest_module[0]} lines)")
+    print(f"functions: {f.functions}, median {f.median_function} lines, "
+          f"90th percentile {f.p90_function} lines, longest: {f.longest_function[1]} "
+          f"({f.longest_function[0]} lines)")
+    print(f"C files: largest: {f.largest_c_file[1]} ({f.largest_c_file[0]} lines)")
     bad = upward_imports()
     print(f"imports up the stages: {len(bad)}")
     for b in bad:

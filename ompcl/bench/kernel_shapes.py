@@ -8,71 +8,17 @@ form every OpenCL guide starts from) and, for a CPU device, a contiguous chunk p
 work-item (the transpose in tiles, as textbooks write it); the benchmark compares ompcl with
 the fastest of them. Reductions also carry the
 other two-stage forms measured against them (a work-group tree in local memory, a grid
-stride, a second kernel combining on the device).
+stride, a second kernel combining on the device). The records and device helpers are in
+``kernel_records``, the reduction shapes in ``kernel_reductions``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 
-CL_HEAD = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#pragma OPENCL FP_CONTRACT OFF\n"
-#: the data: a multiplicative hash of the index (32-bit wrap-around), ``BENCH_HASH(k)`` in C
+from .kernel_records import CL_HEAD, Hand, Shape, chunks, device_buffer, np_hash, read_back
+from .kernel_reductions import REDUCTIONS, reduction_shape
 
-
-def np_hash(n: int) -> np.ndarray:
-    """``BENCH_HASH(k)`` of the C programs for k = 0 .. n-1."""
-    return (np.arange(n, dtype=np.uint32) * np.uint32(2654435761)) % np.uint32(1000003)
-
-
-@dataclass(frozen=True)
-class Hand:
-    """A hand-written kernel: source, kernel name, its arguments and launch geometry from the
-    shape's device state, and (reductions) what follows the launch on the host."""
-
-    name: str
-    source: str
-    kernel: str
-    args: Callable[[dict], list]
-    geometry: Callable[[dict, object], tuple]
-    finish: Callable[[dict, object], None] | None = None
-
-
-@dataclass(frozen=True)
-class Shape:
-    name: str
-    what: str
-    c_globals: str
-    c_loop: str
-    c_init: str
-    c_call: str
-    c_check: str
-    hand_setup: Callable[[object], dict]
-    hand_check: Callable[[dict], float]
-    hands: tuple[Hand, ...]
-    rtol: float = 1e-12
-
-
-def _buf(dev, array: np.ndarray):
-    mf = dev.cl.mem_flags
-    return dev.cl.Buffer(dev.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=array)
-
-
-def _read(dev, buf, like: np.ndarray) -> np.ndarray:
-    out = np.empty_like(like)
-    dev.cl.enqueue_copy(dev.queue, out, buf)
-    return out
-
-
-def _chunks(dev) -> int:
-    """Work-items of a chunked hand-written kernel: 32 per compute unit, as many as the
-    runtime launches (with 8, PoCL ran some kernels here at one core's speed)."""
-    return 32 * dev.units
-
-
-def _up(x: int, m: int) -> int:
-    return (x + m - 1) // m * m
+__all__ = ["SHAPES", "Hand", "Shape", "np_hash"]
 
 
 # -- map ------------------------------------------------------------------------------------
@@ -102,7 +48,7 @@ __kernel void chunk(__global const double *x, __global const double *z, __global
 def _map_setup(dev) -> dict:
     h = np_hash(MAP_N)
     x, z = h / 1000003.0, (h % 1000) / 1000.0
-    return {"x": _buf(dev, x), "z": _buf(dev, z), "y": _buf(dev, np.zeros(MAP_N)),
+    return {"x": device_buffer(dev, x), "z": device_buffer(dev, z), "y": device_buffer(dev, np.zeros(MAP_N)),
             "like": x}
 
 
@@ -128,7 +74,7 @@ static void axpy(int n, double a, double *x, double *z, double *y)
     c_call="axpy(n, 1.5, x, z, y)",
     c_check="y[12345] + y[n / 2] + y[n - 1]",
     hand_setup=_map_setup,
-    hand_check=lambda s: float(sum(_read(s["dev"], s["y"], s["like"])[[12345, MAP_N // 2,
+    hand_check=lambda s: float(sum(read_back(s["dev"], s["y"], s["like"])[[12345, MAP_N // 2,
                                                                         MAP_N - 1]])),
     hands=(
         Hand("one item per element", _MAP_CL, "item",
@@ -136,7 +82,7 @@ static void axpy(int n, double a, double *x, double *z, double *y)
              lambda s, dev: ((MAP_N,), None)),
         Hand("chunk per work-item", _MAP_CL, "chunk",
              lambda s: [s["x"], s["z"], s["y"], np.float64(1.5), np.int64(MAP_N)],
-             lambda s, dev: ((_chunks(dev),), (1,))),
+             lambda s, dev: ((chunks(dev),), (1,))),
     ))
 
 
@@ -165,11 +111,11 @@ __kernel void rows(__global const double *u, __global double *v)
 
 def _grid_setup(dev, n: int, dims: int) -> dict:
     u = np_hash(n ** dims) / 1000003.0
-    return {"u": _buf(dev, u), "v": _buf(dev, np.zeros_like(u)), "like": u}
+    return {"u": device_buffer(dev, u), "v": device_buffer(dev, np.zeros_like(u)), "like": u}
 
 
 def _grid_check(s: dict, points: list[int]) -> float:
-    v = _read(s["dev"], s["v"], s["like"])
+    v = read_back(s["dev"], s["v"], s["like"])
     return float(sum(v[p] for p in points))
 
 
@@ -254,240 +200,6 @@ static void sweep3(void)
     ))
 
 
-# -- reductions -----------------------------------------------------------------------------
-
-RED_N = 1 << 22
-#: accumulators per work-item of the hand-written reduction with independent chains
-LANES = 8
-
-
-@dataclass(frozen=True)
-class Reduction:
-    """One reduction loop: OpenMP operator, C/OpenCL type, the update of the accumulator
-    ``acc`` by element ``i`` (the same text in C and OpenCL), identity, combine of two
-    partials (OpenCL text over ``a`` and ``b``; the host's in numpy)."""
-
-    name: str
-    what: str
-    op: str
-    ctype: str
-    cltype: str
-    update: str
-    identity: str
-    combine: str
-    np_combine: Callable[[np.ndarray, object], object]
-    init: str = "0"
-
-
-def _red_cl(r: Reduction) -> str:
-    """Chunk per work-item (one partial each); chunks with a work-group tree; the grid stride
-    with a tree (ompcl's earlier form); one item per element with a tree; and a second
-    kernel combining partials on the device."""
-    T = r.cltype
-    chunk = rf"""
-  long w = get_global_id(0), nw = get_global_size(0), c = (n + nw - 1) / nw;
-  long end = min(n, (w + 1) * c);
-  {T} acc = {r.identity};
-  for (long i = w * c; i < end; i++)
-    {r.update};"""
-    tree = rf"""
-  int lid = get_local_id(0);
-  scratch[lid] = acc;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {{
-    if (lid < s) {{ {T} a = scratch[lid], b = scratch[lid + s]; scratch[lid] = {r.combine}; }}
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }}
-  if (lid == 0) part[get_group_id(0)] = scratch[0];"""
-    params = f"__global const double *x, __global const double *z, __global const int *v, " \
-             f"const long n, __global {T} *part, __global double *w_"
-    lanes = "".join(f"\n    {{ const long i = i0 + {k}; {T} acc = a{k}; {r.update}; a{k} = acc; }}"
-                    for k in range(LANES))
-    combined = "".join(
-        "\n  { %s a = acc, b = a%d; acc = %s; }" % (T, k, r.combine) for k in range(LANES))
-    return CL_HEAD + rf"""
-__kernel void chunk({params})
-{{{chunk}
-  part[w] = acc;
-}}
-
-__kernel void chunk_lanes({params})
-{{
-  long w = get_global_id(0), nw = get_global_size(0), c = (n + nw - 1) / nw;
-  long end = min(n, (w + 1) * c), i0 = w * c;
-  {T} acc = {r.identity}, {", ".join(f"a{k} = {r.identity}" for k in range(LANES))};
-  for (; i0 + {LANES} <= end; i0 += {LANES}) {{{lanes}
-  }}
-  for (long i = i0; i < end; i++)
-    {r.update};
-{combined}
-  part[w] = acc;
-}}
-
-__kernel void chunk_tree({params})
-{{
-  __local {T} scratch[256];{chunk}{tree}
-}}
-
-__kernel void stride_tree({params})
-{{
-  __local {T} scratch[256];
-  {T} acc = {r.identity};
-  for (long i = get_global_id(0); i < n; i += get_global_size(0))
-    {r.update};{tree}
-}}
-
-__kernel void item_tree({params})
-{{
-  __local {T} scratch[256];
-  {T} acc = {r.identity};
-  long i = get_global_id(0);
-  if (i < n)
-    {r.update};{tree}
-}}
-
-__kernel void combine(__global {T} *part, const int count)
-{{
-  {T} acc = part[0];
-  for (int k = 1; k < count; k++) {{ {T} a = acc, b = part[k]; acc = {r.combine}; }}
-  part[0] = acc;
-}}
-"""
-
-
-def _red_setup(dev, r: Reduction) -> dict:
-    h = np_hash(RED_N)
-    x, z = h / 1000003.0, (h % 1000) / 1000.0
-    v = (h.astype(np.int64) - 500000).astype(np.int32)
-    dtype = {"double": np.float64, "int": np.int32, "uint": np.uint32}[r.cltype]
-    part = np.zeros(RED_N // 64, dtype=dtype)
-    return {"x": _buf(dev, x), "z": _buf(dev, z), "v": _buf(dev, v),
-            "part": _buf(dev, part), "w": _buf(dev, np.zeros(RED_N)), "like": part,
-            "result": None}
-
-
-def _red_finish(r: Reduction, count: Callable[[dict, object], int], initial):
-    """Read back ``count`` partials and combine them on the host (with the initial value)."""
-    def finish(s: dict, dev) -> None:
-        n = count(s, dev)
-        part = np.empty(n, dtype=s["like"].dtype)
-        dev.cl.enqueue_copy(dev.queue, part, s["part"])
-        s["result"] = r.np_combine(part, initial)
-    return finish
-
-
-def _device_finish(r: Reduction, initial):
-    """A second kernel combines the partials on the device; one value comes back."""
-    def finish(s: dict, dev) -> None:
-        if "combine" not in s:
-            prg = dev.cl.Program(dev.ctx, _red_cl(r)).build()
-            s["combine"] = dev.cl.Kernel(prg, "combine")
-        k = s["combine"]
-        k.set_args(s["part"], np.int32(_chunks(dev)))
-        dev.cl.enqueue_nd_range_kernel(dev.queue, k, (1,), (1,)).wait()
-        one = np.empty(1, dtype=s["like"].dtype)
-        dev.cl.enqueue_copy(dev.queue, one, s["part"])
-        s["result"] = r.np_combine(one, initial)
-    return finish
-
-
-def _red_hands(r: Reduction, initial, alternatives: bool) -> tuple[Hand, ...]:
-    src = _red_cl(r)
-
-    def args(s):
-        return [s["x"], s["z"], s["v"], np.int64(RED_N), s["part"], s["w"]]
-    hands = [Hand("chunk per work-item", src, "chunk", args,
-                  lambda s, dev: ((_chunks(dev),), (1,)),
-                  _red_finish(r, lambda s, dev: _chunks(dev), initial)),
-             Hand(f"chunk, {LANES} accumulators", src, "chunk_lanes", args,
-                  lambda s, dev: ((_chunks(dev),), (1,)),
-                  _red_finish(r, lambda s, dev: _chunks(dev), initial))]
-    if alternatives:
-        hands += [
-            Hand("chunks, tree of 8", src, "chunk_tree", args,
-                 lambda s, dev: ((8 * _chunks(dev),), (8,)),
-                 _red_finish(r, lambda s, dev: _chunks(dev), initial)),
-            Hand("chunks, device combine", src, "chunk", args,
-                 lambda s, dev: ((_chunks(dev),), (1,)), _device_finish(r, initial)),
-            Hand("grid stride, tree of 128", src, "stride_tree", args,
-                 lambda s, dev: ((16 * 128,), (128,)),
-                 _red_finish(r, lambda s, dev: 16, initial)),
-            Hand("one item each, tree 256", src, "item_tree", args,
-                 lambda s, dev: ((RED_N,), (256,)),
-                 _red_finish(r, lambda s, dev: RED_N // 256, initial)),
-        ]
-    return tuple(hands)
-
-
-def _seq(fn):
-    """Sequential host combine of partials, like the generated host code's loop."""
-    def combine(part: np.ndarray, initial):
-        acc = initial
-        for p in part.tolist():
-            acc = fn(acc, p)
-        return acc
-    return combine
-
-
-def reduction_shape(r: Reduction, alternatives: bool = False) -> Shape:
-    ctype = r.ctype
-    loop = rf"""
-static {ctype} reduce(int n, const double *x, const double *z, const int *v, double *w_)
-{{
-    int i;
-    {ctype} acc = {r.init};
-#pragma omp parallel for reduction({r.op}:acc)
-    for (i = 0; i < n; i++)
-        {r.update};
-    return acc;
-}}
-"""
-    init = rf"""    int i, n = {RED_N};
-    double *x = malloc(n * sizeof *x), *z = malloc(n * sizeof *z);
-    int *v = malloc(n * sizeof *v);
-    double *w_ = calloc(n, sizeof *w_);
-    for (i = 0; i < n; i++) {{
-        x[i] = BENCH_HASH(i) / 1000003.0;
-        z[i] = (BENCH_HASH(i) % 1000u) / 1000.0;
-        v[i] = (int)BENCH_HASH(i) - 500000;
-    }}"""
-    initial = float(r.init) if r.cltype == "double" else int(r.init)
-    return Shape(
-        r.name, r.what, c_globals=f"static {ctype} result;", c_loop=loop, c_init=init,
-        c_call="result = reduce(n, x, z, v, w_)", c_check="result",
-        hand_setup=lambda dev: _red_setup(dev, r),
-        hand_check=lambda s: float(s["result"]),
-        hands=_red_hands(r, initial, alternatives), rtol=1e-9)
-
-
-def _mask32(x: int) -> int:
-    return x & 0xFFFFFFFF
-
-
-REDUCTIONS = (
-    Reduction("sum", "dot product, reduction(+) over 4M doubles", "+", "double", "double",
-              "acc += x[i] * z[i]", "0.0", "a + b", _seq(lambda a, b: a + b), "0.0"),
-    Reduction("axpydot", "w[i] = z[i] + 1.5 * x[i]; then the dot product w . x, one loop over "
-              "4M doubles (a map feeding a reduction(+))", "+", "double", "double",
-              "acc += (w_[i] = z[i] + 1.5 * x[i]) * x[i]", "0.0", "a + b",
-              _seq(lambda a, b: a + b), "0.0"),
-    Reduction("product", "reduction(*) over 4M doubles", "*", "double", "double",
-              "acc *= 1.0 + 1e-7 * x[i]", "1.0", "a * b", _seq(lambda a, b: a * b), "1.0"),
-    Reduction("max", "reduction(max) of x*z over 4M doubles", "max", "double", "double",
-              "acc = x[i] * z[i] > acc ? x[i] * z[i] : acc", "-INFINITY", "a > b ? a : b",
-              _seq(max), "-1.0"),
-    Reduction("min", "reduction(min) over 4M ints", "min", "int", "int",
-              "acc = v[i] < acc ? v[i] : acc", "INT_MAX", "a < b ? a : b", _seq(min),
-              "1000000"),
-    Reduction("xor", "reduction(^) of hashed ints over 4M", "^", "unsigned", "uint",
-              "acc ^= (unsigned)v[i] * 2654435761u", "0", "a ^ b",
-              _seq(lambda a, b: _mask32(a ^ b)), "0"),
-    Reduction("and", "reduction(&&) of a test over 4M doubles", "&&", "int", "int",
-              "acc = acc && x[i] < 2.0", "1", "a && b", _seq(lambda a, b: int(bool(a and b))),
-              "1"),
-)
-
-
 # -- dense linear algebra and memory shapes ----------------------------------------------------
 
 MM = 256
@@ -518,7 +230,7 @@ __kernel void rows(__global const double *a, __global const double *b, __global 
 def _mm_setup(dev) -> dict:
     h = np_hash(MM * MM)
     a, b = h / 1000003.0, (h % 1000) / 1000.0
-    return {"a": _buf(dev, a), "b": _buf(dev, b), "v": _buf(dev, np.zeros_like(a)), "like": a}
+    return {"a": device_buffer(dev, a), "b": device_buffer(dev, b), "v": device_buffer(dev, np.zeros_like(a)), "like": a}
 
 
 MATMUL = Shape(
@@ -613,7 +325,7 @@ static void transpose(void)
         Hand("one item per row", _TR_CL, "rows", lambda s: [s["u"], s["v"]],
              lambda s, dev: ((TN,), None)),
         Hand("tiles per work-item", _TR_CL, "tiles", lambda s: [s["u"], s["v"]],
-             lambda s, dev: ((_chunks(dev),), (1,))),
+             lambda s, dev: ((chunks(dev),), (1,))),
     ))
 
 HN, BINS = 1 << 22, 256
@@ -653,7 +365,7 @@ __kernel void private_chunk(__global const int *v, __global int *hist, const lon
 def _hist_setup(dev) -> dict:
     v = np_hash(HN).astype(np.int32)
     hist = np.zeros(BINS, dtype=np.int32)
-    return {"v": _buf(dev, v), "hist": _buf(dev, hist), "like": hist, "launches": 0}
+    return {"v": device_buffer(dev, v), "hist": device_buffer(dev, hist), "like": hist, "launches": 0}
 
 
 def _hist_count(s: dict, dev) -> None:
@@ -661,7 +373,7 @@ def _hist_count(s: dict, dev) -> None:
 
 
 def _hist_check(s: dict) -> float:
-    hist = _read(s["dev"], s["hist"], s["like"]).astype(np.float64)
+    hist = read_back(s["dev"], s["hist"], s["like"]).astype(np.float64)
     return float((hist * np.arange(1, BINS + 1)).sum() / s["launches"])
 
 
@@ -702,10 +414,10 @@ static void histogram(int n, const int *v)
              _hist_count),
         Hand("chunk per work-item", _HIST_CL, "chunk",
              lambda s: [s["v"], s["hist"], np.int64(HN)],
-             lambda s, dev: ((_chunks(dev),), (1,)), _hist_count),
+             lambda s, dev: ((chunks(dev),), (1,)), _hist_count),
         Hand("private counts per work-item", _HIST_CL, "private_chunk",
              lambda s: [s["v"], s["hist"], np.int64(HN)],
-             lambda s, dev: ((_chunks(dev),), (1,)), _hist_count),
+             lambda s, dev: ((chunks(dev),), (1,)), _hist_count),
     ))
 
 MR, MC = 4096, 1024
@@ -726,7 +438,7 @@ def _mv_setup(dev) -> dict:
     m = np_hash(MR * MC) / 1000003.0
     w = (np_hash(MC) % 1000) / 1000.0
     out = np.zeros(MR)
-    return {"m": _buf(dev, m), "w": _buf(dev, w), "v": _buf(dev, out), "like": out}
+    return {"m": device_buffer(dev, m), "w": device_buffer(dev, w), "v": device_buffer(dev, out), "like": out}
 
 
 MATVEC = Shape(

@@ -6,6 +6,8 @@ source; produces the ``<base>_host.c`` text: runtime prologue (kernel source, de
 then the user's file where each offloaded loop is replaced by a call to an outlined function,
 placed just before the enclosing function's declaration, that runs the kernel or the original
 OpenMP loop verbatim. No verdict changes here: every decision was made by analysis.
+The edits of instrumented functions come from ``hostprobes``, the splicing helpers from
+``splice``.
 """
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ from pycparser import c_ast, c_generator
 from ..analysis.ctypes_ import walk
 from ..analysis.placement import serial_span
 from ..diagnostics import SourceLoc
-from ..frontend.clone import clone
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner
 from ..ir import HostInterface, HostParam, Region, ResidencyPlan, SpliceRange, Team
@@ -34,6 +35,8 @@ from .hostloop import (NOWAIT, OMP_FOR, HostLoop, declaration as _decl, host_loo
 from .scratchcheck import (check_functions, check_lines, iteration_point, range_bytes,
                            range_start)
 from .kernel import combine_text
+from .hostprobes import instrumentation, markers, object_table, probe_edits
+from .splice import apply_edits, c_lines, c_string, indent_of, resume
 from .templates import render
 
 _GEN = c_generator.CGenerator()
@@ -203,10 +206,6 @@ def _comment(text: str) -> str:
     return text.replace("*/", "* /")
 
 
-def _c_string(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
-
-
 _FOR_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+for\b.*$", re.M)
 
 
@@ -250,7 +249,7 @@ def team_shared_call(hr: HostRegion, loop: HostLoop, text: str) -> str:
     one, copied = _team_threads(hr.region)
     clause = " num_threads(1)" if one else (f" copyin({', '.join(copied)})" if copied else "")
     named = "".join(f"(void){x}; " for x in loop.touched)  # the region's, as in the loop
-    ind = _indent_of(text)
+    ind = indent_of(text)
     return (f"{ind}{named}\n" if named else "") + \
         f"#pragma omp parallel{clause}\n{ind}{loop.call(hr.region.id)}"
 
@@ -259,37 +258,11 @@ def _call(prog: Program, hr: HostRegion, text: str, scan: Scanner, host: str = "
     """The device attempt replacing a loop, with the original loop (directive and all, or
     ``host``) as the host path in place; the lines after it keep their numbers."""
     args = ", ".join(call_arg(p) for p in hr.interface.params)
-    rg, path, ind = hr.splice, _c_string(prog.path), _indent_of(text)
+    rg, path, ind = hr.splice, c_string(prog.path), indent_of(text)
     return (f"{ind}if (!{N.region_function(hr.region.id)}({args})) {{  /* else the OpenCL "
             f"device ran it */\n#line {scan.line_of(rg.start)} \"{path}\"\n{host or text}\n"
             f"{ind}ompcl_rt_end(&{N.descriptor(hr.region.id)}, 0); }}\n"
             f"{resume(scan, rg.end, path)}")
-
-
-def _apply(src: str, edits: list[tuple[int, int, str]], base: int = 0) -> str:
-    """``src`` with each edit (start, end, text), offsets relative to ``base``, applied."""
-    out, pos = [], 0
-    for s, e, t in sorted(edits, key=lambda x: (x[0], x[1])):
-        out.append(src[pos:s - base])
-        out.append(t)
-        pos = e - base
-    out.append(src[pos:])
-    return "".join(out)
-
-
-def resume(scan: Scanner, pos: int, path: str) -> str:
-    """A line marker and indentation after which the user's text from ``pos`` on has the line
-    and column it has in the user's file (a compiler's diagnostics then point at it)."""
-    start = scan.starts[scan.line_of(pos) - 1]
-    rest = scan.text[pos:scan.line_end(pos)].strip()
-    pad = "".join(c if c == "\t" else " " for c in scan.text[start:pos]) if rest else ""
-    return f'#line {scan.line_of(pos)} "{path}"\n{pad}'
-
-
-def _insert_before(scan: Scanner, pos: int, text: str, path: str) -> str:
-    """``text`` to insert at ``pos``, ended so the user's text after it keeps its column."""
-    rest = scan.text[pos:scan.line_end(pos)]
-    return f"{text}\n{resume(scan, pos, path)}" if rest.strip() else text
 
 
 #: constructs whose directive line a team of one drops (the statement runs as plain code)
@@ -379,9 +352,9 @@ def _team_host(hr: HostRegion, text: str, shared: dict[int, HostLoop]) -> str:
 def _shared_calls(prog: Program, ht: HostTeam, scan: Scanner, shared: dict[int, HostLoop]
                   ) -> list[tuple[int, int, str]]:
     """Edits putting the calls of the shared host functions in the original region."""
-    path = _c_string(prog.path)
+    path = c_string(prog.path)
     return [(hr.splice.start, hr.splice.end,
-             f"{_indent_of(src)}{shared[hr.region.id].region_call(hr.region.id)}\n"
+             f"{indent_of(src)}{shared[hr.region.id].region_call(hr.region.id)}\n"
              f"{resume(scan, hr.splice.end, path)}")
             for hr in ht.loops if hr.region.id in shared
             for src in [prog.source[hr.splice.start:hr.splice.end]]]
@@ -395,7 +368,7 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
     loops with a ``shared`` host function call it)."""
     src, rg, tid = prog.source, ht.splice, ht.team.id
     shared = shared or {}
-    original = _apply(src[rg.start:rg.end], _shared_calls(prog, ht, scan, shared), rg.start)
+    original = apply_edits(src[rg.start:rg.end], _shared_calls(prog, ht, scan, shared), rg.start)
     stmt = scan.skip(scan.line_end(rg.start))
     edits = [(hr.splice.start, hr.splice.end, _call(
         prog, hr, src[hr.splice.start:hr.splice.end], scan,
@@ -403,9 +376,9 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
         _dropped_pragmas(prog, ht, scan) + _serial_edits(prog, ht, scan) + [
         e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
         probe_edits(prog, plan, scan, tid)
-    device = _apply(src[stmt:rg.end], edits, stmt)
+    device = apply_edits(src[stmt:rg.end], edits, stmt)
     outer, inner, inner_exit, outer_exit = _team_wrappers(ht.team)
-    path, desc = _c_string(prog.path), f"&{N.team(tid)}"
+    path, desc = c_string(prog.path), f"&{N.team(tid)}"
     named = sorted({x for hr in ht.loops if hr.region.id in shared
                     for x in shared[hr.region.id].outer})
     lines = ["{ " + "".join(f"(void){x}; " for x in named) +
@@ -436,108 +409,6 @@ def _answers(team: Team, undo: bool = False) -> list[str]:
         return [f"#undef {q}" for q in team.queries]
     return ["const int ompcl_team_threads = omp_get_max_threads(); (void)ompcl_team_threads;"
             ] + [f"#define {q}() {_ANSWER[q]}" for q in team.queries]
-
-
-# -- instrumented functions (analysis.hostaccess) --------------------------------------------
-
-def _object_table(names: tuple[str, ...]) -> str:
-    """This file's arrays, registered with the runtime before main (``ompcl_rt_objects``)."""
-    if not names:
-        return ""
-    rows = "".join(f"\n  {{ (const void *)&({n}), sizeof({n}) }}," for n in names)
-    return (f"\nstatic const ompcl_object ompcl_objects[] = {{{rows}\n}};\n"
-            "__attribute__((constructor)) static void ompcl_register_objects(void) {\n"
-            f"  ompcl_rt_objects(ompcl_objects, {len(names)});\n}}\n")
-
-
-def _access_call(a) -> str:
-    """The runtime call for one ``hostaccess.HostAccess``."""
-    if a.object:
-        return f"ompcl_rt_host_object({a.addr}, {a.mode});"
-    if a.lo is not None:
-        return (f"ompcl_rt_host_index({a.addr}, {a.size}, (long)({a.lo}), (long)({a.hi}), "
-                f"{a.mode});")
-    return f"ompcl_rt_host_range({a.addr}, {a.size}, {a.mode});"
-
-
-def _probe_lines(p) -> str:
-    """The runtime calls that run before a probed statement."""
-    if any(a.addr is None for a in p.accesses):
-        mode = 0
-        for a in p.accesses:
-            mode |= a.mode
-        calls = [f"ompcl_rt_host_all({mode});"]
-    else:
-        calls = [_access_call(a) for a in p.accesses]
-    calls += [f"if (!&{N.marker(g)}) ompcl_rt_host_all(3);" for g in p.guards]
-    if p.announce and p.extern:
-        calls.append(f"if (&{N.marker(p.announce)}) ompcl_rt_announce(); "
-                     "else ompcl_rt_host_all(3);")
-    elif p.announce:
-        calls.append("ompcl_rt_announce();")
-    return " ".join(calls)
-
-
-_LEAVE = "ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0));"
-
-
-def _return_text(prog: Program, f: c_ast.FuncDef, r, scan: Scanner) -> str:
-    """``return e;`` telling the runtime first; ``e`` keeps its line and column."""
-    value = prog.source[r.value:r.end - 1].strip()
-    if not value:
-        return f"{{ {_LEAVE} return; }}"
-    path = _c_string(prog.path)
-    at = r.value + len(prog.source[r.value:r.end]) - len(prog.source[r.value:r.end].lstrip())
-    lead = resume(scan, at, path)
-    lead = "\n" + (lead[:-1] if lead.endswith(" ") else lead) + "("
-    end = _insert_before(scan, r.end, "", path)
-    if r.void:
-        return f"{{{lead}{value}); {_LEAVE} return; }}{end}"
-    rtype = clone(f.decl.type.type)
-    for sub in walk(rtype):
-        if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = "ompcl_ret"
-    decl = _GEN.visit(c_ast.Decl("ompcl_ret", [], [], [], [], rtype, None, None))
-    return f"{{ {decl} ={lead}{value}); {_LEAVE} return ompcl_ret; }}{end}"
-
-
-def probe_edits(prog: Program, plan, scan: Scanner, team: int | None
-                ) -> list[tuple[int, int, str]]:
-    """Each probe of the function level (``team`` None) or of a team's device version, before
-    its statement (in braces with it where it was an unbraced body)."""
-    edits = []
-    for f in (plan.functions if plan is not None else ()):
-        for p in f.probes:
-            if p.team != team:
-                continue
-            # the statement (or directive line) after the probe keeps its line and column
-            text = _insert_before(scan, p.start, ("{ " if p.brace else "") + _probe_lines(p),
-                                  _c_string(prog.path))
-            edits.append((p.start, p.start, text if "\n" in text else text + " "))
-            if p.brace:
-                edits.append((p.end, p.end, " }"))
-    return edits
-
-
-def instrumentation(prog: Program, plan) -> list[tuple[int, int, str]]:
-    """Edits for the instrumented functions: the entry, every return and the end tell the
-    runtime; the probes of their host code (outside teams)."""
-    scan = prog.scanner()
-    edits = probe_edits(prog, plan, scan, None)
-    for f in plan.functions:
-        edits.append((f.open + 1, f.open + 1, _insert_before(
-            scan, f.open + 1, " int ompcl_keep = ompcl_rt_enter();", _c_string(prog.path))))
-        edits += [(r.start, r.end, _return_text(prog, f.func, r, scan)) for r in f.returns]
-        edits.append((f.close, f.close, f" {_LEAVE} "))
-    return edits
-
-
-def _markers(plan) -> list[str]:
-    """Declarations of the markers of other files' functions this file's probes test."""
-    if plan is None:
-        return []
-    mine = {f.func.decl.name for f in plan.functions if f.marker}
-    return [N.marker(n) for n in plan.externs if n not in mine]
 
 
 def generate_host(prog: Program, regions: list[HostRegion], residency: ResidencyPlan,
@@ -589,18 +460,28 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         func_lines[rg.func_start] = rg.func_line
     if hostplan is not None:
         replace += instrumentation(prog, hostplan)
-    out = [_apply(src, replace + [(p, p, "\n".join(fns) + f'#line {func_lines[p]} '
-                                   f'"{_c_string(prog.path)}"\n')
-                                  for p, fns in inserts.items()])]
-    prologue = render(
-        "host_prologue.c.j2", file=_c_string(prog.path), embed=embed, kernel_file=kernel_file,
-        kernel_lines=_c_lines(kernel_source),
+    out = [apply_edits(src, replace + [(p, p, "\n".join(fns) + f'#line {func_lines[p]} '
+                                        f'"{c_string(prog.path)}"\n')
+                                       for p, fns in inserts.items()])]
+    prologue = _prologue(prog, regions, teams, hostplan, kernel_source, embed, kernel_file,
+                         model, layout_model, variant_source, layout)
+    return prologue + "".join(out) + _epilogue(hostplan, sliced, layout)
+
+
+def _prologue(prog: Program, regions: list[HostRegion], teams: tuple[HostTeam, ...], hostplan,
+              kernel_source: str, embed: bool, kernel_file: str, model: dict | None,
+              layout_model: str, variant_source: str, layout: tuple) -> str:
+    """The host file's runtime prologue: kernel source, model, descriptors of the regions
+    and teams, the layout checks."""
+    return render(
+        "host_prologue.c.j2", file=c_string(prog.path), embed=embed, kernel_file=kernel_file,
+        kernel_lines=c_lines(kernel_source),
         model=c_source(model, attributes="OMPCL_GLUE ") if model and (regions or teams) else "",
-        variant_lines=_c_lines(variant_source) if variant_source else [],
+        variant_lines=c_lines(variant_source) if variant_source else [],
         predict="ompcl_model" if model else "0",
         regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),
                   "features": [repr(float(v)) for v in hr.features],
-                  "sites": [(s.buffer, _c_string(s.array), _c_string(str(s.loc)))
+                  "sites": [(s.buffer, c_string(s.array), c_string(str(s.loc)))
                             for s in hr.sites],
                   "variants": hr.relayout.kernels if hr.relayout else {}} for hr in regions],
         layout_cost=layout_cost(layout_model) if any(hr.relayout for hr in regions) else None,
@@ -611,24 +492,17 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
                 "serial": len(ht.team.serial) + sum(bool(h.region.updated) for h in ht.loops),
                 "nloops": len(ht.team.loops) - len(ht.team.serial)} for ht in teams],
         layout=[e.host for e in layout],
-        markers=_markers(hostplan))
+        markers=markers(hostplan))
+
+
+def _epilogue(hostplan, sliced: list[str], layout: tuple) -> str:
+    """What follows the user's text: the markers of instrumented functions, the table of
+    objects, the scratch checks' functions and the host's struct layout."""
     epilogue = "".join(f"\nconst char {N.marker(f.func.decl.name)} = 1;  /* instrumented */\n"
                        for f in (hostplan.functions if hostplan else ()) if f.marker)
-    epilogue += _object_table(hostplan.objects if hostplan else ())
+    epilogue += object_table(hostplan.objects if hostplan else ())
     epilogue += "".join(f"\n{text}" for text in sliced)
     if layout:  # the host's struct layout, where every file-scope type is declared
         body = " ".join(f"out[{k}] = (long)({e.host});" for k, e in enumerate(layout))
         epilogue += f"\nstatic void ompcl_layout_host(long *out) {{ {body} }}\n"
-    return prologue + "".join(out) + epilogue
-
-
-def _indent_of(text: str) -> str:
-    """Indentation of the loop statement (the line after the directive's)."""
-    lines = text.split("\n")
-    stmt = next((ln for ln in lines[1:] if ln.strip() and not ln.lstrip().startswith("#")), "")
-    return stmt[: len(stmt) - len(stmt.lstrip())]
-
-
-def _c_lines(text: str) -> list[str]:
-    esc = text.replace("\\", "\\\\").replace('"', '\\"').replace("?", "\\?")
-    return [line + "\\n" for line in esc.split("\n")]
+    return epilogue

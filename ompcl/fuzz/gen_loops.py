@@ -241,20 +241,7 @@ class Loops(Exprs):
         r = self.r
         shape = self.shapes[s]
         loops = self.nest(s)
-        same = [a for a in self.arrays if a.shape == shape and not a.alias]
-        targets = r.sample(same, min(len(same), r.choice((1, 1, 2))))
-        # a parameter aliasing another is only read where that one is written: the same range
-        # (read-only aliases at other offsets overlap partially, which the runtime keeps on
-        # the host by design)
-        targets += [o for o in same if o not in targets and
-                    any(a.alias == o.name for a in self.arrays)]
-        written = {}
-        for a in targets:
-            subs = []
-            for lp in loops:
-                o = r.randint(-lp.lo, shape[lp.dim] - lp.hi) if r.random() < 0.3 else 0
-                subs.append(lp.sub(o))
-            written[a.name] = subs
+        targets, written = self.map_targets(shape, loops)
         c = self.region_ctx(s, loops, written)
         fams = {"map"} | self.extra_families
         body: list[str] = []
@@ -273,6 +260,48 @@ class Loops(Exprs):
         inner = [lp.var for lp in loops[collapse:]]
         if inner and not decl_inner and not self.orphan:
             clauses.append(f"private({', '.join(inner)})")
+        self.map_temporaries(c, clauses, body, written)
+        for a in targets:
+            body.append(self.map_store(c, loops, a, refs[a.name]))
+        nonempty = all(lp.values() for lp in loops)
+        shared: list[str] = []
+        if not self.orphan:  # reduction variables must be shared in the enclosing region
+            shared += self.reductions(c, clauses, body, before, after)
+        if shared:
+            fams.add("reduction")
+        # lastprivate with collapse: gcc -Wall warns (maybe-uninitialized .count)
+        if nonempty and r.random() < 0.2 and collapse == 1 and not self.orphan:
+            shared.append(self.map_lastprivate(c, clauses, body, after))
+        body = drop_unused_locals(body)
+        hcollapse = 0 if decl_all else collapse
+        return LoopSpec(s, fams, self.loop_nest(s, loops, hcollapse, decl_inner, body), clauses,
+                        before, after, array_names(body), set(written), shared_vars=shared)
+
+    def map_targets(self, shape: tuple, loops: list) -> tuple[list[Arr], dict[str, list[str]]]:
+        """The arrays a map loop writes (one or two of the shape, and the parameters aliasing
+        them), each with its subscripts (the loop's element, or a fixed offset of it)."""
+        r = self.r
+        same = [a for a in self.arrays if a.shape == shape and not a.alias]
+        targets = r.sample(same, min(len(same), r.choice((1, 1, 2))))
+        # a parameter aliasing another is only read where that one is written: the same range
+        # (read-only aliases at other offsets overlap partially, which the runtime keeps on
+        # the host by design)
+        targets += [o for o in same if o not in targets and
+                    any(a.alias == o.name for a in self.arrays)]
+        written = {}
+        for a in targets:
+            subs = []
+            for lp in loops:
+                o = r.randint(-lp.lo, shape[lp.dim] - lp.hi) if r.random() < 0.3 else 0
+                subs.append(lp.sub(o))
+            written[a.name] = subs
+        return targets, written
+
+    def map_temporaries(self, c: Ctx, clauses: list[str], body: list[str],
+                        written: dict[str, list[str]]) -> None:
+        """A map loop's temporaries, each drawn or not: private, block-local, and an inner
+        sequential loop over a whole vector the loop does not write."""
+        r = self.r
         if r.random() < 0.3:  # private temporary
             tmp = self.scalar("double", "0.0", "tp")
             if not self.orphan:  # a callee's locals are already private
@@ -295,36 +324,29 @@ class Loops(Exprs):
                         else f"0.001 * {_paren(cq.iread[0])}")
                 body.append(f"    iq += fabs({term});")
                 c.dread.append(f"iq / {v.shape[0]}.0")
-        for a in targets:
-            ref = refs[a.name]
-            if r.random() < 0.2:
-                cond = self.if_cond(c, loops)
-                body.append(f"if ({cond})\n    {ref} = {self.store(a.ctype, c)};\n"
-                            f"else\n    {ref} = {self.store(a.ctype, c)};")
-            else:
-                body.append(f"{ref} = {self.store(a.ctype, c)};")
-        nonempty = all(lp.values() for lp in loops)
-        shared: list[str] = []
-        if not self.orphan:  # reduction variables must be shared in the enclosing region
-            shared += self.reductions(c, clauses, body, before, after)
-        if shared:
-            fams.add("reduction")
-        # lastprivate with collapse: gcc -Wall warns (maybe-uninitialized .count)
-        if nonempty and r.random() < 0.2 and collapse == 1 and not self.orphan:
-            if r.random() < 0.5:
-                lp = self.scalar("double", "-1.0", "lp")
-                body.append(f"{lp} = {self.dexpr(c)};")
-                after.append(f'printf("{lp} %.9e\\n", 1.0 + fabs({lp}));')
-            else:
-                lp = self.scalar("long", "-1", "lp")
-                body.append(f"{lp} = {self.iexpr(c)};")
-                after.append(f'printf("{lp} %ld\\n", {lp});')
-            clauses.append(f"lastprivate({lp})")
-            shared.append(lp)
-        body = drop_unused_locals(body)
-        hcollapse = 0 if decl_all else collapse
-        return LoopSpec(s, fams, self.loop_nest(s, loops, hcollapse, decl_inner, body), clauses,
-                        before, after, array_names(body), set(written), shared_vars=shared)
+
+    def map_store(self, c: Ctx, loops: list, a: Arr, ref: str) -> str:
+        """The store of a map loop into its target ``a`` at ``ref`` (under a condition or
+        not)."""
+        if self.r.random() < 0.2:
+            cond = self.if_cond(c, loops)
+            return (f"if ({cond})\n    {ref} = {self.store(a.ctype, c)};\n"
+                    f"else\n    {ref} = {self.store(a.ctype, c)};")
+        return f"{ref} = {self.store(a.ctype, c)};"
+
+    def map_lastprivate(self, c: Ctx, clauses: list[str], body: list[str],
+                        after: list[str]) -> str:
+        """A lastprivate scalar of a map loop (double or long), printed after the loop."""
+        if self.r.random() < 0.5:
+            lp = self.scalar("double", "-1.0", "lp")
+            body.append(f"{lp} = {self.dexpr(c)};")
+            after.append(f'printf("{lp} %.9e\\n", 1.0 + fabs({lp}));')
+        else:
+            lp = self.scalar("long", "-1", "lp")
+            body.append(f"{lp} = {self.iexpr(c)};")
+            after.append(f'printf("{lp} %ld\\n", {lp});')
+        clauses.append(f"lastprivate({lp})")
+        return lp
 
     def flatten_subscripts(self, c: Ctx, targets: list[Arr], written: dict[str, list[str]],
                            refs: dict[str, str], body: list[str], fams: set[str]) -> list[str]:
