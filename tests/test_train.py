@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ompcl.bench import collect, dispatch
+from ompcl.bench import collect, corpus, dispatch
 from ompcl.predict import data, export, learners, metrics, model as model_file, schema, train
 
 from conftest import ROOT, compare_outputs, gcc_build, load_stats, ompcl_build, run
@@ -330,10 +330,10 @@ def test_compiled_in_model_decides_and_OMPCL_MODEL_overrides(tmp_path, opencl_av
 
 def test_scaled_source_scales_the_volume():
     text = "#define N 100\n#define M 30\nint a[N][M];\n#define NAME_ONLY\n"
-    out = collect.scaled_source(text, 16)
+    out = corpus.scaled_source(text, 16)
     assert "#define N 400\n#define M 120\n" in out and "#define NAME_ONLY" in out
-    assert collect.scaled_source("int n = 5;\n", 16) is None
-    assert collect.scaled_source(text, 1) is None
+    assert corpus.scaled_source("int n = 5;\n", 16) is None
+    assert corpus.scaled_source(text, 1) is None
 
 
 def test_aggregate_takes_medians_and_drops_tiny_regions():
