@@ -417,7 +417,9 @@ def test_dispatch_benchmark_whole_programs(opencl_available):
     (p,) = rep["programs"]
     assert (p["benchmark"], p["class"], p["regions"]) == ("is", "S", 2)
     m = p["median_s"]
-    assert set(m) == {"original", "host", "device", "model", "auto", "oracle"}
+    assert set(m) == {"original", "host", "device", "model", "auto", "oracle", "program_oracle"}
+    assert m["program_oracle"] == min(m["original"], m["device"])
+    assert p["program_oracle_share"] == pytest.approx(m["program_oracle"] / m["auto"])
     assert all(t > 0 for t in m.values())
     # the oracle is estimated from the host run, never above it
     assert m["oracle"] <= m["host"] and 0 < p["oracle_share"] <= 1
