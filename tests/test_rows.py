@@ -60,6 +60,27 @@ def test_collect_measures_each_variant_at_each_thread_count(tmp_path, monkeypatc
     meta = collect.metadata(outs, plan, "start", {"start": [0, 0, 0]}, ["collect"])
     assert meta["threads"] == [1, 2] and meta["env"]["OMP_NUM_THREADS"] == "1,2"
 
+
+def test_collect_assemble_writes_the_rows_measured_so_far(tmp_path, monkeypatch):
+    """--assemble: a stopped (or running) collection's results become rows; the rest is
+    listed as not measured; nothing is built or run."""
+    vs = [corpus.Variant(f"corpus-{n}", "x1", "corpus", tmp_path / n, (), tmp_path)
+          for n in ("a", "b")]
+    monkeypatch.setattr(collect, "variants", lambda args, work: vs)
+    monkeypatch.setattr(collect, "build_all", lambda *a: pytest.fail("built"))
+    (tmp_path / "results").mkdir()
+    row = dict(synthetic_rows(1, 1)[0], benchmark="corpus-a", dataset="x1", threads=2)
+    (tmp_path / "results" / "corpus-a.x1.json").write_text(json.dumps(
+        collect.Outcome("corpus-a.x1", rows=[row], load=[0.5]).__dict__))
+    out = tmp_path / "rows.csv"
+    meta = collect.collect(collect.parse_args(["-o", str(out), "--work", str(tmp_path),
+                                               "--assemble"]), tmp_path, ["collect"])
+    assert meta["rows"] == 1 and meta["variants"]["skipped"] == {
+        "corpus-b.x1": "not measured (--assemble)"}
+    assert [r["benchmark"] for r in data.read_rows(out)] == ["corpus-a"]
+    with pytest.raises(SystemExit):
+        collect.parse_args(["-o", str(out), "--assemble"])       # needs --work
+
 def test_written_metadata_is_what_train_reports(tmp_path):
     csv_file = write(tmp_path / "rows.csv", synthetic_rows(6, 4), extra=False)
     where = {"opencl_platform": "P", "opencl_device": "D", "host_cpu": "C", "cores": 2,

@@ -317,6 +317,17 @@ def measure_all(variants: Sequence[Variant], plan: Plan, resume: bool,
     return outcomes
 
 
+def assembled(variants: Sequence[Variant], plan: Plan) -> list[Outcome]:
+    """The outcomes already measured in the work directory (a collection stopped early, or
+    still running); a variant without one counts as skipped, not measured."""
+    out = []
+    for v, _ in _jobs(variants, plan):
+        f = _result_file(plan, v)
+        out.append(Outcome(**json.loads(f.read_text())) if f.exists()
+                   else Outcome(v.name, skipped="not measured (--assemble)"))
+    return out
+
+
 def _cpu_name() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -407,8 +418,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--resume", action="store_true",
                     help="reuse the builds and results already in --work")
     ap.add_argument("--list", action="store_true", help="list the variants and stop")
+    ap.add_argument("--assemble", action="store_true",
+                    help="only write the rows of the results already in --work (measure nothing)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
+    if args.assemble and args.work is None:
+        ap.error("--assemble needs the --work directory of a collection")
     unknown = set(_csv_list(args.sources)) - set(SOURCES)
     if unknown:
         ap.error(f"unknown source(s) {', '.join(sorted(unknown))}")
@@ -447,10 +462,13 @@ def gather(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> tuple[l
         return [], {}
     plan = Plan(work, args.repeats, args.host_mode, args.min_seconds, args.timeout,
                 threads=args.threads)
-    failed = build_all(vs, args.jobs, args.resume, args.quiet)
-    outcomes = [Outcome(v.name, skipped=failed[v.name]) for v in vs if v.name in failed]
-    outcomes += measure_all([v for v in vs if v.name not in failed], plan, args.resume,
-                            args.quiet)
+    if args.assemble:
+        outcomes = assembled(vs, plan)
+    else:
+        failed = build_all(vs, args.jobs, args.resume, args.quiet)
+        outcomes = [Outcome(v.name, skipped=failed[v.name]) for v in vs if v.name in failed]
+        outcomes += measure_all([v for v in vs if v.name not in failed], plan, args.resume,
+                                args.quiet)
     measured = [r for o in outcomes for r in o.rows]
     rows = dedupe(measured)
     meta = metadata(outcomes, plan, started, loads, argv, commit)
