@@ -473,7 +473,21 @@ def gather(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> tuple[l
     rows = dedupe(measured)
     meta = metadata(outcomes, plan, started, loads, argv, commit)
     meta.update(rows=len(rows), duplicates_merged=len(measured) - len(rows))
+    if args.assemble:
+        meta.update(_assembly(plan, meta))
     return rows, meta
+
+
+def _assembly(plan: Plan, meta: dict) -> dict:
+    """--assemble's metadata: when the results were written (their files' times), and that
+    the commit is the assembly's, not necessarily the one the programs were built at."""
+    times = [f.stat().st_mtime for f in (plan.work / "results").glob("*.json")]
+    iso = lambda t: datetime.datetime.fromtimestamp(   # noqa: E731
+        t, datetime.timezone.utc).isoformat(timespec="seconds")
+    return {"collected": {"first_result": iso(min(times)) if times else None,
+                          "last_result": iso(max(times)) if times else None},
+            "assembled": {**meta["collected"], "commit": meta["ompcl_commit"]},
+            "ompcl_commit": None}
 
 
 def collect(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> dict:
