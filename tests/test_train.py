@@ -379,7 +379,7 @@ def test_collect_then_train_end_to_end(tmp_path, opencl_available):
     assert {r["dataset"] for r in rows if "04_int" in r["benchmark"]} == {"x1", "x16"}
     for r in rows:
         assert float(r["runtime_cpu"]) > 0 and float(r["runtime_gpu"]) > 0
-        assert r["repeats"] == "2" and r["source"] == "corpus"
+        assert r["repeats"] == "2" and r["source"] == "corpus" and r["threads"] == "2"
     assert meta["platform"]["opencl_device"] and meta["env"]["OMP_PROC_BIND"] == "true"
     assert len(meta["load_average"]["start"]) == 3
     model = tmp_path / "m.json"

@@ -83,7 +83,7 @@ class Run:
 
 
 def _run(exe: Path, cwd: Path, timeout: float, stats: Path | None = None, **env: str) -> Run:
-    e = dict(os.environ, **MEASURE_ENV, **env)
+    e = {**os.environ, **MEASURE_ENV, **env}   # env may override the measurement's
     if stats is not None:
         e["OMPCL_STATS"] = str(stats)
         stats.unlink(missing_ok=True)
