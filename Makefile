@@ -57,8 +57,7 @@ fuzz: install
 # at hand on the OpenCL device and on the host, then train; COLLECT/TRAIN add options
 MODEL_DATA ?= models/default-rows.csv
 COLLECT ?=
-TRAIN ?= --learner forest --trees 5 --max-depth 8 --min-leaf 1 --host-weight 3 \
-  --threshold 0.6
+TRAIN ?=
 model: install
 	$(PYTHON) -m ompcl.bench.collect -o $(MODEL_DATA) --work build/collect --nas-classes S,W \
 	  --corpus-scales 1,16,256 --polybench-sizes SMALL,STANDARD --fuzz 40 --repeats 3 \

@@ -297,13 +297,16 @@ def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
 @click.option("--folds", type=int, default=10, show_default=True,
               help="Folds of the stratified cross-validation.")
 @click.option("--no-cv", is_flag=True, help="Skip cross-validation.")
+@click.option("--threads", type=int, default=None,
+              help="Train on the rows measured with this many OpenMP threads (rows of a "
+              "'threads' column; default: every row).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--platform", default="", help="Where the data was measured (default: from "
               "the data's .meta.json).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
 def train_cmd(data, out, learner, features, budget, trees, max_depth, min_leaf, host_weight,
-              weighting, threshold, folds, no_cv, seed, platform, as_json, debug):
+              weighting, threshold, folds, no_cv, threads, seed, platform, as_json, debug):
     """Train a dispatch model on measured rows (CSV, public device-mapping columns)."""
     from .predict import learners, select, train
     if host_weight is None:
@@ -322,7 +325,8 @@ def train_cmd(data, out, learner, features, budget, trees, max_depth, min_leaf, 
 
     def work():
         command = " ".join(["ompcl", "train", *sys.argv[2:]])
-        model = train.train(data, s, folds, platform, command, cv=not no_cv, budget=budget)
+        model = train.train(data, s, folds, platform, command, cv=not no_cv, budget=budget,
+                            threads=threads)
         note = model["metadata"]["cross_validation"].get("note")
         if note:
             click.echo(f"ompcl: note: {note}", err=True)

@@ -208,7 +208,8 @@ def test_per_region_oracle_from_the_statistics(suite):
 
 def test_training_rows(suite, opencl_available):
     path = suite.out / "training_rows.csv"
-    assert path.read_text().splitlines()[0] == ",".join(ROW_COLUMNS)  # ompcl train's schema
+    # ompcl train's schema, and the OpenMP thread count of each row
+    assert path.read_text().splitlines()[0] == ",".join(ROW_COLUMNS + ("threads",))
     rows = read_csv(path)
     if not opencl_available:
         pytest.skip("no OpenCL device: the ocl runs ran on the host")
@@ -216,6 +217,7 @@ def test_training_rows(suite, opencl_available):
     for r in rows:
         assert r["benchmark"] == "is" and r["dataset"] == "S"
         assert float(r["runtime_cpu"]) > 0 and float(r["runtime_gpu"]) > 0
+        assert int(r["threads"]) >= 1
 
 
 def _png(path: Path):

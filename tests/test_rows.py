@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ompcl.bench import cases, collect, machine, nas, rows
+from ompcl.bench import cases, collect, corpus, machine, nas, rows
 from ompcl.predict import data, train
 
 from conftest import ROOT
@@ -31,6 +31,55 @@ def test_dedupe_merges_equal_features_with_median_times():
     resized = dict(base[0], work_items=base[0]["work_items"] * 2)
     assert len(rows.dedupe([base[0], resized])) == 2
 
+    # the same loop at another OpenMP thread count is another measurement
+    assert len(rows.dedupe([dict(base[0], threads=1), dict(base[0], threads=2)])) == 2
+    assert len(rows.dedupe([dict(base[0], threads=2), dict(base[0], threads=2)])) == 1
+
+
+def test_collect_measures_each_variant_at_each_thread_count(tmp_path, monkeypatch):
+    args = collect.parse_args(["-o", "x.csv", "--threads", "1,2"])
+    assert args.threads == (1, 2)
+    with pytest.raises(SystemExit):
+        collect.parse_args(["-o", "x.csv", "--threads", "0"])
+    v = corpus.Variant("corpus-a", "x16", "corpus", tmp_path / "prog", (), tmp_path)
+    seen = []
+
+    def measure(var, plan, threads):
+        seen.append((var.name, threads))
+        row = dict(synthetic_rows(1, 1)[0], benchmark=var.benchmark, dataset=var.dataset,
+                   threads=threads)
+        return collect.Outcome(var.name, rows=[row], load=[0.5])
+    monkeypatch.setattr(collect, "measure", measure)
+    plan = collect.Plan(tmp_path, threads=(1, 2))
+    outs = collect.measure_all([v], plan, resume=False, quiet=True)
+    assert seen == [("corpus-a.x16-1t", 1), ("corpus-a.x16-2t", 2)]
+    kept = rows.dedupe([r for o in outs for r in o.rows])
+    assert [(r["dataset"], r["threads"]) for r in kept] == [("x16-1t", 1), ("x16-2t", 2)]
+    one = collect.Plan(tmp_path)                  # one count: the dataset is the size alone
+    assert collect.with_threads(v, 2, one) is v and one.threads == (2,)
+    meta = collect.metadata(outs, plan, "start", {"start": [0, 0, 0]}, ["collect"])
+    assert meta["threads"] == [1, 2] and meta["env"]["OMP_NUM_THREADS"] == "1,2"
+
+
+def test_collect_assemble_writes_the_rows_measured_so_far(tmp_path, monkeypatch):
+    """--assemble: a stopped (or running) collection's results become rows; the rest is
+    listed as not measured; nothing is built or run."""
+    vs = [corpus.Variant(f"corpus-{n}", "x1", "corpus", tmp_path / n, (), tmp_path)
+          for n in ("a", "b")]
+    monkeypatch.setattr(collect, "variants", lambda args, work: vs)
+    monkeypatch.setattr(collect, "build_all", lambda *a: pytest.fail("built"))
+    (tmp_path / "results").mkdir()
+    row = dict(synthetic_rows(1, 1)[0], benchmark="corpus-a", dataset="x1", threads=2)
+    (tmp_path / "results" / "corpus-a.x1.json").write_text(json.dumps(
+        collect.Outcome("corpus-a.x1", rows=[row], load=[0.5]).__dict__))
+    out = tmp_path / "rows.csv"
+    meta = collect.collect(collect.parse_args(["-o", str(out), "--work", str(tmp_path),
+                                               "--assemble"]), tmp_path, ["collect"])
+    assert meta["rows"] == 1 and meta["variants"]["skipped"] == {
+        "corpus-b.x1": "not measured (--assemble)"}
+    assert [r["benchmark"] for r in data.read_rows(out)] == ["corpus-a"]
+    with pytest.raises(SystemExit):
+        collect.parse_args(["-o", str(out), "--assemble"])       # needs --work
 
 def test_written_metadata_is_what_train_reports(tmp_path):
     csv_file = write(tmp_path / "rows.csv", synthetic_rows(6, 4), extra=False)
@@ -138,7 +187,7 @@ def test_cases_file_programs_and_variants(tmp_path):
     progs = {n: cases.program(c, list(found.values())) for n, c in found.items()}
     assert progs["rsbench_event"] == progs["rsbench_history"]      # one program, two inputs
     assert progs["npb3c_cg"] != progs["npb3c_is"]
-    vs = collect.thirdparty_variants(tmp_path)
+    vs = corpus.thirdparty_variants(tmp_path)
     assert {v.dataset for v in vs} == set(found)
     assert {v.benchmark for v in vs} == set(progs.values())
     assert all(v.check == "case" and v.build[:2] == ("sh", "-c") for v in vs)

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from ompcl.bench import collect, dispatch
+from ompcl.bench import collect, corpus, dispatch
 from ompcl.predict import data, export, learners, metrics, model as model_file, schema, train
 
 from conftest import ROOT, compare_outputs, gcc_build, load_stats, ompcl_build, run
@@ -330,10 +330,10 @@ def test_compiled_in_model_decides_and_OMPCL_MODEL_overrides(tmp_path, opencl_av
 
 def test_scaled_source_scales_the_volume():
     text = "#define N 100\n#define M 30\nint a[N][M];\n#define NAME_ONLY\n"
-    out = collect.scaled_source(text, 16)
+    out = corpus.scaled_source(text, 16)
     assert "#define N 400\n#define M 120\n" in out and "#define NAME_ONLY" in out
-    assert collect.scaled_source("int n = 5;\n", 16) is None
-    assert collect.scaled_source(text, 1) is None
+    assert corpus.scaled_source("int n = 5;\n", 16) is None
+    assert corpus.scaled_source(text, 1) is None
 
 
 def test_aggregate_takes_medians_and_drops_tiny_regions():
@@ -379,7 +379,7 @@ def test_collect_then_train_end_to_end(tmp_path, opencl_available):
     assert {r["dataset"] for r in rows if "04_int" in r["benchmark"]} == {"x1", "x16"}
     for r in rows:
         assert float(r["runtime_cpu"]) > 0 and float(r["runtime_gpu"]) > 0
-        assert r["repeats"] == "2" and r["source"] == "corpus"
+        assert r["repeats"] == "2" and r["source"] == "corpus" and r["threads"] == "2"
     assert meta["platform"]["opencl_device"] and meta["env"]["OMP_PROC_BIND"] == "true"
     assert len(meta["load_average"]["start"]) == 3
     model = tmp_path / "m.json"
@@ -417,7 +417,9 @@ def test_dispatch_benchmark_whole_programs(opencl_available):
     (p,) = rep["programs"]
     assert (p["benchmark"], p["class"], p["regions"]) == ("is", "S", 2)
     m = p["median_s"]
-    assert set(m) == {"original", "host", "device", "model", "auto", "oracle"}
+    assert set(m) == {"original", "host", "device", "model", "auto", "oracle", "program_oracle"}
+    assert m["program_oracle"] == min(m["original"], m["device"])
+    assert p["program_oracle_share"] == pytest.approx(m["program_oracle"] / m["auto"])
     assert all(t > 0 for t in m.values())
     # the oracle is estimated from the host run, never above it
     assert m["oracle"] <= m["host"] and 0 < p["oracle_share"] <= 1

@@ -1,20 +1,17 @@
 """Training-data collection: ``python -m ompcl.bench.collect -o rows.csv [...]``.
 
-Consumes the programs at hand: our NAS benchmarks (classes S and W), the test corpus
-(``tests/corpus``, at its own sizes and scaled through its ``#define`` sizes), PolyBench/ACC's
-deterministic OpenMP programs (MINI, SMALL, STANDARD datasets), programs of the fuzzer's
-generator and (source ``thirdparty``, not in the default ``--sources``) the third-party programs
-of ``shared/thirdparty/cases.txt`` built by their own build commands with ``ompcl cc`` in gcc's
-place (``bench.cases``). Each variant (program x problem size) is built once with ompcl
-(``--model none``), warmed up once on the device (PoCL compiles kernels at first use), then run
-``--repeats`` times on the device (``OMPCL_DEVICE=opencl``) and on the host, with
-``OMPCL_STATS``; every run's output is verified (NAS: its own verification; the others: the
-output of the program built with ``gcc -fopenmp``). Produces a CSV of training rows
+Consumes the variants of ``bench.corpus`` (NAS, the test corpus at scaled sizes, PolyBench/ACC,
+fuzzer programs; ``thirdparty``: the programs of ``shared/thirdparty/cases.txt``). Each variant
+(program x problem size) is built once with ompcl (``--model none``); at each thread count
+(``--threads``) it is warmed up once on the device (PoCL compiles kernels at first use), then
+run ``--repeats`` times on the device (``OMPCL_DEVICE=opencl``) and on the host, alternating,
+with ``OMPCL_STATS``; every run's output is verified (NAS: its own verification; the others:
+the output of the program built with ``gcc -fopenmp``). Produces a CSV of training rows
 (``bench.rows.rows_from_stats`` per repeat, the median of the repeats per region and size class;
-extra columns ``source``, ``repeats``, ``agree``, ``spread_cpu``, ``spread_gpu``, ``load``), one
-row per distinct feature vector (``rows.dedupe``), and ``<name>.meta.json``: the platform, the
-compilers, the environment (OpenMP settings), load averages, the command, and what was skipped
-and why.
+extra columns ``threads``, ``source``, ``repeats``, ``agree``, ``spread_cpu``, ``spread_gpu``,
+``load``), one row per distinct feature vector and thread count (``rows.dedupe``), and
+``<name>.meta.json``: the platform, the compilers, the environment (OpenMP settings), load
+averages, the command, and what was skipped and why.
 
 The host side (``--host-mode``): ``model`` (default) runs the program in auto mode with a model
 that always answers "host", so each offloadable loop runs its original OpenMP loop and is
@@ -38,55 +35,28 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..predict.learners import constant
 from ..predict.schema import ROW_COLUMNS
 from ..predict.train import meta_path
-from . import cases, machine, polybench
+from . import cases, machine
+from .corpus import (DEFAULT_SOURCES, ROOT, SOURCES, Variant, build,
+                     corpus_variants, fuzz_variants, nas_variants, polybench_variants,
+                     thirdparty_variants)
 from .rows import dedupe, load as load_stats, rows_from_stats, write_csv, write_meta
 
-ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("nas", "corpus", "polybench", "fuzz", "thirdparty")
-DEFAULT_SOURCES = SOURCES[:4]
 #: the measurement environment. POCL_AFFINITY=1: with OMP_PROC_BIND=true libgomp binds the
 #: initial thread to one core before the runtime starts PoCL, whose worker threads inherit
 #: that binding and all share one core (measured: PolyBench 2mm STANDARD on the device 13.8 s
 #: bound, 4.3 s unbound, 4.6 s bound with POCL_AFFINITY=1, which pins PoCL's threads itself)
 MEASURE_ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive", "OMP_PROC_BIND": "true",
                "POCL_AFFINITY": "1"}
-EXTRA_COLUMNS = ("source", "repeats", "agree", "spread_cpu", "spread_gpu", "load")
-_EXPECT = re.compile(r"ompcl-expect:.*?tolerance=(\S+)")
-_DEFINE = re.compile(r"^#define ([A-Z_][A-Z0-9_]*) (\d+)[ \t]*$", re.M)
+EXTRA_COLUMNS = ("threads", "source", "repeats", "agree", "spread_cpu", "spread_gpu", "load")
 _NAS_OK = re.compile(r"Verification\s*=\s*SUCCESSFUL")
 _FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
-_GENERATE = ("import sys, pathlib\nfrom ompcl.fuzz.generator import generate\n"
-             "for s in sys.argv[2:]:\n"
-             "    pathlib.Path(sys.argv[1], f'fuzz{s}.c').write_text(generate(int(s)))\n")
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One program at one problem size, and how to build, run and check it."""
-
-    benchmark: str                      # the program (leave-one-program-out's group)
-    dataset: str                        # the problem size
-    source: str                         # one of SOURCES
-    exe: Path                           # the ompcl build
-    build: tuple[str, ...]              # command building exe (run in cwd)
-    cwd: Path
-    ref_exe: Path | None = None         # the gcc -fopenmp build of the original, if checked so
-    ref_build: tuple[str, ...] = ()
-    check: str = "stdout"               # "nas" | "stdout" | "stderr" | "case"
-    rtol: float = 1e-9
-    atol: float = 0.0
-    case: cases.Case | None = None      # check "case": compared by the case's spec
-
-    @property
-    def name(self) -> str:
-        return f"{self.benchmark}.{self.dataset}"
 
 
 @dataclass
@@ -101,162 +71,6 @@ class Outcome:
     device: dict = field(default_factory=dict)  # the OpenCL device the statistics name
 
 
-# ---- the programs --------------------------------------------------------------------
-
-def _ompcl(*args: str) -> tuple[str, ...]:
-    return (sys.executable, "-m", "ompcl.cli", *args)
-
-
-def _gcc(src: Path, exe: Path) -> tuple[str, ...]:
-    return ("gcc", "-std=gnu99", "-O2", "-fopenmp", str(src), "-o", str(exe), "-lm")
-
-
-def nas_variants(work: Path, classes: Sequence[str]) -> list[Variant]:
-    nas = ROOT / "nas_benchmarks"
-    names = sorted(p.name for p in nas.iterdir() if (p / f"{p.name}.c").is_file())
-    cc = " ".join(_ompcl("cc", "--ompcl-model=none"))
-    out = []
-    for c in classes:
-        for b in names:
-            make = ("make", "-s", "-C", str(nas), f"CLASS={c}", f"BENCHMARKS={b}",
-                    f"BINDIR={work / 'nas'}", f"CC={cc}")
-            out.append(Variant(f"nas-{b}", c, "nas", work / "nas" / f"{b}.{c}.omp", make, nas,
-                               check="nas"))
-    return out
-
-
-def scaled_source(text: str, scale: float) -> str | None:
-    """``text`` with its ``#define NAME number`` sizes scaled so that their product grows by
-    ``scale``; None when it has none (or scale is 1)."""
-    sizes = _DEFINE.findall(text)
-    if not sizes or scale == 1:
-        return None
-    f = scale ** (1.0 / len(sizes))
-    return _DEFINE.sub(lambda m: f"#define {m[1]} {max(1, round(int(m[2]) * f))}", text)
-
-
-def _tolerance(text: str) -> float:
-    m = _EXPECT.search(text.splitlines()[0] if text else "")
-    return float(m[1]) if m else 1e-9
-
-
-def _c_variant(src: Path, text: str, work: Path, source: str, bench: str, ds: str) -> Variant:
-    d = work / source / f"{bench}.{ds}"
-    d.mkdir(parents=True, exist_ok=True)
-    copy = d / src.name
-    copy.write_text(text)
-    return Variant(bench, ds, source, d / "prog", _ompcl("build", str(copy), "-o", str(d / "prog"),
-                                                         "--model", "none"), d,
-                   d / "ref", _gcc(copy, d / "ref"), "stdout", _tolerance(text))
-
-
-def corpus_variants(work: Path, scales: Sequence[float]) -> list[Variant]:
-    out = []
-    for src in sorted((ROOT / "tests" / "corpus").glob("*.c")):
-        text = src.read_text()
-        for s in scales:
-            scaled = text if s == 1 else scaled_source(text, s)
-            if scaled is not None:
-                out.append(_c_variant(src, scaled, work, "corpus", f"corpus-{src.stem}",
-                                      f"x{s:g}"))
-    return out
-
-
-def fuzz_variants(work: Path, count: int, seed: int) -> list[Variant]:
-    """Programs ``seed .. seed+count-1`` of the fuzzer's generator (written by a child
-    process: the fuzzer is a peer package, driven as a tool)."""
-    if count <= 0:
-        return []
-    d = work / "fuzz-src"
-    d.mkdir(parents=True, exist_ok=True)
-    seeds = [str(s) for s in range(seed, seed + count)]
-    subprocess.run([sys.executable, "-c", _GENERATE, str(d), *seeds], check=True, cwd=ROOT,
-                   env=_py_env())
-    return [_c_variant(d / f"fuzz{s}.c", (d / f"fuzz{s}.c").read_text(), work, "fuzz",
-                       f"fuzz-{s}", "default") for s in seeds]
-
-
-def thirdparty_variants(work: Path) -> list[Variant]:
-    """The programs of ``cases.txt``, each built in its own writable copy of its suite by
-    its authors' command, with gcc (the reference) and with ``ompcl cc`` in gcc's place."""
-    root = cases.find_root()
-    if root is None:
-        return []
-    shim = cases.compiler_shim(work / "thirdparty" / "bin" / "ompcl-cc",
-                               list(_ompcl("cc", "--ompcl-model=none")))
-    all_cases = cases.read(root)
-    out = []
-    for c in all_cases:
-        d = work / "thirdparty" / c.name
-        builds = []
-        for side, cc in (("ref", None), ("test", shim)):
-            d.mkdir(parents=True, exist_ok=True)
-            runner = d / f"{side}.sh.in"
-            runner.write_text(cases.runner(c, d / side / c.dir))
-            runner.chmod(0o755)
-            builds.append(("sh", "-c", f"{cases.copy_command(root / c.suite, d / side / c.suite)}"
-                           f" && cd {d / side / c.dir} && {cases.build_command(c, cc)}"
-                           f" && cp {runner} {d / side}.sh"))
-        out.append(Variant(cases.program(c, all_cases), c.name, "thirdparty", d / "test.sh",
-                           builds[1], d, d / "ref.sh", builds[0], "case", case=c))
-    return out
-
-
-def polybench_variants(work: Path, sizes: Sequence[str]) -> list[Variant]:
-    root = polybench.find_root()
-    if root is None:
-        return []
-    cc = list(_ompcl("cc", "--ompcl-model=none"))
-    out = []
-    for prog in polybench.programs(root):
-        if prog.name not in polybench.DETERMINISTIC:
-            continue
-        for size in sizes:
-            d = work / "polybench" / f"{prog.name}.{size}"
-            d.mkdir(parents=True, exist_ok=True)
-            build = _sized(polybench.command(prog, root, cc, d / "prog"), size)
-            ref = _sized(polybench.command(prog, root, ["gcc"], d / "ref"), size)
-            out.append(Variant(f"polybench-{prog.name}", size, "polybench", d / "prog",
-                               tuple(build), prog.folder, d / "ref", tuple(ref), "stderr",
-                               1e-6, 0.011))  # dumps print 2 decimals
-    return out
-
-
-def _sized(cmd: list[str], size: str) -> list[str]:
-    """The authors' command for another dataset (STANDARD is their default: no flag)."""
-    flag = [] if size == "STANDARD" else [f"-D{size}_DATASET"]
-    return [a for x in cmd for a in (flag if x == "-DSMALL_DATASET" else [x])]
-
-
-# ---- building ------------------------------------------------------------------------
-
-def _py_env(**extra: str) -> dict[str, str]:
-    """This ompcl first on the path (make and the drivers start new interpreters)."""
-    env = dict(os.environ, **extra)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in
-                                                       env.get("PYTHONPATH", "").split(os.pathsep)
-                                                       if p])
-    return env
-
-
-def build(v: Variant, resume: bool = False, timeout: float = 900) -> str:
-    """Build the variant (and its reference; with ``resume``, only what is missing); '' or
-    why it failed."""
-    for cmd, exe in ((v.ref_build, v.ref_exe), (v.build, v.exe)):
-        if not cmd or (resume and exe and exe.exists()):
-            continue
-        if exe:
-            exe.unlink(missing_ok=True)
-        try:
-            res = subprocess.run(cmd, cwd=v.cwd, capture_output=True, text=True,
-                                 timeout=timeout, env=_py_env())
-        except subprocess.TimeoutExpired:
-            return f"build timed out: {' '.join(cmd[:4])}"
-        if res.returncode != 0 or (exe and not exe.exists()):
-            last = (res.stderr.strip().splitlines() or ["?"])[-1]
-            return f"build failed ({'reference' if exe == v.ref_exe else 'ompcl'}): {last[:200]}"
-    return ""
-
 
 # ---- running and checking ------------------------------------------------------------
 
@@ -269,7 +83,7 @@ class Run:
 
 
 def _run(exe: Path, cwd: Path, timeout: float, stats: Path | None = None, **env: str) -> Run:
-    e = dict(os.environ, **MEASURE_ENV, **env)
+    e = {**os.environ, **MEASURE_ENV, **env}   # env may override the measurement's
     if stats is not None:
         e["OMPCL_STATS"] = str(stats)
         stats.unlink(missing_ok=True)
@@ -371,6 +185,7 @@ class Plan:
     min_seconds: float = 1e-5
     timeout: float = 120.0
     long_run: float = 5.0        # a variant whose device run takes longer is repeated once
+    threads: tuple[int, ...] = (int(MEASURE_ENV["OMP_NUM_THREADS"]),)  # OpenMP thread counts
 
     @property
     def host_model(self) -> Path:
@@ -383,13 +198,14 @@ def _host_env(plan: Plan) -> dict[str, str]:
     return {"OMPCL_DEVICE": "auto", "OMPCL_MODEL": str(plan.host_model)}
 
 
-def _measure_once(v: Variant, plan: Plan, expected: str | None, r: int) -> tuple[str, dict, dict]:
+def _measure_once(v: Variant, plan: Plan, expected: str | None, r: int,
+                  threads: dict[str, str]) -> tuple[str, dict, dict]:
     """One repeat: the device and host runs (their order alternates); (why failed, stats)."""
     d = plan.work / "stats"
     modes = [("device", {"OMPCL_DEVICE": "opencl"}), ("host", _host_env(plan))]
     got = {}
     for mode, env in (modes if r % 2 == 0 else modes[::-1]):
-        run = _run(v.exe, v.cwd, plan.timeout, d / f"{v.name}.{mode}.json", **env)
+        run = _run(v.exe, v.cwd, plan.timeout, d / f"{v.name}.{mode}.json", **env, **threads)
         why = verify(v, run, expected) or ("" if run.stats else "no statistics written (no "
                                                  "offloaded loop ran)")
         if why:
@@ -398,10 +214,10 @@ def _measure_once(v: Variant, plan: Plan, expected: str | None, r: int) -> tuple
     return "", got["device"], got["host"]
 
 
-def _reference(v: Variant, plan: Plan) -> tuple[str, str | None]:
+def _reference(v: Variant, plan: Plan, threads: dict[str, str]) -> tuple[str, str | None]:
     if v.ref_exe is None:
         return "", None
-    run = _run(v.ref_exe, v.cwd, plan.timeout)
+    run = _run(v.ref_exe, v.cwd, plan.timeout, **threads)
     return (f"reference run: {run.ok}", None) if run.ok else ("", _checked_text(v, run.out))
 
 
@@ -412,14 +228,24 @@ def _checked_run(v: Variant, plan: Plan, expected: str | None, label: str,
     return run, (f"{label}: {why}" if why else "")
 
 
-def measure(v: Variant, plan: Plan) -> Outcome:
-    """Warm up, then ``plan.repeats`` device and host runs, verified; rows of the medians."""
+def with_threads(v: Variant, threads: int, plan: Plan) -> Variant:
+    """``v`` as measured with ``threads`` OpenMP threads: its dataset names the count where the
+    plan runs several (rows of one size at two counts are distinct measurements)."""
+    return replace(v, dataset=f"{v.dataset}-{threads}t") if len(plan.threads) > 1 else v
+
+
+def measure(v: Variant, plan: Plan, threads: int | None = None) -> Outcome:
+    """Warm up, then ``plan.repeats`` device and host runs with ``threads`` OpenMP threads
+    (default: the plan's first count), verified; rows of the medians."""
+    threads = threads or plan.threads[0]
+    t_env = {"OMP_NUM_THREADS": str(threads)}
     out = Outcome(v.name)
-    why, expected = _reference(v, plan)
+    why, expected = _reference(v, plan, t_env)
     if not why:
-        warm, why = _checked_run(v, plan, expected, "device warm-up", OMPCL_DEVICE="opencl")
+        warm, why = _checked_run(v, plan, expected, "device warm-up", OMPCL_DEVICE="opencl",
+                                 **t_env)
     if not why:
-        omp, why = _checked_run(v, plan, expected, "openmp run", OMPCL_DEVICE="openmp")
+        omp, why = _checked_run(v, plan, expected, "openmp run", OMPCL_DEVICE="openmp", **t_env)
     if why:
         out.skipped = why
         return out
@@ -427,7 +253,7 @@ def measure(v: Variant, plan: Plan) -> Outcome:
     per_repeat = []
     for r in range(1 if warm.seconds > plan.long_run else plan.repeats):
         out.load.append(os.getloadavg()[0])
-        why, dev, host = _measure_once(v, plan, expected, r)
+        why, dev, host = _measure_once(v, plan, expected, r, t_env)
         if why:
             out.skipped = why
             return out
@@ -435,6 +261,8 @@ def measure(v: Variant, plan: Plan) -> Outcome:
         per_repeat.append(rows_from_stats(dev, host, v.benchmark, v.dataset))
     out.rows, dropped = aggregate(per_repeat, v.source, statistics.mean(out.load),
                                   plan.min_seconds)
+    for row in out.rows:
+        row["threads"] = threads
     out.seconds["dropped_small"] = dropped
     return out
 
@@ -464,23 +292,40 @@ def _result_file(plan: Plan, v: Variant) -> Path:
     return plan.work / "results" / f"{v.name}.json"
 
 
+def _jobs(variants: Sequence[Variant], plan: Plan) -> list[tuple[Variant, int]]:
+    """(variant named for its thread count, threads) for every variant and thread count."""
+    return [(with_threads(v, t, plan), t) for v in variants for t in plan.threads]
+
+
 def measure_all(variants: Sequence[Variant], plan: Plan, resume: bool,
                 quiet: bool) -> list[Outcome]:
-    """Measure one variant at a time (timings must not overlap); results are kept per
-    variant under the work directory, so ``resume`` skips those already measured."""
+    """Measure one variant and thread count at a time (timings must not overlap); results
+    are kept per variant under the work directory, so ``resume`` skips those measured."""
     (plan.work / "results").mkdir(parents=True, exist_ok=True)
     (plan.work / "stats").mkdir(parents=True, exist_ok=True)
     plan.host_model.write_text(json.dumps(constant(False, "tree")))
     outcomes = []
-    for v in _progress(variants, len(variants), "measure", quiet):
+    jobs = _jobs(variants, plan)
+    for v, threads in _progress(jobs, len(jobs), "measure", quiet):
         f = _result_file(plan, v)
         if resume and f.exists():
             outcomes.append(Outcome(**json.loads(f.read_text())))
             continue
-        o = measure(v, plan)
+        o = measure(v, plan, threads)
         f.write_text(json.dumps(o.__dict__))
         outcomes.append(o)
     return outcomes
+
+
+def assembled(variants: Sequence[Variant], plan: Plan) -> list[Outcome]:
+    """The outcomes already measured in the work directory (a collection stopped early, or
+    still running); a variant without one counts as skipped, not measured."""
+    out = []
+    for v, _ in _jobs(variants, plan):
+        f = _result_file(plan, v)
+        out.append(Outcome(**json.loads(f.read_text())) if f.exists()
+                   else Outcome(v.name, skipped="not measured (--assemble)"))
+    return out
 
 
 def _cpu_name() -> str:
@@ -501,12 +346,13 @@ def _git_commit() -> str:
     return (res.stdout.strip() or "unknown") + ("+changes" if dirty else "")
 
 
-def platform(outcomes: Sequence[Outcome]) -> dict:
+def platform(outcomes: Sequence[Outcome], threads: Sequence[int] = ()) -> dict:
     """The machine: the OpenCL device (from the statistics) against the host CPU."""
     dev = next((o.device for o in outcomes if o.device), {})
     return {"opencl_platform": dev.get("platform", ""), "opencl_device": dev.get("name", ""),
             "zero_copy": dev.get("zero_copy"), "host_cpu": _cpu_name(),
-            "cores": os.cpu_count(), "openmp_threads": MEASURE_ENV["OMP_NUM_THREADS"]}
+            "cores": os.cpu_count(),
+            "openmp_threads": ",".join(map(str, threads)) or MEASURE_ENV["OMP_NUM_THREADS"]}
 
 
 def metadata(outcomes: Sequence[Outcome], plan: Plan, started: str, loads: dict,
@@ -518,9 +364,10 @@ def metadata(outcomes: Sequence[Outcome], plan: Plan, started: str, loads: dict,
     rows = [r for o in measured for r in o.rows]
     return {
         "collected": {"start": started, "end": _now()}, "command": " ".join(argv),
-        "env": dict(MEASURE_ENV), "host_mode": plan.host_mode, "repeats": plan.repeats,
+        "env": {**MEASURE_ENV, "OMP_NUM_THREADS": ",".join(map(str, plan.threads))},
+        "threads": list(plan.threads), "host_mode": plan.host_mode, "repeats": plan.repeats,
         "long_run_repeats_once": plan.long_run, "min_seconds": plan.min_seconds,
-        "platform": platform(outcomes), "ompcl_commit": commit or _git_commit(),
+        "platform": platform(outcomes, plan.threads), "ompcl_commit": commit or _git_commit(),
         "compilers": machine.compiler_versions(["gcc"]),
         "load_average": {**loads, "end": list(os.getloadavg()),
                          "during": {"min": min(seen, default=0), "max": max(seen, default=0),
@@ -558,6 +405,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--fuzz", type=int, default=60, metavar="N", help="generated programs")
     ap.add_argument("--fuzz-seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3, help="device and host runs per variant")
+    ap.add_argument("--threads", default=MEASURE_ENV["OMP_NUM_THREADS"],
+                    help="OpenMP thread counts to measure each variant at (e.g. 1,2; default "
+                    "%(default)s); the dataset names the count where there are several")
     ap.add_argument("--host-mode", choices=("model", "openmp"), default="model")
     ap.add_argument("--min-seconds", type=float, default=1e-5,
                     help="drop rows whose device and host times per entry are both below this")
@@ -568,12 +418,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--resume", action="store_true",
                     help="reuse the builds and results already in --work")
     ap.add_argument("--list", action="store_true", help="list the variants and stop")
+    ap.add_argument("--assemble", action="store_true",
+                    help="only write the rows of the results already in --work (measure nothing)")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
+    if args.assemble and args.work is None:
+        ap.error("--assemble needs the --work directory of a collection")
     unknown = set(_csv_list(args.sources)) - set(SOURCES)
-    if unknown or args.repeats < 1:
-        ap.error(f"unknown source(s) {', '.join(sorted(unknown))}" if unknown
-                 else "--repeats must be at least 1")
+    if unknown:
+        ap.error(f"unknown source(s) {', '.join(sorted(unknown))}")
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    try:
+        args.threads = tuple(int(t) for t in _csv_list(args.threads))
+    except ValueError:
+        args.threads = ()
+    if not args.threads or min(args.threads) < 1:
+        ap.error(f"--threads takes positive thread counts, e.g. 1,2 (not {args.threads!r})")
     return args
 
 
@@ -599,16 +460,34 @@ def gather(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> tuple[l
     if args.list:
         print("\n".join(v.name for v in vs))
         return [], {}
-    plan = Plan(work, args.repeats, args.host_mode, args.min_seconds, args.timeout)
-    failed = build_all(vs, args.jobs, args.resume, args.quiet)
-    outcomes = [Outcome(v.name, skipped=failed[v.name]) for v in vs if v.name in failed]
-    outcomes += measure_all([v for v in vs if v.name not in failed], plan, args.resume,
-                            args.quiet)
+    plan = Plan(work, args.repeats, args.host_mode, args.min_seconds, args.timeout,
+                threads=args.threads)
+    if args.assemble:
+        outcomes = assembled(vs, plan)
+    else:
+        failed = build_all(vs, args.jobs, args.resume, args.quiet)
+        outcomes = [Outcome(v.name, skipped=failed[v.name]) for v in vs if v.name in failed]
+        outcomes += measure_all([v for v in vs if v.name not in failed], plan, args.resume,
+                                args.quiet)
     measured = [r for o in outcomes for r in o.rows]
     rows = dedupe(measured)
     meta = metadata(outcomes, plan, started, loads, argv, commit)
     meta.update(rows=len(rows), duplicates_merged=len(measured) - len(rows))
+    if args.assemble:
+        meta.update(_assembly(plan, meta))
     return rows, meta
+
+
+def _assembly(plan: Plan, meta: dict) -> dict:
+    """--assemble's metadata: when the results were written (their files' times), and that
+    the commit is the assembly's, not necessarily the one the programs were built at."""
+    times = [f.stat().st_mtime for f in (plan.work / "results").glob("*.json")]
+    iso = lambda t: datetime.datetime.fromtimestamp(   # noqa: E731
+        t, datetime.timezone.utc).isoformat(timespec="seconds")
+    return {"collected": {"first_result": iso(min(times)) if times else None,
+                          "last_result": iso(max(times)) if times else None},
+            "assembled": {**meta["collected"], "commit": meta["ompcl_commit"]},
+            "ompcl_commit": None}
 
 
 def collect(args: argparse.Namespace, work: Path, argv: Sequence[str]) -> dict:

@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from ..diagnostics import OmpclError
 from ..predict.model import DEFAULT_MODEL
+from ..predict.schema import ROW_COLUMNS
 from . import machine, output, results, rows, trees
 from .command import argv, bench_command, run_command
 from .runs import DEFAULT_VARIANTS, VARIANTS, Run, Variant, run_env, run_once
@@ -454,7 +455,7 @@ def execute(plan: Plan) -> int:
     measured = results.training_rows(rnd.runs, len(plan.threads) > 1)
     corpus_rows, corpus_meta = _corpus(plan) if plan.corpus else ([], None)
     kept = rows.dedupe(measured + corpus_rows)
-    n = rows.write_csv(plan.training, kept)
+    n = rows.write_csv(plan.training, kept, ROW_COLUMNS + ("threads",))
     meta = training_meta(plan, env, kept, len(measured) + len(corpus_rows) - n)
     meta = rows.write_meta(plan.training, {**meta, "corpus": corpus_meta} if plan.corpus
                            else meta)

@@ -346,6 +346,7 @@ def training_rows(runs: list[Run], several_thread_counts: bool) -> list[dict]:
         dataset = f"{cls}-{threads}t" if several_thread_counts else cls
         for _, dev, host in _repeats(groups, bm, cls, threads):
             for row in rows_from_stats(dev, host, bm, dataset):
-                merged[(bm, dataset, row["kernel"], row["work_items"])].append(row)
+                merged[(bm, dataset, row["kernel"], row["work_items"])].append(
+                    dict(row, threads=threads))
     return [{**rs[0], "runtime_cpu": _median([r["runtime_cpu"] for r in rs]),
              "runtime_gpu": _median([r["runtime_gpu"] for r in rs])} for rs in merged.values()]

@@ -8,8 +8,9 @@ datasets): the static counts and dynamic features of the device run, and the mea
 entry on each side (``runtime_gpu``: the device, transfers included; ``runtime_cpu``: the
 OpenMP host). ``label`` says which was faster (1: device). ``dedupe`` merges rows whose
 features are equal (the same loop text in several programs or files would otherwise sit on
-both sides of a leave-one-program-out split); ``write_meta`` writes the ``.meta.json`` that
-``ompcl train`` reads beside a rows file (where and how the rows were measured).
+both sides of a leave-one-program-out split; rows of other OpenMP thread counts stay apart);
+``write_meta`` writes the ``.meta.json`` that ``ompcl train`` reads beside a rows file (where
+and how the rows were measured).
 """
 from __future__ import annotations
 
@@ -64,12 +65,14 @@ def rows_from_stats(device: dict, host: dict, benchmark: str, dataset: str,
 
 
 def dedupe(rows: Sequence[dict]) -> list[dict]:
-    """``rows`` with one row per distinct feature vector (``STATIC`` + ``DYNAMIC``), in first
-    appearance order: the first row's names and extra columns, the median times of all; its
-    ``duplicates`` column counts the rows merged into it."""
+    """``rows`` with one row per distinct feature vector (``STATIC`` + ``DYNAMIC``) and OpenMP
+    thread count (a ``threads`` column, where rows have one: the same loop at two counts is
+    two measurements), in first appearance order: the first row's names and extra columns,
+    the median times of all; its ``duplicates`` column counts the rows merged into it."""
     groups: dict[tuple, list[dict]] = {}
     for r in rows:
-        groups.setdefault(tuple(float(r.get(c) or 0) for c in STATIC + DYNAMIC), []).append(r)
+        key = tuple(float(r.get(c) or 0) for c in STATIC + DYNAMIC) + (r.get("threads"),)
+        groups.setdefault(key, []).append(r)
     return [{**rs[0], "runtime_cpu": statistics.median(r["runtime_cpu"] for r in rs),
              "runtime_gpu": statistics.median(r["runtime_gpu"] for r in rs),
              "duplicates": len(rs) - 1} for rs in groups.values()]

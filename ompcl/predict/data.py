@@ -3,7 +3,8 @@
 Consumes CSV files with the columns of the public device-mapping datasets (``REQUIRED``:
 ``benchmark, dataset, comp, mem, localmem, coalesced, atomic, transfer, wgsize, runtime_cpu,
 runtime_gpu``; ``branches`` and ``work_items`` are read when present, else 0; any other
-column, such as the public files' ``rational`` and ``oracle``, is ignored). Our own rows have a
+column, such as the public files' ``rational`` and ``oracle``, is ignored; ``threads``, the
+OpenMP thread count our collections record, can select rows). Our own rows have a
 ``kernel`` column; a file without one is in the public layout, whose ``benchmark`` names the
 program and the kernel: the program is the part before the last ``-`` (``npb-3.3-BT-
 exact_rhs5``: program ``npb-3.3-BT``, kernel ``exact_rhs5``), as the published
@@ -91,6 +92,8 @@ def split_benchmark(name: str) -> tuple[str, str]:
 def _parse_row(row: dict, where: str, public: bool) -> dict:
     """The used values of one CSV row: names as text, features and times as numbers."""
     out = {c: (row.get(c) or "").strip() for c in ("benchmark", "dataset", "kernel")}
+    threads = (row.get("threads") or "").strip()
+    out["threads"] = int(_number(threads, "threads", where)) if threads else None
     if not out["benchmark"]:
         raise DataError(f"{where}: column 'benchmark' is empty")
     if public:
@@ -149,9 +152,43 @@ def from_rows(rows: Sequence[dict], files: Sequence[str] = ()) -> Dataset:
         digest=digest(rows), files=tuple(files))
 
 
-def load(paths: Sequence[str | os.PathLike]) -> Dataset:
-    """All rows of the CSV files ``paths``, in order."""
+def with_threads(rows: Sequence[dict], threads: int | None) -> list[dict]:
+    """The rows measured with ``threads`` OpenMP threads (and those that do not say); all
+    rows when ``threads`` is None."""
+    return [r for r in rows if threads is None or r.get("threads") in (None, threads)]
+
+
+def load(paths: Sequence[str | os.PathLike], threads: int | None = None) -> Dataset:
+    """All rows of the CSV files ``paths``, in order (only those of ``threads`` OpenMP
+    threads where it is given: the features do not hold the thread count)."""
     rows: list[dict] = []
     for p in paths:
         rows += read_rows(p)
-    return from_rows(rows, [Path(p).name for p in paths])
+    files = [Path(p).name for p in paths]
+    kept = with_threads(rows, threads)
+    if rows and not kept:
+        counts = sorted({r["threads"] for r in rows if r.get("threads") is not None})
+        raise DataError(f"no rows measured with {threads} OpenMP threads in {', '.join(files)}"
+                        f" (they have {', '.join(map(str, counts))})")
+    return from_rows(kept, files)
+
+
+#: the columns of the public device-mapping files (Cummins et al.'s ``cgo17-{amd,nvidia}.csv``)
+PUBLIC_COLUMNS: tuple[str, ...] = (
+    "benchmark", "dataset", "comp", "rational", "mem", "localmem", "coalesced", "atomic",
+    "runtime_cpu", "runtime_gpu", "transfer", "wgsize")
+
+
+def public_rows(rows: Sequence[dict]) -> list[dict]:
+    """``rows`` (``read_rows``' format) in the public layout: no ``kernel``, ``branches`` or
+    ``work_items`` column, the kernel joined to the program in ``benchmark`` after a ``-``
+    (dashes in the kernel name become ``_``, so ``split_benchmark`` finds the program again),
+    ``rational`` (the public files' count of other operations: 0). A test set of the public
+    files' columns built from our own measurements."""
+    out = []
+    for r in rows:
+        kernel = (r.get("kernel") or "k").replace("-", "_")
+        row = {c: r.get(c, 0) for c in PUBLIC_COLUMNS}
+        row.update(benchmark=f"{r['benchmark']}-{kernel}", rational=0)
+        out.append(row)
+    return out

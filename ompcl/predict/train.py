@@ -48,9 +48,10 @@ def _platform(metas: list[dict], given: str) -> object:
     return unique[0] if len(unique) == 1 else (unique or "unknown")
 
 
-def _data_summary(ds: data.Dataset) -> dict:
+def _data_summary(ds: data.Dataset, threads: int | None) -> dict:
     return {"rows": len(ds), "programs": ds.programs, "device_faster": sum(ds.y),
-            "host_faster": len(ds) - sum(ds.y), "sha256": ds.digest, "files": list(ds.files)}
+            "host_faster": len(ds) - sum(ds.y), "sha256": ds.digest, "files": list(ds.files),
+            "threads": threads}
 
 
 def _select(ds: data.Dataset, s: learners.Settings, folds: int, cv: bool,
@@ -76,12 +77,13 @@ def _select(ds: data.Dataset, s: learners.Settings, folds: int, cv: bool,
 
 def train(paths: Sequence[str | os.PathLike], s: learners.Settings, folds: int = 10,
           platform: str = "", command: str = "", cv: bool = True,
-          budget: float = 1.0) -> dict:
-    """Train on the CSV files ``paths``; the model dict with its metadata. ``budget``
-    scales the search of an ``auto`` learner (``select.families``)."""
+          budget: float = 1.0, threads: int | None = None) -> dict:
+    """Train on the CSV files ``paths`` (their rows of ``threads`` OpenMP threads where it
+    is given); the model dict with its metadata. ``budget`` scales the search of an ``auto``
+    learner (``select.families``)."""
     learners.check(s)
     learners.require_sklearn()
-    ds = data.load(paths)
+    ds = data.load(paths, threads)
     metas = read_meta(paths)
     chosen, fams, selection = _select(ds, s, folds, cv, budget)
     model = learners.fit(ds, chosen)
@@ -89,7 +91,7 @@ def train(paths: Sequence[str | os.PathLike], s: learners.Settings, folds: int =
         "schema": {"version": schema.VERSION, "features": list(schema.FEATURES)},
         "learner": chosen.learner, "settings": chosen.as_dict(), "size": learners.size(model),
         "selection": selection,
-        "training_data": _data_summary(ds), "platform": _platform(metas, platform),
+        "training_data": _data_summary(ds, threads), "platform": _platform(metas, platform),
         "measurement": [{k: m[k] for k in ("collected", "load_average", "command", "env",
                                            "repeats") if k in m} for m in metas],
         "cross_validation": crossval.cross_validate(ds, s, folds, fams) if cv else {},
