@@ -146,18 +146,12 @@ def test_one_identifier_regex():
 
 # -- sizes (issue 35's done-when figures) ------------------------------------------------------
 
-#: modules over the line limit whose split is under way elsewhere (each entry must still be
-#: over the limit: remove it when its split lands)
-_SIZE_PENDING = {"ompcl/bench/collect.py"}
-
-
 def test_sizes_of_modules_functions_and_c_files():
     """The largest module ≤ 600 lines, the longest function ≤ 80, the 90th-percentile
     function ≤ 30, no C source or header of the package over 800 lines
     (``python -m ompcl.bench.codestats`` prints the figures)."""
-    big = {path for n, path in codestats.module_sizes() if n > 600}
-    assert big <= _SIZE_PENDING, f"modules over 600 lines: {sorted(big - _SIZE_PENDING)}"
-    assert _SIZE_PENDING <= big, f"no longer over 600 lines: {sorted(_SIZE_PENDING - big)}"
+    big = sorted(path for n, path in codestats.module_sizes() if n > 600)
+    assert big == [], f"modules over 600 lines: {big}"
     long = [(n, name) for n, name in codestats.functions() if n > 80]
     assert long == [], f"functions over 80 lines: {long}"
     figures = codestats.figures()
