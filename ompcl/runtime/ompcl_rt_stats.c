@@ -136,11 +136,12 @@ static void json_totals(FILE *f) {
              "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, \"result_bytes\": %ld, "
              "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f, "
              "\"map_round_trips\": %ld, \"coherent_buffers\": %ld, \"startup_deferred\": %ld, "
-             "\"startup_wanted_seconds\": %.6f, \"data_bytes\": %ld}",
+             "\"startup_wanted_seconds\": %.6f, \"data_bytes\": %ld",
           b_dev, b_host, n_dev, n_host, results, kernel, transfer, ompcl_stats.setup_seconds,
           ompcl_present.map_round_trips, ompcl_present.coherent_buffers,
           ompcl_stats.startup_deferred, ompcl_stats.wanted_seconds, ompcl_data_bytes());
   json_load(f);
+  fputc('}', f);
 }
 
 /* Loop regions (with a kernel) or parallel regions run as teams of one. */
