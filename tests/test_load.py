@@ -36,6 +36,15 @@ int main(void) {
 #pragma omp parallel for schedule(dynamic, 64)
     for (i = 1; i < N; i++)
       b[i] = a[i] - a[i - 1] * 0.5;
+#pragma omp parallel
+    {
+#pragma omp for
+      for (i = 0; i < N; i++)
+        a[i] = a[i] * 0.5 + b[i];
+#pragma omp for reduction(+:s)
+      for (i = 0; i < N; i++)
+        s += a[i] * 1e-4;
+    }
   }
   printf("s %.9e\nb %.9e\nmax_threads %d\n", s, b[N / 3], omp_get_max_threads());
   return 0;
@@ -67,9 +76,9 @@ def program(tmp_path_factory):
 
 
 def _host_threads(stats: dict) -> list[int]:
-    """Host entries per thread count, over every loop region."""
+    """Host entries per thread count, over every loop region and parallel region."""
     counts = [0] * 16
-    for r in stats["regions"]:
+    for r in stats["regions"] + stats["teams"]:
         counts = [x + y for x, y in zip(counts, r["host_threads"])]
     return counts
 
@@ -146,7 +155,7 @@ def test_thread_count_never_changes_the_answer(program, tmp_path, omp, threads, 
     assert f"max_threads {omp}" in out.stdout
     counts = _host_threads(load_stats(stats))
     used = [n + 1 for n, c in enumerate(counts) if c]
-    assert sum(counts) == 18
+    assert sum(counts) == 24   # three loops and a parallel region, six times
     if expect is not None:
         assert used == [expect]
     else:

@@ -240,6 +240,8 @@ void ompcl_load_features(double *f);
 int ompcl_load_threads(void);
 int ompcl_load_threads_set(ompcl_region *r);
 void ompcl_load_threads_restore(void);
+int ompcl_load_team_set(ompcl_region *t);
+void ompcl_load_team_restore(void);
 int ompcl_load_level(void);
 
 /* ompcl_rt_model.c */

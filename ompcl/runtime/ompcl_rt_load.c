@@ -12,9 +12,11 @@ extern void omp_set_num_threads(int n) __attribute__((weak));
 
 struct ompcl_load_state ompcl_load;
 
-/* Per thread: the thread count ompcl_load_threads_set changed, restored at the region's end
- * (0: nothing to restore). */
-static __thread int saved_threads;
+/* Per thread: the user's thread count where ompcl_load_threads_set (a loop's host path) or
+ * ompcl_load_team_set (a parallel region's original) changed it, restored at that region's
+ * end (0: nothing to restore).  Two, since a loop of a team's original region ends inside it,
+ * where setting the count would change the team's threads' own, not the program's. */
+static __thread int saved_threads, saved_team_threads;
 
 const char *const ompcl_load_names[OMPCL_NLOAD] = {"load_runnable", "load_busy", "load_device",
                                                    "host_threads", "cores"};
@@ -182,6 +184,7 @@ static int allowed_at_most(int n) {
 /* The user's thread count: omp_get_max_threads() outside any region this changed. */
 static int user_threads(void) {
   if (saved_threads) return saved_threads;
+  if (saved_team_threads) return saved_team_threads;
   return omp_get_max_threads ? omp_get_max_threads() : 1;
 }
 
@@ -213,7 +216,7 @@ void ompcl_load_features(double *f) {
 
 /* The host path of a region: its thread count for this entry (omp_set_num_threads, undone by
  * ompcl_load_threads_restore at the region's end). */
-int ompcl_load_threads_set(ompcl_region *r) {
+static int choose_for(ompcl_region *r, int *saved) {
   int user, n;
   if (ompcl_load.threads_mode > 0 || (ompcl_load.threads_mode < 0 && ompcl_dispatch.load_aware))
     ompcl_load_sample(); /* else the user's count, whatever the load */
@@ -222,7 +225,7 @@ int ompcl_load_threads_set(ompcl_region *r) {
   r->last_threads = n;
   if (n >= 1 && n <= OMPCL_LOAD_MAX_THREADS) r->host_threads[n - 1]++;
   if (n != user && omp_set_num_threads) {
-    saved_threads = user;
+    *saved = user;
     omp_set_num_threads(n);
     ompcl_log("%s:%d: host with %d of %d threads (load: %.2f runnable, %.2f busy per core)",
               r->file, r->line, n, user, ompcl_load.runnable, ompcl_load.busy);
@@ -230,11 +233,20 @@ int ompcl_load_threads_set(ompcl_region *r) {
   return n;
 }
 
-void ompcl_load_threads_restore(void) {
-  if (!saved_threads) return;
-  if (omp_set_num_threads) omp_set_num_threads(saved_threads);
-  saved_threads = 0;
+int ompcl_load_threads_set(ompcl_region *r) { return choose_for(r, &saved_threads); }
+
+/* A parallel region that runs its original (a team whose device version exists: its code
+ * cannot tell its team's size, ompcl.analysis.teams), with the count chosen as for a loop. */
+int ompcl_load_team_set(ompcl_region *t) { return choose_for(t, &saved_team_threads); }
+
+static void restore(int *saved) {
+  if (!*saved) return;
+  if (omp_set_num_threads) omp_set_num_threads(*saved);
+  *saved = 0;
 }
+
+void ompcl_load_threads_restore(void) { restore(&saved_threads); }
+void ompcl_load_team_restore(void) { restore(&saved_team_threads); }
 
 /* The load level a cached decision was made at: other processes' busy cores, rounded. */
 int ompcl_load_level(void) { return (int)(busy_cores() + 0.5); }

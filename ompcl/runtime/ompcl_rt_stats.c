@@ -98,12 +98,13 @@ static void json_region(FILE *f, const ompcl_region *r) {
     fputs("], \"load\": [", f);
     for (int k = OMPCL_NFEATURES; k < OMPCL_NALL; k++)
       fprintf(f, "%s%.6g", k > OMPCL_NFEATURES ? ", " : "", r->last_features[k]);
-    fputs("], \"host_threads\": [", f); /* host entries with 1, 2, ... threads */
-    for (int k = 0; k < OMPCL_LOAD_MAX_THREADS; k++)
-      fprintf(f, "%s%ld", k ? ", " : "", r->host_threads[k]);
     fputs("]", f);
     json_sizes(f, r);
   }
+  fputs(", \"host_threads\": [", f); /* host entries with 1, 2, ... threads */
+  for (int k = 0; k < OMPCL_LOAD_MAX_THREADS; k++)
+    fprintf(f, "%s%ld", k ? ", " : "", r->host_threads[k]);
+  fputs("]", f);
   fputc('}', f);
 }
 
