@@ -278,7 +278,7 @@ def config_env(config: str, threads: int, models: dict[str, Path], bm: str) -> d
         return {**env, **FORCED_DEVICE}
     if config.startswith("host") and config[4:].isdigit():
         return {**env, **HOST, "OMP_NUM_THREADS": config[4:]}
-    if config in ("blind", "aware"):
+    if config in ("blind", "aware", "default"):  # default: the compiled-in model
         env.update(AUTO)
         if config in models:
             env["OMPCL_MODEL"] = str(model_file(models[config], config, bm))
