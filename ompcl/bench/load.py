@@ -414,6 +414,19 @@ def summarise(runs: list[dict], threads: int) -> tuple[list[dict], list[dict]]:
     return table, rows
 
 
+def read_runs(path: str | Path) -> list[dict]:
+    """The runs of an earlier round's runs.csv, typed as ``run_level`` makes them."""
+    import csv
+    out = []
+    for r in csv.DictReader(open(path)):
+        num = {k: float(r[k]) if r[k] not in ("", None) else None
+               for k in ("time_s", "wall_s", "bg_runnable", "bg_busy", "rt_runnable",
+                         "rt_busy")}
+        out.append({**r, **num, "repeat": int(r["repeat"]), "verified": r["verified"] == "True",
+                    "stats": r["stats"] or None})
+    return out
+
+
 def write_csv(path: Path, records: list[dict]) -> None:
     import csv
     cols: list[str] = []
@@ -497,6 +510,8 @@ def _bench_options(f):
         click.option("--timeout", type=float, default=120.0, show_default=True),
         click.option("--build-dir", metavar="DIR", help="The ompcl builds (default DIR/build)."),
         click.option("-o", "--output", default="bench-load", show_default=True),
+        click.option("--merge", metavar="CSV", multiple=True,
+                     help="runs.csv of an earlier round, whose runs join this one's table."),
     ]):
         f = d(f)
     return f
@@ -527,7 +542,7 @@ def _command():
     @bench_command("load", "Benchmarks under controlled background load.")
     @_bench_options
     def command(benchmarks, cls, levels, configs, threads, blind_model, aware_model, repeats,
-                timeout, build_dir, output) -> int:
+                timeout, build_dir, output, merge) -> int:
         """Runs NAS benchmarks under background load levels (none, busy host cores, a second
         process running kernels), each in every configuration, the load measured before each
         run; writes runs.csv, table.csv and training_rows.csv (with the load features)."""
@@ -539,6 +554,9 @@ def _command():
                       models, repeats, out, Path(build_dir) if build_dir else out / "build",
                       timeout)
         write_csv(out / "runs.csv", rnd.runs)
+        if merge:
+            rnd.table, rnd.rows = summarise(rnd.runs + [r for m in merge for r in read_runs(m)],
+                                            threads)
         write_csv(out / "table.csv", rnd.table)
         if rnd.rows:
             write_csv(out / "training_rows.csv", rnd.rows)

@@ -228,6 +228,7 @@ static int measured(ompcl_region *r, ompcl_size_stats *z) {
   dev = dev_rate < host_rate;
   z->probe = 2;
   z->decision[0] = z->decision[1] = dev ? 1 : 2;
+  z->load_level = ompcl_load_level();
   ompcl_log("%s:%d: %s for %ld work-items (measured: %.3g s per million work-items on the "
            "device%s, %.3g on the host)", r->file, r->line, dev ? "device" : "host",
            z->work_items, dev_rate * 1e6, ompcl_dev.sharers > 1 ? ", times the ranks sharing it"
@@ -370,6 +371,7 @@ int ompcl_undefer(ompcl_launch *L, int ndim, const long n[]) {
   L->deferred = 0;
   if (!probing && host_whatever_device(L, ndim, n)) {
     z->decision[0] = z->decision[1] = 2;
+    z->load_level = ompcl_load_level();
     r->decisions_host++;
     log_decision(r, r->last_features, 0, 0);
     ompcl_drop_pending(L);
