@@ -121,6 +121,17 @@ def test_load_features_at_decisions(program, tmp_path, opencl_available):
             assert f["host_threads"] == 2   # no load-aware model, no OMPCL_THREADS
 
 
+def test_cores_of_a_bound_program(program, tmp_path):
+    """OMP_PROC_BIND binds the initial thread to one core before the first region: the
+    cores counted are still the process's."""
+    d, _, exe = program
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="openmp", OMPCL_THREADS="auto", OMP_PROC_BIND="true",
+              OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    assert load_stats(stats)["totals"]["load"]["cores"] == len(os.sched_getaffinity(0))
+
+
 def test_measure_in_python_is_in_range():
     m = load.measure(0.05)
     assert m["cores"] == len(os.sched_getaffinity(0))

@@ -9,6 +9,7 @@
 /* OpenMP's routines, weak: a program linked without OpenMP keeps its thread count. */
 extern int omp_get_max_threads(void) __attribute__((weak));
 extern void omp_set_num_threads(int n) __attribute__((weak));
+extern int omp_get_num_procs(void) __attribute__((weak));
 
 struct ompcl_load_state ompcl_load;
 
@@ -58,14 +59,28 @@ static int parse_threads(const char *s) {
   return 1;
 }
 
+/* The cores this process may use.  OMP_PROC_BIND binds the initial thread to one of them
+ * before any region runs, so its affinity may be one core: OpenMP's count of the process's
+ * processors (taken before it bound the thread) is the larger, and then every online CPU
+ * counts in /proc/stat's sums. */
+static void count_cores(void) {
+  int procs = omp_get_num_procs ? omp_get_num_procs() : 0;
+  ompcl_load.online = (int)OMPCL_MAX(sysconf(_SC_NPROCESSORS_ONLN), 1L);
+  ompcl_load.cores = read_affinity();
+  if (procs > ompcl_load.cores) {
+    ompcl_load.cores = procs;
+    for (int c = 0; c < OMPCL_LOAD_MAX_CPUS && c < ompcl_load.online; c++)
+      ompcl_load.allowed_cpu[c] = 1;
+  }
+  if (ompcl_load.cores < 1) ompcl_load.cores = ompcl_load.online;
+}
+
 /* Read once, at the first region entry (ompcl_env_start). */
 void ompcl_load_start(void) {
   const char *iv = getenv("OMPCL_LOAD_INTERVAL"), *stat = getenv("OMPCL_LOAD_STAT");
   if (stat && *stat) /* test hook: a file in /proc/stat's format read instead */
     snprintf(ompcl_load.stat_path, sizeof ompcl_load.stat_path, "%s", stat);
-  ompcl_load.cores = read_affinity();
-  if (ompcl_load.cores < 1) ompcl_load.cores = (int)OMPCL_MAX(sysconf(_SC_NPROCESSORS_ONLN), 1L);
-  ompcl_load.online = (int)OMPCL_MAX(sysconf(_SC_NPROCESSORS_ONLN), 1L);
+  count_cores();
   ompcl_load.interval = iv && *iv ? atof(iv) / 1000.0 : OMPCL_LOAD_INTERVAL_MS / 1000.0;
   ompcl_load.threads_mode = parse_threads(getenv("OMPCL_THREADS"));
   ompcl_load.device = -1;
