@@ -67,7 +67,7 @@ def measure(seconds: float = 0.3, interval: float = 0.01) -> dict:
     runnable = []
     while time.monotonic() < t_end:
         running, _, _ = _proc_stat(cpus)
-        runnable.append(max(running - 1, 0) * len(cpus) / online / len(cpus))
+        runnable.append(max(running - 1, 0) / online)   # spread evenly over the CPUs
         time.sleep(interval)
     _, busy1, total1 = _proc_stat(cpus)
     share = (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0

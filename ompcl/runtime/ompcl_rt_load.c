@@ -159,7 +159,7 @@ static void update_busy(double now, unsigned long long busy, unsigned long long 
 }
 
 /* One sample, at most every OMPCL_LOAD_INTERVAL milliseconds: the runnable tasks of other
- * processes per allowed core (procs_running counts every CPU's: scaled to the allowed ones),
+ * processes per core (procs_running counts every CPU's: taken as spread evenly over them),
  * smoothed, and the busy share of the allowed cores. */
 void ompcl_load_sample(void) {
   double now = ompcl_now(), raw;
@@ -167,8 +167,7 @@ void ompcl_load_sample(void) {
   unsigned long long busy, total;
   if (ompcl_load.t_sample > 0 && now - ompcl_load.t_sample < ompcl_load.interval) return;
   if (!read_proc_stat(&running, &busy, &total)) return;
-  raw = (double)OMPCL_MAX(running - own_running(), 0L) * ompcl_load.cores / ompcl_load.online;
-  raw /= ompcl_load.cores;
+  raw = (double)OMPCL_MAX(running - own_running(), 0L) / ompcl_load.online; /* spread evenly */
   ompcl_load.runnable = ompcl_load.samples ? OMPCL_LOAD_SMOOTH * raw +
                                               (1 - OMPCL_LOAD_SMOOTH) * ompcl_load.runnable : raw;
   update_busy(now, busy, total);
