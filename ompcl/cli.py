@@ -414,7 +414,7 @@ def cc_cmd(ctx):
     name: f"ompcl.bench.{module}:cli" for name, module in [
         ("build", "build_speed"), ("coherence", "coherence"), ("kernels", "kernels"),
         ("layout", "layout"),
-        ("layout-cost", "layout_cost"), ("mpi", "mpi"), ("nas", "nas"),
+        ("layout-cost", "layout_cost"), ("load", "load"), ("mpi", "mpi"), ("nas", "nas"),
         ("residency", "residency"),
         ("translate", "translate_speed")]})
 def bench_group() -> None:

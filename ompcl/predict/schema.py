@@ -50,3 +50,16 @@ def full(values: Mapping[str, float]) -> tuple[float, ...]:
     combined = (_ratio(raw["transfer"], comp + mem), _ratio(raw["coalesced"], mem),
                 _ratio(raw["localmem"], mem) * raw["wgsize"], _ratio(comp, mem))
     return tuple(raw[n] for n in STATIC + DYNAMIC) + combined
+
+
+#: the load features (issue 42), after ``FEATURES`` in the runtime's vector (``ompcl_rt_load.c``):
+#: other processes' runnable tasks per core, their busy share of the cores, the device's load
+#: (-1: not known), the host path's thread count, the cores the process may use. A model
+#: whose schema lists ``FEATURES + LOAD`` reads them; one without them decides as before.
+LOAD: tuple[str, ...] = ("load_runnable", "load_busy", "load_device", "host_threads", "cores")
+FEATURES_LOAD: tuple[str, ...] = FEATURES + LOAD
+
+
+def full_load(values: Mapping[str, float]) -> tuple[float, ...]:
+    """``full(values)`` followed by the load features (missing ones are 0)."""
+    return full(values) + tuple(float(values.get(name, 0.0) or 0.0) for name in LOAD)

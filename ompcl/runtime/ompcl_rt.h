@@ -77,6 +77,13 @@ typedef struct ompcl_site {
 #define OMPCL_NRAW 9           /* ... transfer (bytes to move), work_items, wgsize */
 #define OMPCL_NFEATURES 13     /* ... transfer/(comp+mem), coalesced/mem,
                                   localmem/mem*wgsize, comp/mem */
+/* The load features after them (ompcl.predict.schema.LOAD, ompcl_rt_load.c), read only by a
+ * model that names them (compiled-in models see the first OMPCL_NFEATURES): other processes'
+ * runnable tasks per core, their busy share of the cores, the device's load, the host path's
+ * thread count, the cores this process may use. */
+#define OMPCL_NLOAD 5
+#define OMPCL_NALL (OMPCL_NFEATURES + OMPCL_NLOAD)
+#define OMPCL_LOAD_MAX_THREADS 16 /* host entries are counted per thread count up to this */
 /* Auto mode starts OpenCL once the host has spent this long (seconds) in loops the model
  * sends to the device: about what starting it costs on a CPU device with cached kernel
  * binaries (OMPCL_STARTUP overrides; 0 starts it at the first such loop). */
@@ -122,6 +129,9 @@ typedef struct ompcl_size_stats {
   signed char probe_device; /* the side being probed: 1 the device */
   int probe_runs;          /* entries of the probe so far */
   double probe_seconds, probe_items; /* of those after the first (which pays first-run costs) */
+  double load[OMPCL_NLOAD]; /* the load features at the last decision */
+  int load_level;          /* other processes' busy cores when the decision was cached (a
+                              model with load features decides again when it changes) */
 } ompcl_size_stats;
 
 /* One offloadable region (an OpenMP loop) of a translated file. */
@@ -178,7 +188,9 @@ typedef struct ompcl_region {
   const char *fallback;    /* why the last device attempt failed, or 0 */
   long last_iters;
   int last_decision;
-  double last_features[OMPCL_NFEATURES];
+  double last_features[OMPCL_NALL]; /* the model's features, then the load features */
+  int last_threads;        /* the host path's thread count at its last entry */
+  long host_threads[OMPCL_LOAD_MAX_THREADS]; /* host entries per thread count (1, 2, ...) */
   double t_kernel, t_transfer;      /* of the entry in progress */
   long b_to_device, b_to_host;
   ompcl_size_stats sizes[OMPCL_MAX_SIZES];

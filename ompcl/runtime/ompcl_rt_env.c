@@ -126,6 +126,7 @@ void ompcl_env_start(void) {
   ompcl_env.probe_start = getenv("OMPCL_PROBE_START") ? atof(getenv("OMPCL_PROBE_START"))
                                                       : OMPCL_PROBE_START_FACTOR;
   set_cache_dir();
+  ompcl_load_start();
   ompcl_model_load();
   atexit(finish);
 }

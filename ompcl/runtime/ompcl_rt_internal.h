@@ -157,9 +157,36 @@ extern struct ompcl_present_state {
 /* ompcl_rt_model.c: the dispatch model read from OMPCL_MODEL. */
 extern struct ompcl_dispatch_state {
   struct model *model;  /* OMPCL_MODEL, replacing every compiled-in model; 0 if unset */
+  int load_aware;       /* that model reads the load features (ompcl_rt_load.c) */
   const char *model_path;
 } ompcl_dispatch;
 extern const char *const ompcl_feature_names[OMPCL_NFEATURES];
+
+/* ompcl_rt_load.c: the load other processes put on the machine (sampled at region entries)
+ * and the host path's thread count chosen from it. */
+#define OMPCL_LOAD_MAX_CPUS 1024
+#define OMPCL_LOAD_MAX_COUNTS 16     /* thread counts OMPCL_THREADS may list */
+#define OMPCL_LOAD_INTERVAL_MS 5.0   /* at most one sample per this many ms (OMPCL_LOAD_INTERVAL) */
+#define OMPCL_LOAD_WINDOW 0.05       /* seconds of /proc/stat's jiffies per busy-share window */
+#define OMPCL_LOAD_SMOOTH 0.3        /* weight of a new runnable-tasks sample (moving average) */
+extern struct ompcl_load_state {
+  int cores, online;    /* CPUs this process may use (sched_getaffinity), CPUs online */
+  char allowed_cpu[OMPCL_LOAD_MAX_CPUS];
+  double interval;      /* seconds between samples at least */
+  int threads_mode;     /* OMPCL_THREADS: -1 unset (the model's load features decide), 0 the
+                           user's count, 1 chosen by the load (among `allowed` if listed) */
+  int allowed[OMPCL_LOAD_MAX_COUNTS], nallowed;
+  char stat_path[512];  /* OMPCL_LOAD_STAT (test hook), "" for /proc/stat */
+  double t_sample;      /* when the last sample was taken */
+  double runnable;      /* other processes' runnable tasks per allowed core (smoothed) */
+  double busy;          /* the busy share of the allowed cores other processes took */
+  double device;        /* the device's load from other processes; -1 not known */
+  double w_time, w_cpu; /* the busy-share window: its start, this process's CPU seconds then */
+  unsigned long long w_busy, w_total; /* ... and the allowed CPUs' jiffies then */
+  long samples;
+  double sum_runnable, sum_busy, max_runnable; /* over the samples, for the statistics */
+} ompcl_load;
+extern const char *const ompcl_load_names[OMPCL_NLOAD];
 
 /* ompcl_rt_stats.c: every region entered, and what the statistics report totals. */
 extern struct ompcl_stats_state {
@@ -206,11 +233,23 @@ int ompcl_settle(ompcl_launch *L, int ndim, const long n[]);
 int ompcl_launch_run(ompcl_launch *L, int ndim, const long n[]);
 void ompcl_launch_release_buffers(void);
 
+/* ompcl_rt_load.c */
+void ompcl_load_start(void);
+void ompcl_load_sample(void);
+void ompcl_load_features(double *f);
+int ompcl_load_threads(void);
+int ompcl_load_threads_set(ompcl_region *r);
+void ompcl_load_threads_restore(void);
+int ompcl_load_team_set(ompcl_region *t);
+void ompcl_load_team_restore(void);
+int ompcl_load_level(void);
+
 /* ompcl_rt_model.c */
 void ompcl_model_load(void);
 ompcl_size_stats *ompcl_size_class(ompcl_region *r, long items);
 int ompcl_probe_due(const ompcl_size_stats *z, int dev);
 int ompcl_decide(ompcl_launch *L);
+int ompcl_load_stale(ompcl_size_stats *z);
 int ompcl_undefer(ompcl_launch *L, int ndim, const long n[]);
 
 /* ompcl_rt_present.c */

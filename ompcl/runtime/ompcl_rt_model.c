@@ -12,7 +12,7 @@ const char *const ompcl_feature_names[OMPCL_NFEATURES] = {
     "wgsize", "transfer_per_op", "coalesced_per_mem", "localmem_wgsize", "comp_per_mem"};
 
 /* The features of one entry: static counts, dynamic values, combined features (Grewe et al.
- * F1-F4; a zero denominator counts as one). */
+ * F1-F4; a zero denominator counts as one), then the load features (OMPCL_NALL in all). */
 static void entry_features(const ompcl_launch *L, double transfer, long wg, double *f) {
   const ompcl_region *r = L->r;
   const double *stat = L->nstatic ? L->features : r->features;
@@ -29,6 +29,7 @@ static void entry_features(const ompcl_launch *L, double transfer, long wg, doub
   f[10] = f[3] / mem;
   f[11] = f[2] / mem * (double)wg;
   f[12] = comp / mem;
+  ompcl_load_features(f + OMPCL_NFEATURES);
 }
 
 /* A tree ensemble read from OMPCL_MODEL: node k tests (float)f[feature[k]] <= threshold[k]
@@ -43,6 +44,7 @@ typedef struct model_tree {
 } model_tree;
 
 typedef struct model {
+  int nfeatures;  /* OMPCL_NFEATURES, or OMPCL_NALL with the load features */
   int combine;
   double base;
   int ntrees;
@@ -88,7 +90,7 @@ static char *json_runtime_text(const char *json) {
   return *p == '"' ? out : (free(out), (char *)0);
 }
 
-static int read_tree(char **cur, model_tree *t) {
+static int read_tree(char **cur, model_tree *t, int nfeatures) {
   char word[16];
   int used;
   if (sscanf(*cur, " %15s %d%n", word, &t->n, &used) != 2 || strcmp(word, "tree") || t->n < 1 ||
@@ -106,7 +108,7 @@ static int read_tree(char **cur, model_tree *t) {
                &t->right[k], &t->value[k], &used) != 5)
       return 0;
     *cur += used;
-    if (t->feature[k] >= OMPCL_NFEATURES ||
+    if (t->feature[k] >= nfeatures ||
         (t->feature[k] >= 0 && (t->left[k] <= k || t->right[k] <= k || t->left[k] >= t->n ||
                                 t->right[k] >= t->n)))
       return 0;
@@ -114,19 +116,26 @@ static int read_tree(char **cur, model_tree *t) {
   return 1;
 }
 
+/* The name of feature k of the whole vector (the model's, then the load features). */
+static const char *feature_name(int k) {
+  return k < OMPCL_NFEATURES ? ompcl_feature_names[k] : ompcl_load_names[k - OMPCL_NFEATURES];
+}
+
 /* Parse the runtime text of a model:
  *   ompcl-model 1 / features N name... / combine mean|logit BASE / trees K / tree N, N lines
- *   "feature threshold left right value".  The feature names must be this runtime's. */
+ *   "feature threshold left right value".  The feature names must be this runtime's: its
+ *   OMPCL_NFEATURES, or those and its load features (a load-aware model). */
 static int parse_model(char *text, model *m) {
   char word[64], kind[16];
   int version, n, used;
   char *cur = text;
   if (sscanf(cur, " ompcl-model %d features %d%n", &version, &n, &used) != 2 || version != 1 ||
-      n != OMPCL_NFEATURES)
+      (n != OMPCL_NFEATURES && n != OMPCL_NALL))
     return 0;
+  m->nfeatures = n;
   cur += used;
   for (int k = 0; k < n; k++) {
-    if (sscanf(cur, " %63s%n", word, &used) != 1 || strcmp(word, ompcl_feature_names[k])) return 0;
+    if (sscanf(cur, " %63s%n", word, &used) != 1 || strcmp(word, feature_name(k))) return 0;
     cur += used;
   }
   if (sscanf(cur, " combine %15s %lf trees %d%n", kind, &m->base, &m->ntrees, &used) != 3 ||
@@ -137,7 +146,7 @@ static int parse_model(char *text, model *m) {
   if (!m->combine && strcmp(kind, "mean")) return 0;
   if (!(m->trees = calloc((size_t)m->ntrees, sizeof *m->trees))) return 0;
   for (int i = 0; i < m->ntrees; i++)
-    if (!read_tree(&cur, &m->trees[i])) return 0;
+    if (!read_tree(&cur, &m->trees[i], n)) return 0;
   return 1;
 }
 
@@ -153,7 +162,9 @@ void ompcl_model_load(void) {
   if (json && m && (text = json_runtime_text(json)) && parse_model(text, m)) {
     ompcl_dispatch.model = m;
     ompcl_dispatch.model_path = path;
-    ompcl_log("dispatch model from %s (%d trees)", path, m->ntrees);
+    ompcl_dispatch.load_aware = m->nfeatures == OMPCL_NALL;
+    ompcl_log("dispatch model from %s (%d trees%s)", path, m->ntrees,
+              ompcl_dispatch.load_aware ? ", load features" : "");
   } else {
     fprintf(stderr, "ompcl: warning: OMPCL_MODEL=%s is not a readable ompcl model (written by "
                     "'ompcl train' for these %d features); using the compiled-in model\n",
@@ -171,11 +182,11 @@ ompcl_size_stats *ompcl_size_class(ompcl_region *r, long items) {
 }
 
 static void log_decision(const ompcl_region *r, const double *f, int dev, int cached) {
-  char buf[512];
+  char buf[768];
   size_t n = 0;
   if (!ompcl_env.log) return;
-  for (int k = 0; k < OMPCL_NFEATURES && n < sizeof buf; k++)
-    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s=%g", k ? " " : "", ompcl_feature_names[k],
+  for (int k = 0; k < OMPCL_NALL && n < sizeof buf; k++)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s=%g", k ? " " : "", feature_name(k),
                           f[k]);
   ompcl_log("%s:%d: %s for %.0f work-items (%s; %s)", r->file, r->line, dev ? "device" : "host",
            f[7], cached ? "cached decision" : "model", buf);
@@ -217,6 +228,7 @@ static int measured(ompcl_region *r, ompcl_size_stats *z) {
   dev = dev_rate < host_rate;
   z->probe = 2;
   z->decision[0] = z->decision[1] = dev ? 1 : 2;
+  z->load_level = ompcl_load_level();
   ompcl_log("%s:%d: %s for %ld work-items (measured: %.3g s per million work-items on the "
            "device%s, %.3g on the host)", r->file, r->line, dev ? "device" : "host",
            z->work_items, dev_rate * 1e6, ompcl_dev.sharers > 1 ? ", times the ranks sharing it"
@@ -237,6 +249,8 @@ int ompcl_decide(ompcl_launch *L) {
   for (int d = 0; d < L->ndim; d++) wg *= (long)L->local[d];
   entry_features(L, transfer, wg, r->last_features);
   memcpy(z->statics, r->last_features, sizeof z->statics);
+  memcpy(z->load, r->last_features + OMPCL_NFEATURES, sizeof z->load);
+  ompcl_load_stale(z);
   z->transfer = transfer;
   z->wgsize = wg;
   if (ompcl_env.mode != MODE_AUTO || (!ompcl_dispatch.model && !r->predict)) return 1;
@@ -259,12 +273,28 @@ int ompcl_decide(ompcl_launch *L) {
     return dev ? (r->decisions_host++, 0) : (r->decisions_device++, 1);
   }
   z->decision[moves] = dev ? 1 : 2;
+  z->load_level = ompcl_load_level();
   if (dev)
     r->decisions_device++;
   else
     r->decisions_host++;
   log_decision(r, r->last_features, dev, cached);
   return dev;
+}
+
+/* A model with load features decides again, and measures again, where the load changed
+ * since its cached decision (other processes' busy cores, rounded): a choice right on a quiet
+ * machine may be wrong with a busy core.  1 when the class's decisions were dropped. */
+int ompcl_load_stale(ompcl_size_stats *z) {
+  int level;
+  if (!ompcl_dispatch.load_aware || (!z->decision[0] && !z->decision[1])) return 0;
+  if ((level = ompcl_load_level()) == z->load_level) return 0;
+  z->decision[0] = z->decision[1] = 0;
+  z->probe = z->probe_device = 0;
+  z->probe_runs = 0;
+  z->probe_seconds = z->probe_items = 0;
+  z->load_level = level;
+  return 1;
 }
 
 /* The work-group size a grid-shape launch of `n` would have, before the device is known
@@ -287,7 +317,7 @@ static long grid_guess(const ompcl_launch *L, int ndim, const long n[]) {
  * never needed. */
 static int host_whatever_device(ompcl_launch *L, int ndim, const long n[]) {
   ompcl_region *r = L->r;
-  double f[OMPCL_NFEATURES], transfers[2] = {0, 0};
+  double f[OMPCL_NALL], transfers[2] = {0, 0};
   long wgs[2] = {1, grid_guess(L, ndim, n)};
   int saved = ompcl_dev.zero_copy, blocked, zero_copy, nt = 2, nw = 2, t0 = 0, w0 = 0;
   double start;
@@ -316,7 +346,7 @@ static int host_whatever_device(ompcl_launch *L, int ndim, const long n[]) {
  * at OMPCL_HOST_OP_SECONDS each. */
 static double host_guess(const ompcl_launch *L) {
   const ompcl_region *r = L->r;
-  double f[OMPCL_NFEATURES];
+  double f[OMPCL_NALL];
   long runs = 0, items = 0;
   double secs = 0;
   for (int k = 0; k < OMPCL_MAX_SIZES; k++) {
@@ -341,6 +371,7 @@ int ompcl_undefer(ompcl_launch *L, int ndim, const long n[]) {
   L->deferred = 0;
   if (!probing && host_whatever_device(L, ndim, n)) {
     z->decision[0] = z->decision[1] = 2;
+    z->load_level = ompcl_load_level();
     r->decisions_host++;
     log_decision(r, r->last_features, 0, 0);
     ompcl_drop_pending(L);

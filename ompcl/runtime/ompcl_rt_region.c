@@ -34,9 +34,11 @@ int ompcl_ready_device(ompcl_region *r, long iters) {
  * would move (zero-copy buffers move none), so the entry skips argument set-up, launch sizing
  * and the decision (ompcl_decide() caches per size class and data movement). */
 static int cached_host(ompcl_region *r, long iters) {
-  const ompcl_size_stats *z;
+  ompcl_size_stats *z;
   if (ompcl_env.mode != MODE_AUTO || (!ompcl_dispatch.model && !r->predict)) return 0;
   z = ompcl_size_class(r, iters);
+  if (ompcl_dispatch.load_aware) ompcl_load_sample();
+  if (ompcl_load_stale(z)) return 0; /* ompcl_decide() decides at this load */
   if (z->probe == 1 || ompcl_probe_due(z, 0)) return 0; /* ompcl_decide() probes or measures */
   return z->decision[0] == 2 && (ompcl_dev.zero_copy || z->decision[1] == 2);
 }
@@ -78,6 +80,7 @@ void ompcl_region_host(ompcl_region *r) {
   r->host_runs++;
   r->last_decision = 0;
   ompcl_release_unused(0);
+  ompcl_load_threads_set(r); /* this entry's thread count (num_threads), undone at its end */
 }
 
 /* Times the entry begun by ompcl_rt_begin; host paths run inside an enclosing parallel
@@ -85,6 +88,7 @@ void ompcl_region_host(ompcl_region *r) {
 void ompcl_region_end(ompcl_region *r, int keep_resident) {
   ompcl_size_stats *z;
   double dt;
+  ompcl_load_threads_restore();
   r->entries++;
   if (!keep_resident || ompcl_env.no_residency) ompcl_release_unused(0);
   if (r->t_start <= 0) return;

@@ -50,6 +50,8 @@ static void json_sizes(FILE *f, const ompcl_region *r) {
             z->probe == 2 ? "true" : z->probe == 1 ? "\"probing\"" : "false");
     fputs(", \"static\": [", f);
     for (int s = 0; s < OMPCL_NSTATIC; s++) fprintf(f, "%s%.17g", s ? ", " : "", z->statics[s]);
+    fputs("], \"load\": [", f); /* ompcl_load_names, at the last decision */
+    for (int s = 0; s < OMPCL_NLOAD; s++) fprintf(f, "%s%.6g", s ? ", " : "", z->load[s]);
     fputs("]}", f);
     first = 0;
   }
@@ -93,10 +95,29 @@ static void json_region(FILE *f, const ompcl_region *r) {
     fputs("], \"features\": [", f);
     for (int k = 0; k < OMPCL_NFEATURES; k++)
       fprintf(f, "%s%.17g", k ? ", " : "", r->last_features[k]);
+    fputs("], \"load\": [", f);
+    for (int k = OMPCL_NFEATURES; k < OMPCL_NALL; k++)
+      fprintf(f, "%s%.6g", k > OMPCL_NFEATURES ? ", " : "", r->last_features[k]);
     fputs("]", f);
     json_sizes(f, r);
   }
+  fputs(", \"host_threads\": [", f); /* host entries with 1, 2, ... threads */
+  for (int k = 0; k < OMPCL_LOAD_MAX_THREADS; k++)
+    fprintf(f, "%s%ld", k ? ", " : "", r->host_threads[k]);
+  fputs("]", f);
   fputc('}', f);
+}
+
+/* The load other processes put on this process's cores, over the samples taken. */
+static void json_load(FILE *f) {
+  long n = ompcl_load.samples;
+  fprintf(f, ", \"load\": {\"cores\": %d, \"samples\": %ld, \"runnable_mean\": %.4f, "
+             "\"runnable_max\": %.4f, \"busy_mean\": %.4f, \"load_aware\": %s, "
+             "\"threads\": \"%s\"}",
+          ompcl_load.cores, n, n ? ompcl_load.sum_runnable / (double)n : 0.0,
+          ompcl_load.max_runnable, n ? ompcl_load.sum_busy / (double)n : 0.0,
+          ompcl_dispatch.load_aware ? "true" : "false",
+          ompcl_load.threads_mode < 0 ? "model" : ompcl_load.threads_mode ? "load" : "max");
 }
 
 /* Totals over loop regions. */
@@ -116,10 +137,12 @@ static void json_totals(FILE *f) {
              "\"transfers_to_device\": %ld, \"transfers_to_host\": %ld, \"result_bytes\": %ld, "
              "\"kernel_seconds\": %.6f, \"transfer_seconds\": %.6f, \"setup_seconds\": %.6f, "
              "\"map_round_trips\": %ld, \"coherent_buffers\": %ld, \"startup_deferred\": %ld, "
-             "\"startup_wanted_seconds\": %.6f, \"data_bytes\": %ld}",
+             "\"startup_wanted_seconds\": %.6f, \"data_bytes\": %ld",
           b_dev, b_host, n_dev, n_host, results, kernel, transfer, ompcl_stats.setup_seconds,
           ompcl_present.map_round_trips, ompcl_present.coherent_buffers,
           ompcl_stats.startup_deferred, ompcl_stats.wanted_seconds, ompcl_data_bytes());
+  json_load(f);
+  fputc('}', f);
 }
 
 /* Loop regions (with a kernel) or parallel regions run as teams of one. */
@@ -221,6 +244,11 @@ void ompcl_stats_write(void) {
   for (int k = 0; k < OMPCL_NFEATURES; k++) {
     if (k) fputs(", ", f);
     json_string(f, ompcl_feature_names[k]);
+  }
+  fputs("], \"load_feature_names\": [", f);
+  for (int k = 0; k < OMPCL_NLOAD; k++) {
+    if (k) fputs(", ", f);
+    json_string(f, ompcl_load_names[k]);
   }
   fputs("]", f);
   json_totals(f);

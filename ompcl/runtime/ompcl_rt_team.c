@@ -64,6 +64,7 @@ int ompcl_team_begin(ompcl_region *t) {
     t->device_runs++;
   } else {
     t->host_runs++;
+    ompcl_load_team_set(t); /* its thread count for this entry, undone at its end */
   }
   ompcl_log("%s:%d: parallel region: %s", t->file, t->line,
            dev ? "device (a team of one)" : "host");
@@ -73,6 +74,7 @@ int ompcl_team_begin(ompcl_region *t) {
 /* Either path's end: the device version (a team of one) or the original region, which is
  * only timed (its data movement is the host code's). */
 void ompcl_team_end(ompcl_region *t) {
+  ompcl_load_team_restore();
   if (!t->last_decision) {
     t->seconds_host += ompcl_now() - t->t_start;
     return;
