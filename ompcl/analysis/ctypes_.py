@@ -9,7 +9,10 @@ from pycparser import c_ast, c_generator
 from ..frontend.textscan import IDENT
 from ..ir import CType, Storage, Var
 
-_GEN = c_generator.CGenerator()
+#: the one C printer of a translation (pycparser's generator; it keeps no state between
+#: visits): every module prints C through it
+C_PRINTER = c_generator.CGenerator()
+_GEN = C_PRINTER
 
 #: normalised C scalar spelling -> (OpenCL type, size in bytes)
 SCALARS: dict[str, tuple[str, int]] = {

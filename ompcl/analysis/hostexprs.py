@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
+from .ctypes_ import C_PRINTER
 from . import libcalls
 from .ctypes_ import walk
 from .summaries import params_of, pointee, split_pointer, subst as _subst
 
 READ, WRITE = 1, 2
 
-_GEN = c_generator.CGenerator()
+_GEN = C_PRINTER
 
 
 @dataclass(frozen=True)

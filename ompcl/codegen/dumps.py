@@ -6,7 +6,7 @@ parsed back).
 """
 from __future__ import annotations
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from ..analysis.ctypes_ import TypeEnv, c_text
 from ..ir import KernelSpec, Region
@@ -18,9 +18,8 @@ from .cprinter import OpenCLPrinter
 def describe(r: Region) -> str:
     """A region as ``--dump-after analyze`` shows it."""
     head = f"{r.loc}: region {r.id}: " + ("offload" if r.offload else "host")
-    gen = c_generator.CGenerator()
-    parts = ["  loops: " + ", ".join(f"{d.var} = {gen.visit(d.lb)}; {d.var} {d.op} "
-                                     f"{gen.visit(d.ub)}; step {gen.visit(d.step)}"
+    parts = ["  loops: " + ", ".join(f"{d.var} = {c_text(d.lb)}; {d.var} {d.op} "
+                                     f"{c_text(d.ub)}; step {c_text(d.step)}"
                                      for d in r.loops)]
     for a in r.arrays:
         lo, hi = N.extent(a.extent, a.var.ctype.dims)

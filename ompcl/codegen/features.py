@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from ..analysis.builtins import is_math
+from ..analysis.ctypes_ import c_text
 from ..analysis.index import expr_symbol, form
 from ..analysis.loops import loop_start
 from ..frontend.clone import clone
@@ -123,7 +124,7 @@ class _Counter:
                                     c_ast.Cast, c_ast.TypeDecl, c_ast.IdentifierType,
                                     c_ast.Typename)):
                 return None
-        return c_generator.CGenerator().visit(e)
+        return c_text(e)
 
     def trip(self, loop: c_ast.For) -> Weight:
         parts = _loop_parts(loop)

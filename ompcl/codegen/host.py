@@ -17,8 +17,9 @@ from pathlib import Path
 
 import re
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
+from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import walk
 from ..analysis.placement import serial_span
 from ..diagnostics import SourceLoc
@@ -39,7 +40,7 @@ from .hostprobes import instrumentation, markers, object_table, probe_edits
 from .splice import apply_edits, c_lines, c_string, indent_of, resume
 from .templates import render
 
-_GEN = c_generator.CGenerator()
+_GEN = C_PRINTER
 _OPS = {"<": 0, "<=": 1, ">": 2, ">=": 3}
 _MODES = {"r": "OMPCL_READ", "w": "OMPCL_WRITE", "rw": "OMPCL_READWRITE"}
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
+from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import walk
 from ..analysis.loops import loop_start
 from ..analysis.teams import region_private
@@ -32,7 +33,7 @@ from ..frontend.textscan import IDENT, Scanner
 from ..ir import BoundDirective, Region, Var
 from . import names as N
 
-_GEN = c_generator.CGenerator()
+_GEN = C_PRINTER
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)", re.M)
 #: clauses giving a variable of the loop's function a value when the loop ends
 _WRITTEN_BACK = ("lastprivate", "linear", "reduction", "copyprivate")

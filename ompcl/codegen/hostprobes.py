@@ -7,8 +7,9 @@ text (start, end, text) and C text for the host file's epilogue.
 """
 from __future__ import annotations
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
+from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import walk
 from ..frontend.clone import clone
 from ..frontend.program import Program
@@ -16,7 +17,7 @@ from ..frontend.textscan import Scanner
 from . import names as N
 from .splice import c_string, insert_before, resume
 
-_GEN = c_generator.CGenerator()
+_GEN = C_PRINTER
 
 
 def object_table(names: tuple[str, ...]) -> str:

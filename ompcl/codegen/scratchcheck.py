@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import copy
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
+from ..analysis.ctypes_ import C_PRINTER
 from ..ir import Region
 from . import names as N
 
-_GEN = c_generator.CGenerator()
+_GEN = C_PRINTER
 
 
 def _decl_text(decl: c_ast.Decl) -> str:

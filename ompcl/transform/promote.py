@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from ..analysis.builtins import MATH
-from ..analysis.ctypes_ import subscripts, walk
+from ..analysis.ctypes_ import c_text, subscripts, walk
 from ..analysis.loops import const_int, loop_start
 from ..diagnostics import Remark, SourceLoc
 from ..ir import KernelSpec, Mode, Region, Storage
@@ -44,7 +44,6 @@ SCALARS = frozenset({"char", "uchar", "short", "ushort", "int", "uint", "long", 
 PURE_CALLS = frozenset({v[0] for v in MATH.values()} | set(MATH) | {"min", "max"})
 REG, TRIP = "ompcl_reg", "ompcl_trip"
 _INCDEC = ("++", "--", "p++", "p--")
-c_text = c_generator.CGenerator().visit
 
 
 def at_parts(node: c_ast.Node) -> tuple[str, int, c_ast.Node] | None:

@@ -13,8 +13,9 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
+from ..analysis.ctypes_ import c_text
 from ..analysis.layout import LayoutPlan, rank
 from ..diagnostics import OmpclError, Remark, SourceLoc
 from ..frontend.parse import parse_pruned
@@ -151,8 +152,7 @@ def _permuted_decl(t: c_ast.ArrayDecl, perm: tuple[int, ...]) -> c_ast.Node:
 
 
 def _same(a: c_ast.Node, b: c_ast.Node) -> bool:
-    gen = c_generator.CGenerator()
-    return gen.visit(a) == gen.visit(b)
+    return c_text(a) == c_text(b)
 
 
 def reordered_program(prog: Program, plan: LayoutPlan, cpp: CppOptions
