@@ -53,16 +53,16 @@ def camp_asan(tmp_path_factory, opencl_available):
 def test_a_team_goes_to_the_device_with_any_of_its_loops(monkeypatch):
     """A team of one runs its loops that stay on the host as parallel loops of their own, so
     its other loops still go to the device; a team none of whose loops can stays on the host
-    (a region asking its team size: every loop 'observed')."""
+    (every loop 'critical')."""
     text = ("/* ompcl-loop: map,parallel_region,team1 */\n/* ompcl-loop: atomic,parallel_region,"
             "team1 */\n/* ompcl-loop: map */\n")
     monkeypatch.setitem(gen.OFFLOADED, "atomic", False)
     assert gen.count(text) == (2, 1)
     monkeypatch.setitem(gen.OFFLOADED, "atomic", True)
     assert gen.count(text) == (3, 0)
-    observed = ("/* ompcl-loop: map,observed,parallel_region,team2 */\n"
-                "/* ompcl-loop: atomic,observed,parallel_region,team2 */\n")
-    assert gen.count(text + observed) == (3, 2)
+    held = ("/* ompcl-loop: map,critical,parallel_region,team2 */\n"
+            "/* ompcl-loop: atomic,critical,parallel_region,team2 */\n")
+    assert gen.count(text + held) == (3, 2)
 
 
 def test_declined_loops_are_placed_on_the_host(tmp_path, monkeypatch):

@@ -62,13 +62,18 @@ def test_team_loop_left_on_the_host_runs_with_a_team(tmp_path, opencl_available)
                 if r["line"] == line] == [3], load_stats(stats)["regions"]
 
 
-def test_region_that_asks_its_team_is_never_a_team_of_one(tmp_path):
-    """PRK's team size check passes on every path: the region stays a real team (with a
-    remark saying why), where a team of one answered 1 thread and the program failed."""
+def test_region_that_asks_its_team_in_master_is_answered_as_its_team(tmp_path):
+    """PRK's team size check passes on every path: the team of one answers the master's
+    ``omp_get_num_threads()`` with the host team's size (a team of one answering 1 made the
+    program fail); a query outside once-run code keeps the region a real team."""
     src = HERE / "asks_team.c"
     ref, exe = _build(src, tmp_path)
     every_path(ref, exe, 0.0)
     t = translate(str(src))
+    assert t.teams[0].offload and t.teams[0].queries == ("omp_get_num_threads",)
+    everyone = tmp_path / "everyone.c"
+    everyone.write_text(src.read_text().replace("#pragma omp master\n    got =", "got ="))
+    t = translate(str(everyone))
     assert not t.teams[0].offload
     assert any(r.id == "team-observed" and "omp_get_num_threads" in r.message
                for r in t.teams[0].reasons)

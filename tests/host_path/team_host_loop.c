@@ -1,4 +1,4 @@
-/* A team whose first loop stays on the host (a pointer offset passed to a helper) beside an
+/* A team whose first loop stays on the host (it may call fputs, which the device lacks) beside an
  * offloaded loop, reducing into locals of the function (gcc rejected the team of one's
  * orphaned copy of it); its sum of one huge and many small terms rounds differently with
  * one thread than with two, so the output shows how many threads ran it. */
@@ -34,6 +34,8 @@ int main(void)
           r0 = fmax(r0, pa[i * w + j]);
         }
         big += i == 0 ? 1e16 : 1.0;
+        if (i == h)
+          fputs("never\n", stderr);
       }
 #pragma omp barrier
 #pragma omp for reduction(+:r1) private(j)
