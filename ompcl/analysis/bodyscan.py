@@ -138,7 +138,7 @@ def stmt_for(sc: Scan, n, depth):
     with nested(sc, writes_in=n):
         stmt(sc, n.init, depth + 1)
         # what the init declares is a definition only until the loop writes it
-        for name in names_written(n.cond) | names_written(n.next) | names_written(n.stmt):
+        for name in names_written(n):
             sc.names.defs.pop(binding_key(sc, name), None)
         sym = inner_loop(sc, n)
         if sym is not None:  # an outer variable stays one for data sharing

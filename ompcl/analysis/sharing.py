@@ -4,7 +4,6 @@ reasons a variable cannot be placed on the device.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -219,7 +218,7 @@ class _Classifier:
             return self.fail("array-passed", f"passes array '{v.name}' to a function")
         flat = self.passed_extent(v, accs) if passed and not fixed else None
         if passed and not fixed and flat is None:
-            flat = self.passed_block(v)
+            flat = self.block(v, accs, passed=True)
         if passed and not fixed and flat is None:
             return self.fail("array-passed", f"passes '{v.name}' to a function but its extent "
                              "is not fixed")
@@ -257,18 +256,15 @@ class _Classifier:
         declaration. None otherwise."""
         ct = v.ctype
         if ct.pointer or len(ct.dims) != 1 or v.storage not in (Storage.LOCAL, Storage.PARAM) \
-                or self.func is None:
+                or self.func is None or not isinstance(v.decl, c_ast.Decl):
             return None
-        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:([+-])\s*(\d+))?\s*", ct.dims[0])
-        if m is None:
-            return None
-        n = self.scope.get(m[1])
+        found = _name_plus_constant(getattr(v.decl.type, "dim", None))
+        n = self.scope.get(found[0]) if found else None
         if n is None or not n.ctype.is_scalar or n.ctype.base in FLOATING or n.ctype.pointer \
                 or n.storage not in (Storage.LOCAL, Storage.PARAM) or \
-                m[1] in names_written(self.func):
+                n.name in names_written(self.func):
             return None
-        length = Affine.of(Sym(SymKind.VAR, m[1], id(n.decl), n)) + Affine.constant(
-            int(m[3] or 0) * (-1 if m[2] == "-" else 1))
+        length = Affine.of(Sym(SymKind.VAR, n.name, id(n.decl), n)) + Affine.constant(found[1])
         return Extent(Affine.constant(0), length - Affine.constant(1))
 
     def passed_extent(self, v: Var, accs: list[RawAccess]):
@@ -346,27 +342,19 @@ class _Classifier:
             out.append(form)
         return out[0], out[1]
 
-    def block(self, v: Var, accs: list[RawAccess]):
-        """The extent of a plain pointer whose subscripts cannot be bounded: the whole object
-        it points into, as the runtime finds it at entry among the program's heap blocks and
-        arrays (``extents.block_extent``); its accesses stay inside that object in any
-        defined run of the original. None for row pointers and pointers the loop assigns."""
+    def block(self, v: Var, accs: list[RawAccess], passed: bool = False):
+        """The extent of a plain pointer whose subscripts cannot be bounded, or (``passed``)
+        that the loop passes to functions whose spans are unknown (``row(p + i * m)``): the
+        whole object it points into, as the runtime finds it at entry among the program's
+        heap blocks and arrays (``extents.block_extent``); its accesses stay inside that
+        object in any defined run of the original. None for row pointers and pointers the
+        loop assigns."""
         if v.name in self.info.scalar_writes:
             return None
-        found = block_extent(v, accs)
+        plain = v.ctype.pointer and not v.ctype.dims
+        found = (object_extent(v) if plain else None) if passed else block_extent(v, accs)
         if found is None:
             return None
-        self.inspections.append(found[1])
-        return found[0]
-
-    def passed_block(self, v: Var):
-        """The extent of a plain pointer the loop passes to functions (``row(p + i * m)``)
-        where the spans the callees reach are unknown: the whole object it points into, as
-        ``block``; a defined run of the original stays inside it. None for row pointers and
-        pointers the loop assigns."""
-        if v.name in self.info.scalar_writes or not v.ctype.pointer or v.ctype.dims:
-            return None
-        found = object_extent(v)
         self.inspections.append(found[1])
         return found[0]
 
@@ -417,3 +405,13 @@ def classify_sharing(d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo, c
     ``lookup``: a called function's definition)."""
     return _Classifier(d, loops, info, calls, scope, env, funcs, func, updated,
                        lookup).classify()
+
+
+def _name_plus_constant(e: c_ast.Node | None) -> tuple[str, int] | None:
+    """``n`` -> ('n', 0), ``n + 1`` -> ('n', 1), ``n - 2`` -> ('n', -2); else None."""
+    if isinstance(e, c_ast.ID):
+        return e.name, 0
+    if isinstance(e, c_ast.BinaryOp) and e.op in ("+", "-") and isinstance(e.left, c_ast.ID):
+        c = const_int(e.right)
+        return None if c is None else (e.left.name, c if e.op == "+" else -c)
+    return None

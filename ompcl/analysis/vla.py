@@ -11,6 +11,8 @@ defined run of the original, so the capacity changes nothing the loop computes.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pycparser import c_ast
 
 from ..frontend.clone import clone_with
@@ -47,14 +49,14 @@ def _vlas(body: c_ast.Node) -> list[c_ast.Decl]:
 
 
 def capped(loop: c_ast.For, scope: dict[str, Var],
-           constant: "callable[[c_ast.Node], bool]") -> tuple[c_ast.For, tuple[str, ...]] | None:
+           constant: Callable[[c_ast.Node], bool]) -> tuple[c_ast.For, tuple[str, ...]] | None:
     """The loop with its body's variable-length arrays at ``CAPACITY`` elements and the
     conditions that keep that exact (see module), or None. ``constant(dim)``: whether an
     array length is a compile-time constant (those are left alone)."""
     decls = [d for d in _vlas(loop.stmt) if not constant(d.type.dim)]
     if not decls:
         return None
-    written = names_written(loop.stmt) | names_written(loop.next or c_ast.EmptyStatement())
+    written = names_written(loop.stmt) | names_written(loop.next)
     local = {n.name for n in walk(loop.stmt) if isinstance(n, c_ast.Decl) and n.name}
     if any(isinstance(d.type.type, c_ast.ArrayDecl) or d.init is not None or
            not _length_ok(d.type.dim, scope, written, local) for d in decls):
