@@ -332,3 +332,14 @@ def test_device_load_stops_at_its_deadline(tmp_path, opencl_available):
     with load.DeviceLoad(tmp_path, seconds=1.0) as dl:
         pids = [p.pid for p in dl.procs]
         assert _wait_gone(pids, 20)
+
+
+@pytest.mark.parametrize("args, option", [(["--levels", "none,bogus"], "--levels"),
+                                          (["--configs", "device,nonsense"], "--configs")])
+def test_unknown_levels_and_configurations_are_usage_errors(tmp_path, args, option):
+    """A bad level or configuration is refused before anything is built or written."""
+    out = tmp_path / "out"
+    res = subprocess.run([sys.executable, "-m", "ompcl", "bench", "load", *args, "-o", str(out)],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
+    assert f"Invalid value for {option}" in res.stderr and not out.exists()

@@ -536,6 +536,21 @@ def execute(benchmarks: list[str], cls: str, levels: list[Level], configs: list[
     return LoadRound(runs, rows, table)
 
 
+def _check_choices(levels: str, configs: str) -> None:
+    """Bad ``--levels``/``--configs`` as usage errors, before anything runs."""
+    import click
+
+    bad = [x for x in levels.split(",") if x not in LEVELS]
+    if bad:
+        raise click.BadParameter(f"unknown level {bad[0]!r} (known: {', '.join(LEVELS)})",
+                                 param_hint="--levels")
+    for c in configs.split(","):
+        try:
+            config_env(c, 1, {}, "")
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="--configs") from None
+
+
 def _command():
     from .command import bench_command
 
@@ -546,6 +561,7 @@ def _command():
         """Runs NAS benchmarks under background load levels (none, busy host cores, a second
         process running kernels), each in every configuration, the load measured before each
         run; writes runs.csv, table.csv and training_rows.csv (with the load features)."""
+        _check_choices(levels, configs)
         out = Path(output)
         out.mkdir(parents=True, exist_ok=True)
         models = {k: Path(v) for k, v in (("blind", blind_model), ("aware", aware_model)) if v}
