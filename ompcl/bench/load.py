@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import click
+
 #: no generator runs longer than this, whatever it is asked (seconds)
 MAX_SECONDS = 900.0
 PR_SET_PDEATHSIG = 1
@@ -494,7 +496,6 @@ def train_models(rows_csv: Path, out: Path) -> list[Path]:
 
 
 def _bench_options(f):
-    import click
     for d in reversed([
         click.option("--benchmarks", default="cg,mg,ft,is,ep", show_default=True),
         click.option("--class", "cls", default="W", show_default=True),
@@ -538,8 +539,6 @@ def execute(benchmarks: list[str], cls: str, levels: list[Level], configs: list[
 
 def _check_choices(levels: str, configs: str) -> None:
     """Bad ``--levels``/``--configs`` as usage errors, before anything runs."""
-    import click
-
     bad = [x for x in levels.split(",") if x not in LEVELS]
     if bad:
         raise click.BadParameter(f"unknown level {bad[0]!r} (known: {', '.join(LEVELS)})",
