@@ -281,11 +281,12 @@ class Bound:
     """A host-side bound: the minimum, maximum or sum of its parts, or a coefficient times a
     part. Leaves are ``Affine`` forms over invariant and 'first'/'last' symbols."""
 
-    op: str  # 'min' | 'max' | 'sum' | 'scale' | 'skip_lo' | 'skip_hi' | 'div'
+    op: str  # 'min' | 'max' | 'sum' | 'scale' | 'skip_lo' | 'skip_hi' | 'div' | 'lo_if' | 'hi_if'
     parts: tuple["Bound | Affine", ...]
     coef: Affine | None = None  # for 'scale'; the divisor for 'div'
     # skip_lo (b, c): b + 1 where b == c, else b (a range's low end that a guard 'v != c'
-    # excludes); skip_hi (b, c): b - 1 where b == c, else b
+    # excludes); skip_hi (b, c): b - 1 where b == c, else b; lo_if (b, lo1, hi1, ...): b where
+    # every lo_k <= hi_k, else an end that leaves the range empty (hi_if: the other end)
 
 
 BoundExpr = Affine | Bound

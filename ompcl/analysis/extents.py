@@ -158,9 +158,31 @@ def array_extent(v: Var, accs: list[RawAccess], dims: dict[Sym, Range],
         if rng is None:
             return Reason("array-extent", f"cannot derive the extent of '{v.name}': an index "
                           f"variable in '{c_text(a.subscripts[0])}' has unknown bounds", a.loc)
+        rng = _when_executed(f, ranges, dims, a.guards, rng)
         los.append(rng[0])
         his.append(rng[1])
     return Extent(_fold("min", los), _fold("max", his), v.ctype.row_dims)
+
+
+def _when_executed(f: Affine, ranges: dict[Sym, Range], dims: dict[Sym, Range],
+                   guards: tuple[Constraint, ...], rng: Range) -> Range:
+    """``rng`` made empty at run time when the access never executes: a guard or an inner
+    loop's bounds can leave a symbol's range empty (``lo > hi``). A lone symbol with a constant
+    coefficient then gives an empty range by itself; a sum of several, or a coefficient known
+    only at run time, would not (the min and max over inverted ends make up a range of indexes
+    the program never touches), so those ends are taken only when every such symbol's range
+    is ordered (``lo_if``/``hi_if``)."""
+    syms = sorted(f.loop_syms())
+    if len(syms) == 1 and f.coef(syms[0]).is_const:
+        return rng
+    final = narrowed(ranges, guards, (SymKind.INNER,))
+    pairs: list[BoundExpr] = []
+    for sym in syms:
+        if sym in final and (sym not in dims or final[sym] != dims[sym]):
+            pairs += final[sym]
+    if not pairs:
+        return rng
+    return Bound("lo_if", (rng[0], *pairs)), Bound("hi_if", (rng[1], *pairs))
 
 
 def _target(init: c_ast.Node | None) -> tuple[str, c_ast.Node | None] | None:

@@ -157,6 +157,11 @@ def bound(b: BoundExpr) -> str:
         return f"(long)({affine(b.coef)})*({bound(b.parts[0])})"
     if b.op == "div":
         return f"({bound(b.parts[0])}) / {affine(b.coef)}"
+    if b.op in ("lo_if", "hi_if"):
+        ordered = " && ".join(f"({bound(lo)}) <= ({bound(hi)})"
+                              for lo, hi in zip(b.parts[1::2], b.parts[2::2]))
+        empty = "OMPCL_EMPTY_LO" if b.op == "lo_if" else "OMPCL_EMPTY_HI"
+        return f"({ordered} ? ({bound(b.parts[0])}) : {empty})"
     if b.op in SKIP:
         return f"{SKIP[b.op]}({bound(b.parts[0])}, {bound(b.parts[1])})"
     return " + ".join(bound(p) for p in b.parts)
@@ -184,6 +189,8 @@ def extent(e: Extent | None, dims: tuple[str, ...]) -> tuple[str, str]:
         return "0", f"(long)({total}) - 1"
     lo, hi = bound(e.lo), bound(e.hi)
     row = "*".join(f"({x})" for x in e.row)
+    if row and "OMPCL_EMPTY_" in lo:  # an empty range stays empty, never scaled past LONG_MAX
+        return f"ompcl_row_lo({lo}, {hi}, {row})", f"ompcl_row_hi({lo}, {hi}, {row})"
     if row:
         lo, hi = f"({lo})*{row}", f"(({hi})+1)*{row}-1"
     return lo, hi

@@ -44,6 +44,13 @@ long ompcl_lmin(long a, long b);
 long ompcl_lmax(long a, long b);
 long ompcl_skip_lo(long end, long value);
 long ompcl_skip_hi(long end, long value);
+/* The ends of an access's range when it never executes (a guard or an inner loop left an
+ * index's range empty): neutral in the min and max over accesses, and an empty range when
+ * every access is; row_lo / row_hi scale a range by its row length, an empty one to [0, -1]. */
+#define OMPCL_EMPTY_LO ((long)(~0UL >> 2))
+#define OMPCL_EMPTY_HI (-(long)(~0UL >> 2))
+long ompcl_row_lo(long lo, long hi, long row);
+long ompcl_row_hi(long lo, long hi, long row);
 
 /* One OpenCL program: all kernels generated from one source file. */
 typedef struct ompcl_program {

@@ -9,6 +9,8 @@ long ompcl_lmin(long a, long b) { return a < b ? a : b; }
 long ompcl_lmax(long a, long b) { return a > b ? a : b; }
 long ompcl_skip_lo(long end, long value) { return end == value ? end + 1 : end; }
 long ompcl_skip_hi(long end, long value) { return end == value ? end - 1 : end; }
+long ompcl_row_lo(long lo, long hi, long row) { return hi < lo ? 0 : lo * row; }
+long ompcl_row_hi(long lo, long hi, long row) { return hi < lo ? -1 : (hi + 1) * row - 1; }
 
 /* Iteration count of a canonical loop; op: 0 '<', 1 '<=', 2 '>', 3 '>='. */
 long ompcl_trip(long lb, long ub, long step, int op) {
