@@ -20,7 +20,9 @@ class Storage:
     """Where a variable lives (``Var.storage``)."""
 
     GLOBAL, STATIC, LOCAL, PARAM = "global", "static", "local", "param"
-    ALL = frozenset({GLOBAL, STATIC, LOCAL, PARAM})
+    #: a variable the generated region code declares itself (a pointer tree's row widths)
+    GENERATED = "generated"
+    ALL = frozenset({GLOBAL, STATIC, LOCAL, PARAM, GENERATED})
 
 
 class SymKind:
@@ -312,6 +314,22 @@ class Extent:
 
 
 @dataclass(frozen=True)
+class Tree:
+    """A pointer tree (``double **m``, ``double ***u``) the kernel sees as one block of rows:
+    at entry the runtime gathers the leaf rows the region touches, rows ``[lo, hi]`` of the
+    root and elements ``[0, width)`` of each level below, into a staging block the kernel
+    indexes as ``double (*)[w1]...[wn]`` (``ompcl_rt_tree``), and scatters written rows back
+    after the launch. ``widths`` are host bounds of the levels below the root (one past the
+    highest subscript), held at entry in the variables ``names``; ``los`` their lowest
+    subscripts (the runtime declines a negative one)."""
+
+    depth: int
+    names: tuple[str, ...]
+    widths: tuple["BoundExpr", ...]
+    los: tuple["BoundExpr", ...]
+
+
+@dataclass(frozen=True)
 class ArrayArg:
     """An array a kernel uses, passed as a ``__global`` buffer."""
 
@@ -319,6 +337,7 @@ class ArrayArg:
     var: Var
     mode: str  # a Mode (not checked: analysis builds it from the reads and writes it saw)
     extent: Extent | None  # None = the whole statically sized array
+    tree: Tree | None = None  # a pointer tree gathered into a staging block
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from .sharing import ATOMIC_C_TYPES, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
+from .trees import tree_type
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
 from .vla import capped
@@ -149,8 +150,8 @@ def local_type_reasons(info: BodyInfo, env: TypeEnv) -> list[Reason]:
     return out
 
 
-def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] = frozenset()
-                    ) -> tuple[list[Var], list[Reason]]:
+def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] = frozenset(),
+                    env: TypeEnv | None = None) -> tuple[list[Var], list[Reason]]:
     """Function-local variables the outlined host function needs (named in the construct),
     and the file-scope ones each thread of its region has a copy of (``own``: privatised by
     the region's clauses; the function must be given the thread's copy, not name the
@@ -163,7 +164,8 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
     for name in sorted(names):
         v = scope.get(name)
         if v is not None and (v.storage != Storage.GLOBAL or name in own):
-            if v.ctype.base == "?" and not v.ctype.is_array_like:
+            if v.ctype.base == "?" and not v.ctype.is_array_like and (
+                    env is None or tree_type(v.decl, env) is None):  # a tree: its pointer
                 reasons.append(Reason("data-type", f"local variable '{name}' has a type ompcl "
                                       "cannot pass on"))
             out.append(v)
@@ -500,9 +502,10 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     # the region's own copies of file-scope variables (threadprivate ones aside: every
     # thread's storage is its own under the one name)
     own = frozenset(view.private - set(tps)) if view is not None else frozenset()
-    used, local_reasons = outlined_locals(cand, scope, own)
-    used += [v for v in sharing.scalars if (v.storage != Storage.GLOBAL or v.name in own)
-             and v not in used]
+    used, local_reasons = outlined_locals(cand, scope, own, env)
+    used += [v for v in sharing.scalars if (v.storage not in (Storage.GLOBAL,
+                                                              Storage.GENERATED)
+                                            or v.name in own) and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),

@@ -28,6 +28,7 @@ from .extents import (
     pointer_span,
     unconditional,
 )
+from .trees import tree_arg
 from .updates import Updates, array_updates
 
 #: element types the device updates atomically (32- and 64-bit)
@@ -100,7 +101,7 @@ class _Classifier:
                 self.fail("unresolved-name", f"uses function '{name}' as a value"
                           if name in self.funcs else f"cannot resolve '{name}'")
             elif v.ctype.base == "?":
-                self.fail("data-type", f"'{name}' has a type ompcl cannot place on the device")
+                self.tree(v, by_name.get(name, []), name in info.pointer_uses, out)
             elif name in reds:
                 self.reduction(v, reds[name], out)
             elif name in lastp:
@@ -147,6 +148,27 @@ class _Classifier:
         return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
                                                   "lastprivates", "reductions")),
                        tuple(self.reasons), tuple(self.inspections), dict(self.reduced))
+
+    def tree(self, v: Var, accs: list[RawAccess], ptr_use: bool, out: dict) -> None:
+        """A pointer tree gathered into a staging block (``analysis.trees``), its row widths
+        passed to the kernel; else the variable's type keeps the region on the host."""
+        found = tree_arg(v, accs, self.info, self.calls.through_calls().get(v.name, ""),
+                         ptr_use, self.env, self.dims)
+        if found is None:
+            return self.fail("data-type", f"'{v.name}' has a type ompcl cannot place on the "
+                             "device")
+        if isinstance(found, Reason):
+            return self.fail(found.id, found.message)
+        view, extent, tree, widths = found
+        own = [a for a in accs if a.call is None]
+        mode = ("r" if any(a.read for a in own) else "") + ("w" if any(a.write for a in own)
+                                                             else "")
+        if any(t.target == v.name for t in self.info.atomics) and \
+                view.ctype.base not in ATOMIC_C_TYPES:
+            return self.fail("omp-construct", f"atomic update of '{v.name}' elements of type "
+                             f"'{view.ctype.base}' (the device has no such atomics)")
+        out["arrays"].append(ArrayArg(v.name, view, mode, extent, tree))
+        out["scalars"] += widths
 
     def reduction(self, v: Var, op: str, out: dict) -> None:
         if v.ctype.is_array_like and not v.ctype.record:

@@ -106,7 +106,7 @@ def _array_args(region: Region, relayout: RelayoutInfo | None = None) -> list[di
     out = []
     for k, a in enumerate(region.arrays):
         lo, hi = N.extent(a.extent, a.var.ctype.dims)
-        ptr = a.name
+        ptr = _tree_call(a) if a.tree else a.name
         if a.var.ctype.is_scalar:  # a scalar updated atomically: the variable itself
             ptr = N.outer_ref(a.name) if a.var.storage != "global" else f"&{a.name}"
         x, perms = permuted.get(k, (None, {}))
@@ -116,6 +116,23 @@ def _array_args(region: Region, relayout: RelayoutInfo | None = None) -> list[di
                                "perms": [list(perms.get(s, ())) for s in ("blocked", "grid")]}
                     if x else None})
     return out
+
+
+def _tree_call(a) -> str:
+    """The staging block of a pointer tree, gathered by the runtime, as the kernel indexes
+    it (``ir.Tree``): its address minus the rows below the lowest one the region touches."""
+    t = a.tree
+    los = ", ".join(f"(long)({N.bound(x)})" for x in t.los)
+    return (f"ompcl_rt_tree(&ompcl_L, (const void *)({a.name}), {t.depth}, "
+            f"(long)({N.bound(a.extent.lo)}), (long)({N.bound(a.extent.hi)}), "
+            f"(const long[]){{{los}}}, (const long[]){{{', '.join(t.names)}}}, "
+            f"sizeof({a.var.ctype.base}), {_MODES[a.mode]})")
+
+
+def _tree_widths(region: Region) -> list[str]:
+    """Host C declaring the row widths of each pointer tree the kernel indexes."""
+    return [f"long {n} = (long)({N.bound(w)});" for a in region.arrays if a.tree
+            for n, w in zip(a.tree.names, a.tree.widths)]
 
 
 def _distinct_pairs(region: Region) -> list[tuple[int, int]]:
@@ -184,7 +201,8 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
-        preconditions=list(region.preconditions), inspections=_inspections(region),
+        preconditions=list(region.preconditions),
+        inspections=_tree_widths(region) + _inspections(region),
         distinct=_distinct_pairs(region),
         check=check_lines(region, _array_args(region)))
 

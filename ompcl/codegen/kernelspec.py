@@ -104,7 +104,8 @@ def _private_decl(v: Var) -> c_ast.Decl:
 
 def vla_views(region: Region) -> dict[str, list[c_ast.Node]]:
     """User name -> row dimensions of each array the kernel sees flat (``is_vla``)."""
-    return {a.name: row_dims(a.var.decl) for a in region.arrays if is_vla(a)}
+    return {a.name: [c_ast.ID(n) for n in a.tree.names] if a.tree else row_dims(a.var.decl)
+            for a in region.arrays if is_vla(a)}
 
 
 def atomic_targets(region: Region) -> tuple[set[str], dict[str, str], dict[str, str]]:

@@ -12,7 +12,8 @@ RUNTIME_SOURCES = ("ompcl_rt.c", "ompcl_rt_util.c", "ompcl_rt_env.c", "ompcl_rt_
                    "ompcl_rt_program.c", "ompcl_rt_present.c", "ompcl_rt_hostaccess.c",
                    "ompcl_rt_model.c", "ompcl_rt_region.c", "ompcl_rt_launch.c",
                    "ompcl_rt_relayout.c", "ompcl_rt_scratch.c", "ompcl_rt_team.c",
-                   "ompcl_rt_stats.c", "ompcl_rt_objects.c", "ompcl_rt_load.c")
+                   "ompcl_rt_stats.c", "ompcl_rt_objects.c", "ompcl_rt_load.c",
+                   "ompcl_rt_tree.c")
 #: what a program links with the runtime: the dynamic loader (OpenCL is opened at run time),
 #: and the allocator's --wrap, through which the runtime's table of heap blocks sees the
 #: program's allocations (``ompcl_rt_objects.c``; without it heap pointers with unbounded

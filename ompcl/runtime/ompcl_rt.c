@@ -117,6 +117,7 @@ int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]) {
   int ok;
   pthread_mutex_lock(&lock);
   ok = ompcl_launch_run(L, ndim, n);
+  if (L->trees) ompcl_trees_finish(L, ok);
   pthread_mutex_unlock(&lock);
   return ok;
 }

@@ -254,6 +254,7 @@ typedef struct ompcl_launch {
   double kernel_dt;        /* seconds of the launch's kernel (profiling event) */
   double relayout_accesses[2]; /* the variants' accesses to permuted arrays per work-item
                                   (blocked, grid) */
+  void *trees;             /* pointer trees gathered into staging blocks (ompcl_rt_tree.c) */
   /* filled up to their counts before they are read (not zeroed: a host entry of a region
      pays for the counts only) */
   void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
@@ -297,6 +298,16 @@ int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]);
  * chosen and ready.  ompcl_rt_decline: the host after all (a run-time check failed). */
 int ompcl_rt_decide(ompcl_launch *L, int ndim, const long n[]);
 void ompcl_rt_decline(ompcl_launch *L, const char *why);
+
+/* A pointer tree (depth 2: T **root, 3: T ***root) whose leaf rows the kernel reads as one
+ * block: rows [lo, hi] of the root and elements [0, widths[k]) of each level k below it
+ * (los[k]: the lowest subscript the loop uses there; a negative one declines). Returns the
+ * address to pass as the array argument that follows: the staging block, less `lo` rows.
+ * The rows are copied in once the device is chosen, and the written ones back after the
+ * launch; the host runs the original loop when they are not all inside writable memory or
+ * overlap where one is written. */
+void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long hi,
+                    const long *los, const long *widths, unsigned long esize, int mode);
 
 /* The kernel was transformed assuming array arguments a and b (indexes among the launch's
  * array arguments) are different memory: when the ranges they touch overlap, the host runs

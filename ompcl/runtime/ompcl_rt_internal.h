@@ -225,6 +225,12 @@ void ompcl_host_all(int mode);
 int ompcl_on_stack(uintptr_t a);
 void ompcl_release_frame(uintptr_t frame);
 
+/* ompcl_rt_tree.c: pointer trees' rows copied in once the device is chosen (0: declined),
+ * and out after a launch (ok), their staging blocks forgotten */
+int ompcl_trees_gather(ompcl_launch *L);
+void ompcl_trees_finish(ompcl_launch *L, int ok);
+void ompcl_trees_free(ompcl_launch *L);
+
 /* ompcl_rt_launch.c */
 void ompcl_set_arg(ompcl_launch *L, int index, size_t size, const void *value);
 void ompcl_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize, int mode);

@@ -324,7 +324,7 @@ int ompcl_settle(ompcl_launch *L, int ndim, const long n[]) {
 }
 
 int ompcl_launch_run(ompcl_launch *L, int ndim, const long n[]) {
-  if (!ompcl_settle(L, ndim, n)) return 0;
+  if (!ompcl_settle(L, ndim, n) || !ompcl_trees_gather(L)) return 0;
   L->variant = ompcl_use_variant(L);
   L->r->relayout_accesses = L->relayout_accesses[!ompcl_shape.blocked];
   for (int k = 0; k < L->narrays && L->ok; k++) {
@@ -368,6 +368,7 @@ const void *ompcl_rt_result(ompcl_launch *L, int k, long *count) {
 
 void ompcl_rt_launch_release(ompcl_launch *L) {
   ompcl_drop_pending(L);
+  ompcl_trees_free(L); /* a launch never run: nothing of them was mapped */
   for (int k = 0; k < L->nresults; k++) {
     ompcl_result *res = &L->results[k];
     if (res->buffer) ompcl_cl.ReleaseMemObject((cl_mem)res->buffer);

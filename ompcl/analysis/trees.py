@@ -1,0 +1,107 @@
+"""Pointer trees: a region's accesses to a pointer-to-pointer array (``double **m``, the rows
+``malloc``'d one by one; ``double ***u``) -> the ``ArrayArg`` of a staging block the kernel
+indexes as rows of fixed width (``ir.Tree``), with the variables that hold the widths, or
+the reason it cannot be one.
+
+The kernel never follows the host's pointers. At entry the runtime gathers the leaf rows the
+region touches into one block (``ompcl_rt_tree``), checking that every pointer it follows and
+every row it copies lies inside the process's writable memory, that written rows do not
+overlap each other or the region's other arrays; after the launch it scatters written rows
+back. So every access must give all the tree's subscripts, each affine in the loop variables
+with bounds known at entry; the region must not assign the tree's pointers, take a row's
+address or pass the tree to a function.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pycparser import c_ast
+
+from ..diagnostics import Reason
+from ..ir import Affine, Bound, BoundExpr, CType, Extent, Storage, Tree, Var
+from .accesses import BodyInfo, RawAccess
+from .ctypes_ import TypeEnv
+from .extents import array_extent
+
+#: the deepest pointer tree gathered (``T ***``)
+MAX_DEPTH = 3
+
+
+def tree_type(decl: c_ast.Node | None, env: TypeEnv) -> tuple[str, int] | None:
+    """(element type, pointer depth) of a declaration ``T **x`` or ``T ***x`` whose element
+    type is an arithmetic scalar (typedefs resolved); None otherwise."""
+    t = getattr(decl, "type", None)
+    depth = 0
+    while isinstance(t, c_ast.PtrDecl):
+        depth += 1
+        t = t.type
+    if not 2 <= depth <= MAX_DEPTH or not isinstance(t, c_ast.TypeDecl):
+        return None
+    ct = env.ctype(t)
+    if ct is None or not ct.is_scalar or ct.record:
+        return None
+    return ct.base, depth
+
+
+def width_name(name: str, level: int) -> str:
+    """The generated variable holding the width of a tree's level (1 = below the root)."""
+    return f"ompcl_tw{level}_{name}"
+
+
+def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use: bool,
+             env: TypeEnv, dims: dict) -> tuple[Var, Extent, Tree, list[Var]] | Reason | None:
+    """The kernel's view of pointer tree ``v`` (its row-pointer ``Var``, the extent of its
+    root's rows, the ``Tree``, the width variables) or the reason the region cannot gather
+    it; None when ``v`` is no pointer tree."""
+    found = tree_type(v.decl, env)
+    if found is None:
+        return None
+    base, depth = found
+    why = _unfit(v, accs, info, passed, ptr_use, depth)
+    if why is not None:
+        return Reason("data-type", f"pointer tree '{v.name}' {why}",
+                      accs[0].loc if accs else None)
+    levels = []
+    for k in range(depth):
+        ext = array_extent(v, [replace(a, index=a.index[k:], subscripts=a.subscripts[k:])
+                               for a in accs], dims, info.inner)
+        if isinstance(ext, Reason):
+            return Reason("data-type", f"pointer tree '{v.name}': {ext.message}", ext.loc)
+        levels.append(ext)
+    names = tuple(width_name(v.name, k) for k in range(1, depth))
+    widths = tuple(_plus_one(e.hi) for e in levels[1:])
+    tree = Tree(depth, names, widths, tuple(e.lo for e in levels[1:]))
+    view = Var(v.name, CType(base, names, True), v.storage, v.decl)
+    width_vars = [Var(n, CType("long"), Storage.GENERATED, _long_decl(n)) for n in names]
+    return view, Extent(levels[0].lo, levels[0].hi, names), tree, width_vars
+
+
+def _unfit(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use: bool,
+           depth: int) -> str | None:
+    """Why the region's uses of tree ``v`` keep it from being gathered, or None."""
+    if passed or ptr_use:
+        return "is passed to a function"
+    if v.name in info.scalar_writes:
+        return "is assigned in the loop"
+    if not accs:
+        return "is used without subscripts"
+    for a in accs:
+        if a.call is not None:
+            return "has an element's address passed to a function"
+        if len(a.subscripts) != depth:
+            return f"is used with {len(a.subscripts)} of its {depth} subscripts"
+        if any(f is None or not f.is_affine_in_loops() for f in a.index):
+            return "has a subscript that is not affine in the loop variables"
+    return None
+
+
+def _plus_one(b: BoundExpr) -> BoundExpr:
+    one = Affine.constant(1)
+    return b + one if isinstance(b, Affine) else Bound("sum", (b, one))
+
+
+def _long_decl(name: str) -> c_ast.Decl:
+    return c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(name, [], None,
+                                                          c_ast.IdentifierType(["long"])),
+                      None, None)
+
