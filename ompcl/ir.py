@@ -425,6 +425,9 @@ class Region:
     updated: tuple[str, ...] = ()
     updated_params: tuple[tuple[str, str], ...] = ()
     inspections: tuple[Inspection, ...] = ()  # extents the host computes by inspection
+    #: member chains the device version reads as variables computed at entry
+    #: (``analysis.members``: each a ``Var`` whose declaration's initial value is the chain)
+    hoists: tuple[Var, ...] = ()
     scratch_check: ScratchCheck | None = None  # scratch arrays checked at run time
 
     @property

@@ -284,20 +284,23 @@ def inspected_extent(v: Var, accs: list[RawAccess], evaluated: set[int],
 
 
 def block_extent(v: Var, accs: list[RawAccess]) -> tuple[Extent, Inspection] | None:
-    """The extent of a plain pointer (``T *p``, subscripted once) as the object it points
-    into, which the host finds at entry (``ompcl_ilo_p``/``ompcl_ihi_p``, an ``Inspection``
-    without subscripts). None for anything else."""
+    """The extent of a pointer (``T *p``, or ``T (*p)[3]`` subscripted by row) as the object
+    it points into, which the host finds at entry (``ompcl_ilo_p``/``ompcl_ihi_p`` in rows of
+    ``sizeof(*p)``, an ``Inspection`` without subscripts). None for anything else."""
     ct = v.ctype
-    if not accs or not ct.pointer or ct.dims or any(len(a.subscripts) != 1 for a in accs):
+    if not accs or not ct.pointer or any(not 1 <= len(a.subscripts) <= len(ct.dims) + 1
+                                         for a in accs):
         return None
     return object_extent(v)
 
 
 def object_extent(v: Var) -> tuple[Extent, Inspection]:
-    """The extent of plain pointer ``v`` as the whole object it points into (found at entry)."""
+    """The extent of pointer ``v`` as the whole object it points into (found at entry), in
+    rows of its pointee."""
     lo, hi = (Affine.of(Sym(SymKind.EXPR, f"ompcl_i{end}_{v.name}", f"ompcl_i{end}_{v.name}"))
               for end in ("lo", "hi"))
-    return Extent(lo, hi), Inspection(v.name, (), (), block=True)
+    return Extent(lo, hi, v.ctype.dims if v.ctype.pointer else ()), \
+        Inspection(v.name, (), (), block=True)
 
 
 def flat_extent(v: Var, forms: list[tuple[Affine, Affine, RawAccess]], dims: dict[Sym, Range],

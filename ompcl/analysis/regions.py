@@ -32,9 +32,10 @@ from .sharing import ATOMIC_C_TYPES, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
-from .trees import tree_type
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
+from .members import assigned_members, hoisted
+from .structargs import SUFFIX as SPLIT_SUFFIX, WithCopies, specialized
 from .vla import capped
 from .unswitch import choose, guarded_calls, without
 from .updates import Updates, array_updates
@@ -150,8 +151,8 @@ def local_type_reasons(info: BodyInfo, env: TypeEnv) -> list[Reason]:
     return out
 
 
-def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] = frozenset(),
-                    env: TypeEnv | None = None) -> tuple[list[Var], list[Reason]]:
+def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] = frozenset()
+                    ) -> tuple[list[Var], list[Reason]]:
     """Function-local variables the outlined host function needs (named in the construct),
     and the file-scope ones each thread of its region has a copy of (``own``: privatised by
     the region's clauses; the function must be given the thread's copy, not name the
@@ -164,12 +165,31 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
     for name in sorted(names):
         v = scope.get(name)
         if v is not None and (v.storage != Storage.GLOBAL or name in own):
-            if v.ctype.base == "?" and not v.ctype.is_array_like and (
-                    env is None or tree_type(v.decl, env) is None):  # a tree: its pointer
+            if v.ctype.base == "?" and not v.ctype.is_array_like and not _passable(v.decl):
                 reasons.append(Reason("data-type", f"local variable '{name}' has a type ompcl "
                                       "cannot pass on"))
             out.append(v)
     return out, reasons
+
+
+def _unhoisted(message: str, hoists: dict[str, Var]) -> str:
+    """A reason's message with the hoisted chains' variables and the split copies' names
+    written as the user wrote them."""
+    for name, v in sorted(hoists.items(), key=lambda kv: -len(kv[0])):
+        message = message.replace(name, c_text(v.decl.init))
+    return message.replace(SPLIT_SUFFIX, "")
+
+
+def _passable(decl: c_ast.Node | None) -> bool:
+    """A variable the outlined function can take by value though the device cannot hold its
+    type: a pointer (a pointer tree, a struct the region reads members of), or a struct of
+    a named type."""
+    t = getattr(decl, "type", None)
+    if isinstance(t, c_ast.PtrDecl):
+        return True
+    return isinstance(t, c_ast.TypeDecl) and (
+        isinstance(t.type, c_ast.IdentifierType) or
+        isinstance(t.type, (c_ast.Struct, c_ast.Union)) and bool(t.type.name))
 
 
 def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
@@ -411,6 +431,22 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         again = _build_region(*args, loop=loop)
         if again.offload:
             return again
+    # calls passing structs the device cannot hold call copies taking their members
+    # (``structargs``), and loop-invariant member chains are read as variables computed at
+    # entry (``members``)
+    split = specialized(loop, region.scope, env, prog.ast, _definitions(funcs, library))
+    if split is not None:
+        loop, lib = split[0], WithCopies(library, split[1])
+        args = (prog, env, funcs, declared, cand, rid, teams, lib, file_scope, cands)
+    found = hoisted(loop, region.scope, env, lambda body: _callee_writes(
+        body, funcs, args[7], assigned_members))
+    if found is not None:
+        again = _build_region(*args, loop=found[0], hoists=found[1])
+        if again.offload:
+            return again
+        # what still keeps it on the host, in the user's terms
+        region = replace(region, reasons=tuple(
+            Reason(r.id, _unhoisted(r.message, found[1]), r.loc) for r in again.reasons))
     # variable-length scratch arrays at a fixed capacity, checked at entry (``vla``)
     found = capped(loop, region.scope, lambda dim: is_constant_text(c_text(dim), env))
     if found is not None:
@@ -437,10 +473,11 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
 
 
 def _callee_writes(body: c_ast.Node, funcs: dict[str, c_ast.FuncDef],
-                   library: SourceLibrary | None) -> set[str]:
+                   library: SourceLibrary | None, of=names_written) -> set[str]:
     """Names the functions the loop calls may assign (this file's and other sources'), to a
     depth of a few calls; an unknown callee writes nothing nameable here but its globals,
-    which a guard of the caller's scalars cannot be."""
+    which a guard of the caller's scalars cannot be (``of``: what one body assigns, names by
+    default, struct members with ``members.assigned_members``)."""
     lookup = _definitions(funcs, library)
     out: set[str] = set()
     todo = [(n.name.name, 0) for n in walk(body)
@@ -454,7 +491,7 @@ def _callee_writes(body: c_ast.Node, funcs: dict[str, c_ast.FuncDef],
         f = lookup(name)
         if f is None:
             continue
-        out |= names_written(f.body)
+        out |= of(f.body)
         todo += [(n.name.name, depth + 1) for n in walk(f.body)
                  if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)]
     return out
@@ -465,11 +502,12 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   teams: tuple[TeamCandidate, ...] = (), library: SourceLibrary | None = None,
                   file_scope: dict[str, Var] | None = None,
                   cands: tuple[Candidate, ...] = (), loop: c_ast.For | None = None,
-                  guards: tuple[str, ...] = ()) -> Region:
+                  guards: tuple[str, ...] = (), hoists: dict[str, Var] | None = None) -> Region:
     """One candidate loop's region (``loop``: the loop the device runs, the candidate's own
-    unless unswitched on ``guards``, which must all be false for it to run)."""
+    unless unswitched on ``guards``, which must all be false for it to run; ``hoists``: the
+    member chains it reads as variables, ``members``)."""
     b, d = cand.bound, cand.directive
-    scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env)
+    scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env) | (hoists or {})
     check_clause_names(d, scope)
     context = {"context": cand.context, "team": cand.team}
     loops = nest_of(d, cand.loop if loop is None else loop, scope, env)
@@ -502,7 +540,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     # the region's own copies of file-scope variables (threadprivate ones aside: every
     # thread's storage is its own under the one name)
     own = frozenset(view.private - set(tps)) if view is not None else frozenset()
-    used, local_reasons = outlined_locals(cand, scope, own, env)
+    used, local_reasons = outlined_locals(cand, scope, own)
     used += [v for v in sharing.scalars if (v.storage not in (Storage.GLOBAL,
                                                               Storage.GENERATED)
                                             or v.name in own) and v not in used]
@@ -512,6 +550,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   _unique(reasons, d), d, scope, **context, calls=calls,
                   preconditions=tuple(conds) + tuple(f"!({g})" for g in guards),
                   guards=guards, inspections=sharing.inspections,
+                  hoists=tuple((hoists or {}).values()),
                   scratch_check=check,
                   threadprivates=tuple(sorted(tps)),
                   **_updated_fields(updated, sharing.reduced or {}))

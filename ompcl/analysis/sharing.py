@@ -365,16 +365,16 @@ class _Classifier:
         return out[0], out[1]
 
     def block(self, v: Var, accs: list[RawAccess], passed: bool = False):
-        """The extent of a plain pointer whose subscripts cannot be bounded, or (``passed``)
-        that the loop passes to functions whose spans are unknown (``row(p + i * m)``): the
-        whole object it points into, as the runtime finds it at entry among the program's
-        heap blocks and arrays (``extents.block_extent``); its accesses stay inside that
-        object in any defined run of the original. None for row pointers and pointers the
-        loop assigns."""
+        """The extent of a pointer (to elements or rows) whose subscripts cannot be bounded,
+        or (``passed``, a plain pointer) that the loop passes to functions whose spans are
+        unknown (``row(p + i * m)``): the whole object it points into, as the runtime finds
+        it at entry among the program's heap blocks and arrays (``extents.block_extent``);
+        its accesses stay inside that object in any defined run of the original. None for
+        pointers the loop assigns."""
         if v.name in self.info.scalar_writes:
             return None
-        plain = v.ctype.pointer and not v.ctype.dims
-        found = (object_extent(v) if plain else None) if passed else block_extent(v, accs)
+        found = (object_extent(v) if v.ctype.pointer else None) if passed else \
+            block_extent(v, accs)
         if found is None:
             return None
         self.inspections.append(found[1])

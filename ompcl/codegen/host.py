@@ -21,6 +21,7 @@ from pycparser import c_ast
 
 from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import walk
+from ..analysis.members import null_checks
 from ..analysis.placement import serial_span
 from ..diagnostics import SourceLoc
 from ..frontend.program import Program
@@ -129,6 +130,25 @@ def _tree_call(a) -> str:
             f"sizeof({a.var.ctype.base}), {_MODES[a.mode]})")
 
 
+def _hoists(region: Region) -> list[str]:
+    """Host C computing the member chains the device version reads as variables
+    (``analysis.members``), once each pointer on the way is known not to be null (else the
+    original runs)."""
+    out = []
+    for v in region.hoists:
+        d = v.decl
+        text = _GEN.visit(d.init)
+        decl = _GEN.visit(c_ast.Decl(d.name, [], [], [], [], d.type, None, None))
+        checks = " && ".join(f"({c})" for c in null_checks(d.init))
+        if not checks:
+            out.append(f"{decl} = {text};")
+            continue
+        out.append(f"{decl} = 0;")
+        out.append(f"if ({checks}) {d.name} = {text}; else ompcl_rt_decline(&ompcl_L, "
+                   f"\"a pointer on the way to a member is null\");")
+    return out
+
+
 def _tree_widths(region: Region) -> list[str]:
     """Host C declaring the row widths of each pointer tree the kernel indexes."""
     return [f"long {n} = (long)({N.bound(w)});" for a in region.arrays if a.tree
@@ -202,7 +222,7 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
         preconditions=list(region.preconditions),
-        inspections=_tree_widths(region) + _inspections(region),
+        inspections=_hoists(region) + _tree_widths(region) + _inspections(region),
         distinct=_distinct_pairs(region),
         check=check_lines(region, _array_args(region)))
 

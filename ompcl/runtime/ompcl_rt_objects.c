@@ -3,10 +3,13 @@
  * and the heap blocks the program allocates, seen through the linker's --wrap of malloc,
  * calloc, realloc, free, aligned_alloc and posix_memalign (ompcl cc links with it). A heap
  * block is remembered from OMPCL_HEAP_MIN bytes on, in a hash table by its start, until it is
- * freed or reallocated; without --wrap nothing is remembered and every lookup of a heap
- * pointer fails (its loops then stay on the host). */
+ * freed or reallocated, a smaller one in a ring of the latest small allocations and frees;
+ * without --wrap nothing is remembered and every lookup of a heap pointer fails (its loops
+ * then stay on the host). */
 
 #include "ompcl_rt_internal.h"
+
+#include <malloc.h> /* malloc_usable_size */
 
 #define OMPCL_HEAP_MIN 512
 
@@ -46,7 +49,19 @@ typedef struct block {
 } block;
 static block *blocks;
 static size_t capacity, used; /* capacity: a power of two */
-static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+/* a spin lock: held for a few probes of the table, on every allocation of the program */
+static volatile int heap_lock;
+
+static void heap_acquire(void) {
+  while (__atomic_exchange_n(&heap_lock, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_load_n(&heap_lock, __ATOMIC_RELAXED)) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+}
+
+static void heap_release(void) { __atomic_store_n(&heap_lock, 0, __ATOMIC_RELEASE); }
 
 static size_t slot_of(uintptr_t start) {
   return (size_t)((start >> 4) * 0x9E3779B97F4A7C15ull) & (capacity - 1);
@@ -95,11 +110,65 @@ static void forget(uintptr_t start) {
   used--;
 }
 
+/* ---- small blocks: a ring of the latest allocations and frees ---------------------------
+ * Blocks below OMPCL_HEAP_MIN bytes (a dozen counts, a small table of a struct) are written
+ * to a ring, one atomic increment each, without the table's lock: a lookup that misses the
+ * table reads it from the newest entry back. A block whose entry was overwritten since (more
+ * than OMPCL_RING small allocations and frees later) is not found: its loop stays on the
+ * host. A free is an entry with end 0. */
+#define OMPCL_RING (1 << 16)
+static block *ring;
+static unsigned long ring_next; /* entries ever written */
+
+static void ring_note(uintptr_t start, uintptr_t end) {
+  block *r = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
+  if (!r) {
+    block *fresh = __real_calloc(OMPCL_RING, sizeof *fresh), *none = 0;
+    if (!fresh) return;
+    if (!__atomic_compare_exchange_n(&ring, &none, fresh, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+      __real_free(fresh);
+    r = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
+  }
+  unsigned long k = __atomic_fetch_add(&ring_next, 1, __ATOMIC_ACQ_REL);
+  block *e = &r[k & (OMPCL_RING - 1)];
+  __atomic_store_n(&e->end, end, __ATOMIC_RELAXED);
+  __atomic_store_n(&e->start, start, __ATOMIC_RELEASE);
+}
+
+/* The small block holding a, from the newest entry back: one not freed after it. */
+static int ring_find(uintptr_t a, uintptr_t *start, uintptr_t *end) {
+  block *r = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
+  unsigned long n = __atomic_load_n(&ring_next, __ATOMIC_ACQUIRE), k;
+  uintptr_t freed[64];
+  int nfreed = 0;
+  if (!r) return 0;
+  for (k = n; k > 0 && n - k < OMPCL_RING; k--) {
+    uintptr_t s = __atomic_load_n(&r[(k - 1) & (OMPCL_RING - 1)].start, __ATOMIC_ACQUIRE);
+    uintptr_t e = __atomic_load_n(&r[(k - 1) & (OMPCL_RING - 1)].end, __ATOMIC_RELAXED);
+    if (!s || s > a) continue;
+    if (!e) { /* a free: an earlier block at s is gone */
+      if (nfreed < 64) freed[nfreed++] = s;
+      else return 0; /* too many to tell */
+      continue;
+    }
+    if (a < e) {
+      for (int i = 0; i < nfreed; i++)
+        if (freed[i] == s) return 0;
+      *start = s;
+      *end = e;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static void note(void *p, size_t bytes) {
+  if (p && bytes && bytes < OMPCL_HEAP_MIN) ring_note((uintptr_t)p, (uintptr_t)p + bytes);
   if (!p || bytes < OMPCL_HEAP_MIN) return;
-  pthread_mutex_lock(&heap_lock);
+  heap_acquire();
   put((uintptr_t)p, (uintptr_t)p + bytes);
-  pthread_mutex_unlock(&heap_lock);
+  heap_release();
 }
 
 void *__wrap_malloc(size_t n) {
@@ -127,23 +196,44 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n) {
 }
 
 void __wrap_free(void *p) {
-  if (p) {
-    pthread_mutex_lock(&heap_lock);
+  /* a block too small for the table (its usable size is at least what was asked) */
+  if (p && malloc_usable_size(p) < OMPCL_HEAP_MIN) {
+    if (__atomic_load_n(&ring, __ATOMIC_RELAXED)) ring_note((uintptr_t)p, 0);
+  } else if (p) {
+    heap_acquire();
     forget((uintptr_t)p);
-    pthread_mutex_unlock(&heap_lock);
+    heap_release();
   }
   __real_free(p);
 }
 
+/* The end of the table's block starting at q (0: none). Under the lock. */
+static uintptr_t end_of(uintptr_t q) {
+  if (!capacity) return 0;
+  for (size_t i = slot_of(q); blocks[i].start; i = (i + 1) & (capacity - 1))
+    if (blocks[i].start == q) return blocks[i].end;
+  return 0;
+}
+
 void *__wrap_realloc(void *q, size_t n) {
   void *p;
-  /* under the lock: the old block's address cannot be remembered again for another
-   * allocation before it is forgotten */
-  pthread_mutex_lock(&heap_lock);
+  uintptr_t was = 0;
+  /* the old block is forgotten before it may be freed (its address could be another
+   * thread's block at once), and remembered again if it stays */
+  if (q) {
+    heap_acquire();
+    was = end_of((uintptr_t)q);
+    if (was) forget((uintptr_t)q);
+    heap_release();
+    if (!was && __atomic_load_n(&ring, __ATOMIC_RELAXED)) ring_note((uintptr_t)q, 0);
+  }
   p = __real_realloc(q, n);
-  if (q && (p || !n)) forget((uintptr_t)q);
-  if (p && n >= OMPCL_HEAP_MIN) put((uintptr_t)p, (uintptr_t)p + n);
-  pthread_mutex_unlock(&heap_lock);
+  if (!p && n && was) { /* failed: q is as it was */
+    heap_acquire();
+    put((uintptr_t)q, was);
+    heap_release();
+  }
+  note(p, n);
   return p;
 }
 
@@ -165,13 +255,13 @@ int ompcl_find_object(uintptr_t a, uintptr_t *start, uintptr_t *end) {
     }
   pthread_mutex_unlock(&objects_lock);
   if (found) return 1;
-  pthread_mutex_lock(&heap_lock);
+  heap_acquire();
   if (capacity) /* a block's start (a row malloc'd on its own): one probe */
     for (size_t i = slot_of(a); blocks[i].start; i = (i + 1) & (capacity - 1))
       if (blocks[i].start == a) {
         *start = a;
         *end = blocks[i].end;
-        pthread_mutex_unlock(&heap_lock);
+        heap_release();
         return 1;
       }
   for (size_t i = 0; i < capacity; i++)
@@ -181,6 +271,6 @@ int ompcl_find_object(uintptr_t a, uintptr_t *start, uintptr_t *end) {
       found = 1;
       break;
     }
-  pthread_mutex_unlock(&heap_lock);
-  return found;
+  heap_release();
+  return found || ring_find(a, start, end);
 }

@@ -1,0 +1,153 @@
+"""Loop-invariant member chains: a loop body's ``s->atoms->p[i][0]``, ``data.poles[k]``,
+``s->boxes->nAtoms[b]`` -> a copy of the loop in which each chain is a variable of the
+region (``ompcl_m0_p[i][0]``), and those variables (``Var`` of storage ``GENERATED``, whose
+declaration's initial value is the chain).
+
+Consumes a candidate loop, the variables in scope and the file's types; produces the device
+version of the loop and its hoisted chains, or None when it has none. A chain is hoisted when
+its base is a variable the loop does not write, no member it names is assigned, incremented
+or has its address taken in the loop or in a function the loop calls (by name: any struct's
+member of that name), and its value is a pointer or an arithmetic scalar ompcl places on the
+device. Its value is then the same in every iteration, so the region computes it once, at
+entry, after checking each pointer it goes through is not null (``codegen.host``); the
+arrays it points to then have extents like any pointer's (subscripts, or the heap block it
+points into). The host keeps the original loop.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pycparser import c_ast
+
+from ..frontend.clone import clone, clone_with
+from ..ir import CType, Storage, Var
+from .accesses import names_written
+from .ctypes_ import TypeEnv, c_text, walk
+from .trees import tree_type
+
+
+def chain(node: c_ast.Node) -> tuple[c_ast.ID, list[c_ast.StructRef]] | None:
+    """The base variable and the member accesses, innermost first, of ``b.m1->m2...``."""
+    refs = []
+    while isinstance(node, c_ast.StructRef):
+        refs.append(node)
+        node = node.name
+    return (node, refs[::-1]) if isinstance(node, c_ast.ID) and refs else None
+
+
+def assigned_members(node: c_ast.Node) -> set[str]:
+    """Members (by name) the code assigns, increments or takes the address of."""
+    out = set()
+    for n in walk(node):
+        target = None
+        if isinstance(n, c_ast.Assignment):
+            target = n.lvalue
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&"):
+            target = n.expr
+        if isinstance(target, c_ast.StructRef):
+            out.add(target.field.name)
+    return out
+
+
+def _resolve(t: c_ast.Node | None, env: TypeEnv) -> c_ast.Node | None:
+    """A type with a typedef name at its top replaced by the typedef's type."""
+    seen = 0
+    while isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
+            len(t.type.names) == 1 and t.type.names[0] in env.typedefs and seen < 16:
+        t, seen = env.typedefs[t.type.names[0]], seen + 1
+    return t
+
+
+def struct_members(t: c_ast.Node | None, env: TypeEnv) -> list[c_ast.Decl] | None:
+    """The member declarations of a struct type (a TypeDecl of one, typedefs resolved)."""
+    t = _resolve(t, env)
+    if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.Struct):
+        return None
+    s = t.type
+    decls = s.decls if s.decls is not None else getattr(env.structs.get(s.name), "decls", None)
+    return list(decls) if decls is not None else None
+
+
+def member_type(base: c_ast.Node, ref: c_ast.StructRef, env: TypeEnv) -> c_ast.Node | None:
+    """The declared type of ``base.field`` (``ref.type`` '.') or ``base->field`` ('->'),
+    ``base`` being the type of the expression left of it."""
+    t = _resolve(base, env)
+    if ref.type == "->":
+        if not isinstance(t, c_ast.PtrDecl):
+            return None
+        t = t.type
+    for d in struct_members(t, env) or ():
+        if isinstance(d, c_ast.Decl) and d.name == ref.field.name and d.bitsize is None:
+            return d.type
+    return None
+
+
+def chain_type(base: Var, refs: list[c_ast.StructRef], env: TypeEnv) -> c_ast.Node | None:
+    """The declared type of ``base`` followed through the member accesses ``refs``."""
+    t = getattr(base.decl, "type", None)
+    for ref in refs:
+        t = member_type(t, ref, env) if t is not None else None
+    return t
+
+
+def renamed(t: c_ast.Node, name: str) -> c_ast.Node:
+    """A copy of type ``t`` declaring ``name``."""
+    t = clone(t)
+    for sub in walk(t):
+        if isinstance(sub, c_ast.TypeDecl):
+            sub.declname = name
+    return t
+
+
+def null_checks(init: c_ast.Node) -> list[str]:
+    """C text of the pointers a chain goes through (the bases of its ``->``)."""
+    found = chain(init)
+    return [c_text(r.name) for r in found[1] if r.type == "->"] if found else []
+
+
+def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
+            callee_members: Callable[[c_ast.Node], set[str]] = lambda body: set()
+            ) -> tuple[c_ast.For, dict[str, Var]] | None:
+    """The loop with its invariant member chains replaced by variables (see module) and
+    those variables by name, or None when there are none."""
+    body = loop.stmt
+    written = names_written(loop)
+    banned = assigned_members(body) | callee_members(body)
+    declared = {n.name for n in walk(body) if isinstance(n, c_ast.Decl)}
+    names: dict[str, str] = {}  # chain text -> variable
+    hoists: dict[str, Var] = {}
+    replace: dict[int, str] = {}
+    parents = {id(c) for n in walk(body) if isinstance(n, c_ast.StructRef)
+               for c in (n.name,)}
+    for n in walk(body):
+        if not isinstance(n, c_ast.StructRef) or id(n) in parents:
+            continue  # a chain is hoisted whole, from its outermost member
+        found = chain(n)
+        if found is None:
+            continue
+        base, refs = found
+        var = scope.get(base.name)
+        if var is None or base.name in written or base.name in declared or \
+                any(r.field.name in banned for r in refs):
+            continue
+        t = chain_type(var, refs, env)
+        ct = env.ctype(t) if t is not None else None
+        if ct is None and t is not None and tree_type(c_ast.Decl("", [], [], [], [], t, None,
+                                                                   None), env):
+            ct = CType("?")  # a pointer tree (``analysis.trees``)
+        if ct is None or (ct.dims and not ct.pointer):
+            continue  # an array member, or a type the device cannot hold
+        text = c_text(n)
+        if text not in names:
+            name = f"ompcl_m{len(names)}_{refs[-1].field.name}"
+            names[text] = name
+            decl = c_ast.Decl(name, [], [], [], [], renamed(t, name), clone(n), None)
+            hoists[name] = Var(name, ct, Storage.GENERATED, decl)
+        replace[id(n)] = names[text]
+    if not replace:
+        return None
+
+    def swap(x: c_ast.Node) -> c_ast.Node | None:
+        return c_ast.ID(replace[id(x)], x.coord) if id(x) in replace else None
+    new = c_ast.For(loop.init, loop.cond, loop.next, clone_with(body, swap), loop.coord)
+    return new, hoists
