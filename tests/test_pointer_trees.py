@@ -117,6 +117,26 @@ int main(void) {
 }
 """
 
+#: rows of trees through derived pointers (``double *row = b[i];``, ``analysis.derived``)
+ROWS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  int n = 300, m = 200, i, j;
+  double **a = malloc(n * sizeof(double *)), **b = malloc(n * sizeof(double *));
+  for (i = 0; i < n; i++) { a[i] = malloc(m * sizeof(double)); b[i] = malloc(m * sizeof(double)); }
+  for (i = 0; i < n; i++) for (j = 0; j < m; j++) { a[i][j] = (i * 3 + j) % 11; b[i][j] = 0; }
+#pragma omp parallel for private(j)
+  for (i = 1; i < n; i++) {
+    double *row = b[i];
+    double *up = a[i - 1];
+    for (j = 0; j < m; j++) row[j] = up[j] * 0.5 + a[i][j];
+  }
+  double s = 0; for (i = 0; i < n; i++) for (j = 0; j < m; j++) s += b[i][j] * (1 + j % 3);
+  printf("%.4f\n", s); return 0;
+}
+"""
+
 PASSED = r"""
 double f(double **m, int i);
 void g(double **m, int n) {
@@ -158,6 +178,12 @@ def test_rows_in_one_block_and_rows_shared_by_two_trees(tmp_path):
         # a written, b's rows are a's: the runtime declines, the original runs
         assert regions[second]["device_runs"] == 0
         assert regions[second]["check_declines"] == 1
+
+
+def test_rows_of_trees_through_derived_pointers(tmp_path):
+    ref, exe = build_both(tmp_path, ROWS, "rows.c")
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [1])
 
 
 def test_a_tree_passed_to_a_function_stays_on_the_host(tmp_path):

@@ -54,6 +54,11 @@ def _rank(name: str, scope: dict[str, Var]) -> int:
     v = scope.get(name)
     if v is None:
         return 0
+    if v.ctype.base == "?":  # a pointer tree (``double **m``: m[i] is a row)
+        t, depth = getattr(v.decl, "type", None), 0
+        while isinstance(t, c_ast.PtrDecl):
+            t, depth = t.type, depth + 1
+        return depth if depth >= 2 else 0
     return len(v.ctype.dims) + (1 if v.ctype.pointer else 0)
 
 
