@@ -39,7 +39,8 @@ from .transform.addrspace import device_code
 from .transform.atomics import param_atomics, with_atomics, with_update_atomics
 from .transform.boundscheck import bounds_checked
 from .transform.callargs import with_global_args
-from .transform.device import DeviceCode, Function, device_functions, function_globals
+from .transform.device import (DeviceCode, Function, device_functions, function_globals,
+                               spelled_out)
 from .transform.dynreorder import Variant, reorder_kernel
 from .transform.interchange import interchange_region
 from .transform.linearize import linearized
@@ -204,11 +205,12 @@ def interchange(u: Unit) -> Unit:
 
 
 def outline(u: Unit) -> Unit:
-    """Kernel specs (parameters as declarations, the loop's body as the user wrote it) and
-    host interfaces. Ordering: after 'interchange' (the bodies as they will run)."""
-    offload = u.offloaded
-    return replace(u, kernels=tuple(kernel_spec(r) for r in offload),
+    """Kernel specs (parameters as declarations, the loop's body as the user wrote it, array
+    typedefs spelled out) and host interfaces. Ordering: after 'interchange'."""
+    offload, env = u.offloaded, TypeEnv.of(u.program.ast)
+    return replace(u, kernels=tuple(spelled_out(kernel_spec(r), env) for r in offload),
                    interfaces=tuple(host_interface(r) for r in offload))
+
 
 
 def _dump_outline(u: Unit) -> str:
@@ -223,16 +225,14 @@ def _map_kernels(u: Unit, fn) -> Unit:
 def device(u: Unit) -> Unit:
     """Every function the kernels call as a device function: pointer parameters ``__global``,
     the globals it uses as extra parameters."""
-    if not u.offloaded:
-        return u
     ast = u.program.ast
-    return replace(u, functions=device_functions(u.offloaded, ast, TypeEnv.of(ast), global_param))
+    return replace(u, functions=device_functions(u.offloaded, ast, TypeEnv.of(ast),
+                                                 global_param)) if u.offloaded else u
 
 
 def linearize(u: Unit) -> Unit:
-    """Accesses to arrays seen through pointers to variable-length rows -> accesses to the
-    flat buffer (OpenCL C cannot declare such pointers). Ordering: before 'rename' (the views
-    are known by the user's names)."""
+    """Accesses to arrays seen through pointers to variable-length rows (and pointer trees)
+    -> accesses to the flat buffer. Ordering: before 'rename' (views by the user's names)."""
     return _map_kernels(u, lambda k, r: replace(k, body=linearized(k.body, vla_views(r))))
 
 

@@ -19,7 +19,7 @@ typedef struct { int nLocal; int *nAtoms; } LinkCell;
 typedef struct { real3 *p, *f; double *U; } Atoms;
 typedef struct { LinkCell *boxes; Atoms *atoms; } SimFlat;
 #define MAXATOMS 8
-static void zero3(double *a) { a[0] = a[1] = a[2] = 0.0; }
+static void zero3(real3 a) { a[0] = a[1] = a[2] = 0.0; }
 void advance(SimFlat *s, int nBoxes, double dt) {
 #pragma omp parallel for
   for (int iBox = 0; iBox < nBoxes; iBox++)
@@ -32,8 +32,11 @@ void advance(SimFlat *s, int nBoxes, double dt) {
 }
 void clear(SimFlat *s, int n) {
 #pragma omp parallel for
-  for (int i = 0; i < n; i++)
-    if (i % 3 == 0) zero3(s->atoms->f[i]);
+  for (int i = 0; i < n; i++) {
+    real3 d;  /* an array typedef: spelled out in the kernel */
+    d[0] = i; d[1] = 2 * i; d[2] = 0;
+    if (i % 3 == 0) zero3(s->atoms->f[i]); else s->atoms->f[i][1] += d[1] * 1e-3;
+  }
 }
 int main(void) {
   int nb = 300, i, t;

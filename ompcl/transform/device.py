@@ -4,12 +4,12 @@ globals it uses as extra parameters); and ``DeviceCode``, one OpenCL program's k
 device functions as the lowering passes leave them for the printer."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import TypeEnv
+from ..analysis.ctypes_ import TypeEnv, walk
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region, Var
 
@@ -27,10 +27,47 @@ class DeviceCode:
     helpers: frozenset = frozenset()  # (operator, OpenCL type) called by device functions
 
 
-def device_function(fdef: c_ast.FuncDef, extra: list[c_ast.Decl] = ()) -> c_ast.FuncDef:
+def expand_array_typedefs(node: c_ast.Node, env: TypeEnv | None) -> None:
+    """Declarations in ``node`` whose type is a typedef name of an array type (``real3 a`` of
+    ``typedef double real3[3]``) spelled out (``double a[3]``): the kernel program has no
+    such typedef, and an array parameter's address space goes on its element type."""
+    if env is None:
+        return
+    for n in walk(node):
+        if not isinstance(n, c_ast.Decl) or not isinstance(n.type, c_ast.TypeDecl):
+            continue
+        names = getattr(n.type.type, "names", None)
+        target = env.typedefs.get(names[0]) if names and len(names) == 1 else None
+        if isinstance(target, c_ast.ArrayDecl):
+            t = clone(target)
+            for sub in walk(t):
+                if isinstance(sub, c_ast.TypeDecl):
+                    sub.declname = n.name
+                    sub.quals = list(sub.quals or []) + list(n.type.quals or [])
+            n.type = t
+
+
+def spelled_out(k: KernelSpec, env: TypeEnv) -> KernelSpec:
+    """The kernel with declarations of array typedef types spelled out (``real3 dr`` ->
+    ``double dr[3]``), in a copy of its body (the program's own tree stays as it is)."""
+    decls = [n for n in (k.body, *k.privates) for n in walk(n) if isinstance(n, c_ast.Decl)]
+    if not any(isinstance(d.type, c_ast.TypeDecl) and isinstance(
+            env.typedefs.get((getattr(d.type.type, "names", None) or [""])[0]), c_ast.ArrayDecl)
+            for d in decls):
+        return k
+    body, privates = clone(k.body), tuple(clone(p) for p in k.privates)
+    for n in (body, *privates):
+        expand_array_typedefs(n, env)
+    return replace(k, body=body, privates=privates)
+
+
+def device_function(fdef: c_ast.FuncDef, extra: list[c_ast.Decl] = (),
+                    env: TypeEnv | None = None) -> c_ast.FuncDef:
     """Copy of a function whose pointer/array parameters point to ``__global`` memory, with
-    the ``extra`` parameters (the globals it uses) appended."""
+    the ``extra`` parameters (the globals it uses) appended (``env``: the file's types, for
+    array typedefs)."""
     out = clone(fdef)
+    expand_array_typedefs(out, env)
     params = out.decl.type.args.params if out.decl.type.args else []
     for p in params:
         if not isinstance(p, c_ast.Decl):
@@ -73,5 +110,5 @@ def device_functions(offload: list[Region], ast: c_ast.FileAST, env: TypeEnv,
     local = [(e, env) for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames
              and e.decl.name not in external]
     others = [(x.fdef, TypeEnv.of(x.ast)) for x in external.values()]
-    return tuple((device_function(fdef, [param(scope[g]) for g in extra.get(fdef.decl.name, ())]),
-                  fenv) for fdef, fenv in local + others)
+    return tuple((device_function(fdef, [param(scope[g]) for g in extra.get(fdef.decl.name, ())],
+                                  fenv), fenv) for fdef, fenv in local + others)
