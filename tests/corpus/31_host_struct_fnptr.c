@@ -1,6 +1,7 @@
-/* ompcl-expect: device=1 host=2 */
-/* Host loops: a store through a struct's pointer member (s->data[i]) and a call through a
-   function pointer. One offloadable loop on a plain heap array. */
+/* ompcl-expect: device=2 host=1 */
+/* A store through a struct's pointer member (s->data[i]: the member read once at entry,
+   analysis.members) runs on the device; a call through a function pointer stays on the host.
+   One offloadable loop on a plain heap array. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,7 +25,7 @@ int main(void)
     v.n = n;
     v.data = malloc(n * sizeof(double));
 
-    /* host: writes through a struct's pointer member */
+    /* device: writes through a struct's pointer member */
 #pragma omp parallel for
     for (i = 0; i < n; i++)
         s->data[i] = 0.01 * i - 2.0;
