@@ -215,13 +215,14 @@ def _load_lines(m: dict) -> list[str]:
     if not lf["comparison"]:
         return out + ["no load-blind comparison (no cross-validation)"]
     out += ["cross-validated against the same learner without them (same rows and folds):",
-            f"{'':26}{'aware':>8}{'blind':>8}{'aware':>10}{'blind':>8}{'worst':>8}{'worst':>7}",
-            f"{'':26}{'oracle':>8}{'oracle':>8}{'accuracy':>10}{'accur.':>8}{'aware':>8}"
-            f"{'blind':>7}"]
+            f"{'':26}{'aware':>8}{'blind':>8}{'aware':>10}{'blind':>8}{'worst':>10}"
+            f"{'worst':>10}",
+            f"{'':26}{'oracle':>8}{'oracle':>8}{'accuracy':>10}{'accur.':>8}{'aware':>10}"
+            f"{'blind':>10}"]
     cv = m["cross_validation"]
     for key, c in lf["comparison"].items():
         a, b = c["aware"], c["blind"]
         out.append(f"{_NAMES[key].format(k=cv.get('k_used', 10)):26}{a['oracle_share']:>8.1%}"
                    f"{b['oracle_share']:>8.1%}{a['accuracy']:>10.1%}{b['accuracy']:>8.1%}"
-                   f"{a['worst_slowdown_over_host']:>7.1f}x{b['worst_slowdown_over_host']:>6.1f}x")
+                   f"{a['worst_slowdown_over_host']:>9.1f}x{b['worst_slowdown_over_host']:>9.1f}x")
     return out
