@@ -300,15 +300,20 @@ def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
 @click.option("--threads", type=int, default=None,
               help="Train on the rows measured with this many OpenMP threads (rows of a "
               "'threads' column; default: every row).")
+@click.option("--load-features", "load_features", default="auto", show_default=True,
+              help="auto: train with the load columns (ompcl bench load's rows) when every "
+              "row has them, and compare with the same learner without them; on: require "
+              "them; off: never.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--platform", default="", help="Where the data was measured (default: from "
               "the data's .meta.json).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
 def train_cmd(data, out, learner, features, budget, trees, max_depth, min_leaf, host_weight,
-              weighting, threshold, folds, no_cv, threads, seed, platform, as_json, debug):
+              weighting, threshold, folds, no_cv, threads, load_features, seed, platform,
+              as_json, debug):
     """Train a dispatch model on measured rows (CSV, public device-mapping columns)."""
-    from .predict import learners, select, train
+    from .predict import data as rows, learners, select, train
     if host_weight is None:
         host_weight = select.SLOWDOWN_WEIGHT if learner == learners.AUTO else 1.0
     s = learners.Settings(learner, trees, max_depth, min_leaf, host_weight, weighting,
@@ -319,14 +324,21 @@ def train_cmd(data, out, learner, features, budget, trees, max_depth, min_leaf, 
             raise ValueError(f"--folds must be at least 2, not {folds}")
         if not budget > 0:
             raise ValueError(f"--budget must be positive, not {budget}")
+        if load_features not in rows.LOAD_MODES:
+            raise ValueError(f"unknown --load-features '{load_features}' "
+                             f"(choose {', '.join(rows.LOAD_MODES)})")
     except ValueError as e:
         click.echo(f"ompcl: error: {e}", err=True)
         sys.exit(2)
 
     def work():
         command = " ".join(["ompcl", "train", *sys.argv[2:]])
-        model = train.train(data, s, folds, platform, command, cv=not no_cv, budget=budget,
-                            threads=threads)
+        try:
+            model = train.train(data, s, folds, platform, command, cv=not no_cv,
+                                budget=budget, threads=threads, load_features=load_features)
+        except rows.NoLoadColumns as e:   # a usage error, known once the rows are read
+            click.echo(e.format(), err=True)
+            sys.exit(2)
         note = model["metadata"]["cross_validation"].get("note")
         if note:
             click.echo(f"ompcl: note: {note}", err=True)

@@ -442,33 +442,21 @@ def write_csv(path: Path, records: list[dict]) -> None:
 
 # -- the models compared: trained with and without the load features ----------------------
 
-def _fit(rows: list[dict], load: bool, seed: int = 0):
-    """A decision tree on ``rows`` (the device's label where it was faster; each row
-    weighted by what choosing wrong costs), over the model's features and, with ``load``,
-    the load features too."""
-    from sklearn.tree import DecisionTreeClassifier
-
-    from ..predict import schema
-    X = [schema.full_load(r) if load else schema.full(r) for r in rows]
-    y = [int(float(r["runtime_gpu"]) < float(r["runtime_cpu"])) for r in rows]
-    w = [abs(float(r["runtime_gpu"]) - float(r["runtime_cpu"])) + 1e-9 for r in rows]
-    est = DecisionTreeClassifier(max_depth=6, min_samples_leaf=2, random_state=seed)
-    return est.fit(X, y, sample_weight=w)
+#: the learner of ``ompcl bench load``'s models (one per held-out benchmark, so no search):
+#: a decision tree, rows weighted by what choosing wrong costs
+LOAD_SETTINGS = {"learner": "tree", "max_depth": 6, "min_leaf": 2, "weighting": "cost"}
 
 
 def load_model(rows: list[dict], load: bool) -> dict:
-    """The model of ``rows`` as ``ompcl train`` writes it; with ``load`` its schema and
-    runtime text name the load features after the model's (``ompcl_rt_model.c`` reads
-    either)."""
-    from ..predict import export, schema
-    n = len(schema.FEATURES_LOAD if load else schema.FEATURES)
-    model = export.from_sklearn(_fit(rows, load), "tree", columns=list(range(n)))
-    if load:
-        plain = f"features {len(schema.FEATURES)} {' '.join(schema.FEATURES)}"
-        model["runtime"] = model["runtime"].replace(
-            plain, f"features {n} {' '.join(schema.FEATURES_LOAD)}", 1)
-        model["schema"]["features"] = list(schema.FEATURES_LOAD)
-    model["metadata"] = {"rows": len(rows), "load_features": load}
+    """The model of ``rows`` (CSV text or numbers) trained by ``ompcl train``'s code
+    (``predict.learners.fit``) over the model's features and, with ``load``, the load
+    features too (a load-aware model: ``ompcl_rt_model.c`` reads either). Rows with a time
+    of 0 (below the timer's resolution) are left out, as ``ompcl train`` refuses them."""
+    from ..predict import data, learners
+    timed = [r for r in rows if min(float(r["runtime_cpu"]), float(r["runtime_gpu"])) > 0]
+    parsed = data.parse_rows(timed, "training rows")
+    model = learners.fit(data.from_rows(parsed, load=load), learners.Settings(**LOAD_SETTINGS))
+    model["metadata"] = {"rows": len(timed), "load_features": load}
     return model
 
 

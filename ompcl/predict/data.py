@@ -12,6 +12,12 @@ leave-one-program-out groups them. Produces a ``Dataset``: per row the full feat
 (``schema.full``, the vector the runtime builds), the label (1 when the device was faster), the
 program it belongs to (``benchmark``, the group of leave-one-program-out) and both run times,
 plus a digest of the data, or raises ``DataError`` with a one-line message.
+
+Rows that carry every load column (``schema.LOAD``: ``ompcl bench load`` writes them) can
+train with them (``load_features`` "auto", the default, or "on"): their vectors are then
+``schema.full_load``, the runtime's vector of a load-aware model, and the digest covers the
+load columns too. Without the load columns (or with "off") the dataset is the same as
+before, digest included.
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ import csv
 import hashlib
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -34,8 +40,16 @@ _RAW = schema.STATIC + schema.DYNAMIC
 _TIMES = ("runtime_cpu", "runtime_gpu")
 
 
+#: ``load_features`` modes: use the load columns when every row has them, always, never
+LOAD_MODES = ("auto", "on", "off")
+
+
 class DataError(InputError):
     """Training data that cannot be used (the message names the file and row)."""
+
+
+class NoLoadColumns(DataError):
+    """``load_features`` "on" for rows without the load columns (a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +64,7 @@ class Dataset:
     names: tuple[str, ...]             # benchmark/dataset/kernel, for reports
     digest: str                        # sha256 of the rows as used (see ``digest``)
     files: tuple[str, ...]
+    load: bool = False                 # X holds the load features (schema.full_load)
 
     def __len__(self) -> int:
         return len(self.y)
@@ -89,8 +104,15 @@ def split_benchmark(name: str) -> tuple[str, str]:
     return (program, kernel) if program else (name, "")
 
 
-def _parse_row(row: dict, where: str, public: bool) -> dict:
-    """The used values of one CSV row: names as text, features and times as numbers."""
+def _parse_load(row: dict, where: str) -> dict:
+    """The load columns of a row, as numbers (any finite value: the device's load is -1
+    where it is not known)."""
+    return {c: _number(row.get(c), c, where) for c in schema.LOAD}
+
+
+def _parse_row(row: dict, where: str, public: bool, load: bool = False) -> dict:
+    """The used values of one CSV row: names as text, features and times as numbers (the
+    load columns too, with ``load``)."""
     out = {c: (row.get(c) or "").strip() for c in ("benchmark", "dataset", "kernel")}
     threads = (row.get("threads") or "").strip()
     out["threads"] = int(_number(threads, "threads", where)) if threads else None
@@ -108,6 +130,8 @@ def _parse_row(row: dict, where: str, public: bool) -> dict:
         if out[c] <= 0:
             raise DataError(f"{where}: column '{c}' must be a positive time in seconds, "
                             f"not {row.get(c)!r}")
+    if load:
+        out.update(_parse_load(row, where))
     return out
 
 
@@ -119,7 +143,8 @@ def read_rows(path: str | os.PathLike) -> list[dict]:
             reader = csv.DictReader(fh)
             _check_header(path, reader.fieldnames)
             public = "kernel" not in (reader.fieldnames or ())
-            rows = [_parse_row(r, f"{path}:{reader.line_num}", public) for r in reader]
+            load = all(c in reader.fieldnames for c in schema.LOAD)
+            rows = [_parse_row(r, f"{path}:{reader.line_num}", public, load) for r in reader]
     except OSError as e:
         raise DataError(f"cannot read training data '{path}': {e.strerror}") from None
     except (csv.Error, UnicodeDecodeError) as e:
@@ -127,29 +152,68 @@ def read_rows(path: str | os.PathLike) -> list[dict]:
     return rows
 
 
-def digest(rows: Iterable[dict]) -> str:
+def parse_rows(rows: Sequence[dict], where: str = "rows") -> list[dict]:
+    """Rows given as dicts (CSV text or numbers, ``read_rows``' columns) checked and parsed
+    as ``read_rows`` parses a file's: in the public layout when the first has no
+    ``kernel``, with the load columns when every row has them."""
+    public = bool(rows) and "kernel" not in rows[0]
+    load = has_load(rows)
+    return [_parse_row({k: v if isinstance(v, str) or v is None else str(v)
+                        for k, v in r.items()}, f"{where}:{k + 1}", public, load)
+            for k, r in enumerate(rows)]
+
+
+def has_load(rows: Sequence[dict]) -> bool:
+    """Whether every row carries the load columns (``schema.LOAD``)."""
+    return bool(rows) and all(c in r for r in rows for c in schema.LOAD)
+
+
+def use_load(rows: Sequence[dict], mode: str, files: Sequence[str] = ()) -> bool:
+    """Whether to train with the load features: ``mode`` "auto" when every row has the
+    load columns, "on" always (``NoLoadColumns`` if a row lacks them), "off" never."""
+    if mode not in LOAD_MODES:
+        raise ValueError(f"unknown --load-features '{mode}' (choose {', '.join(LOAD_MODES)})")
+    if mode == "on" and not has_load(rows):
+        where = f" in {', '.join(files)}" if files else ""
+        raise NoLoadColumns(f"--load-features on: the rows{where} lack the load column(s) "
+                            f"{', '.join(schema.LOAD)} (rows of 'ompcl bench load' have them)")
+    return mode != "off" and has_load(rows)
+
+
+def digest(rows: Iterable[dict], load: bool = False) -> str:
     """sha256 of the used columns of ``rows`` in order (independent of column order, extra
-    columns and number formatting), so a model names the data it was trained on."""
+    columns and number formatting), so a model names the data it was trained on; with
+    ``load`` the load columns count too."""
     h = hashlib.sha256()
+    used = _RAW + _TIMES + (schema.LOAD if load else ())
     for r in rows:
         fields = [r["benchmark"], r["dataset"], r["kernel"]]
-        fields += [repr(float(r.get(c) or 0.0)) for c in _RAW + _TIMES]
+        fields += [repr(float(r.get(c) or 0.0)) for c in used]
         h.update(("\x1f".join(fields) + "\n").encode())
     return h.hexdigest()
 
 
-def from_rows(rows: Sequence[dict], files: Sequence[str] = ()) -> Dataset:
-    """A dataset from parsed rows (``read_rows``' format; absent features are 0)."""
+def from_rows(rows: Sequence[dict], files: Sequence[str] = (), load: bool = False) -> Dataset:
+    """A dataset from parsed rows (``read_rows``' format; absent features are 0); with
+    ``load`` their vectors hold the load features too."""
     if not rows:
         raise DataError("no training rows" + (f" in {', '.join(files)}" if files else ""))
+    vector = schema.full_load if load else schema.full
     return Dataset(
-        X=tuple(schema.full(r) for r in rows),
+        X=tuple(vector(r) for r in rows),
         y=tuple(label(r["runtime_cpu"], r["runtime_gpu"]) for r in rows),
         groups=tuple(r["benchmark"] for r in rows),
         t_cpu=tuple(r["runtime_cpu"] for r in rows),
         t_gpu=tuple(r["runtime_gpu"] for r in rows),
         names=tuple(f"{r['benchmark']}/{r['dataset']}/{r['kernel']}" for r in rows),
-        digest=digest(rows), files=tuple(files))
+        digest=digest(rows, load), files=tuple(files), load=load)
+
+
+def without_load(ds: Dataset) -> Dataset:
+    """``ds`` as a load-blind learner sees it: the same rows (same order, groups, labels,
+    times), their vectors cut to ``schema.FEATURES``."""
+    n = len(schema.FEATURES)
+    return replace(ds, X=tuple(x[:n] for x in ds.X), load=False)
 
 
 def with_threads(rows: Sequence[dict], threads: int | None) -> list[dict]:
@@ -158,9 +222,11 @@ def with_threads(rows: Sequence[dict], threads: int | None) -> list[dict]:
     return [r for r in rows if threads is None or r.get("threads") in (None, threads)]
 
 
-def load(paths: Sequence[str | os.PathLike], threads: int | None = None) -> Dataset:
+def load(paths: Sequence[str | os.PathLike], threads: int | None = None,
+         load_features: str = "auto") -> Dataset:
     """All rows of the CSV files ``paths``, in order (only those of ``threads`` OpenMP
-    threads where it is given: the features do not hold the thread count)."""
+    threads where it is given: the features do not hold the thread count), with the load
+    features as ``use_load`` decides for ``load_features``."""
     rows: list[dict] = []
     for p in paths:
         rows += read_rows(p)
@@ -170,7 +236,7 @@ def load(paths: Sequence[str | os.PathLike], threads: int | None = None) -> Data
         counts = sorted({r["threads"] for r in rows if r.get("threads") is not None})
         raise DataError(f"no rows measured with {threads} OpenMP threads in {', '.join(files)}"
                         f" (they have {', '.join(map(str, counts))})")
-    return from_rows(kept, files)
+    return from_rows(kept, files, bool(kept) and use_load(kept, load_features, files))
 
 
 #: the columns of the public device-mapping files (Cummins et al.'s ``cgo17-{amd,nvidia}.csv``)

@@ -11,6 +11,11 @@ A model is a JSON-able dict (``ompcl train`` writes it, ``models/`` ships one)::
      "runtime": "<the same trees as text, read by the C runtime from OMPCL_MODEL>",
      "metadata": {...}}
 
+A load-aware model (trained on rows with the load columns) lists ``schema.FEATURES_LOAD`` in
+its schema and runtime text: the runtime reads it from ``OMPCL_MODEL`` and fills the load
+features after the others (``ompcl_rt_model.c``); it is not compiled into programs (``check``
+refuses it there), since the compiled-in models see ``schema.FEATURES`` only.
+
 A node k of a tree tests ``float(f[feature[k]]) <= threshold[k]`` (scikit-learn compares in
 single precision), going to ``left[k]`` if so, else ``right[k]``; a leaf has feature -1 and a
 value. ``combine`` "mean": the device when the mean leaf value (the device's probability)
@@ -67,10 +72,12 @@ def _device_probability(t: Any, classes: Sequence[int]) -> list[float]:
     return out
 
 
-def from_sklearn(est: Any, learner: str, columns: Sequence[int] | None = None) -> dict:
+def from_sklearn(est: Any, learner: str, columns: Sequence[int] | None = None,
+                 features: Sequence[str] = schema.FEATURES) -> dict:
     """The trees of a fitted DecisionTreeClassifier ('tree'), RandomForestClassifier
     ('forest'), ExtraTreesClassifier ('extra') or binary GradientBoostingClassifier
-    ('boosting'), labels 0 host / 1 device. ``columns``: the indices in ``schema.FEATURES``
+    ('boosting'), labels 0 host / 1 device. ``columns``: the indices in ``features`` (the
+    runtime's vector the model indexes: ``schema.FEATURES``, or ``schema.FEATURES_LOAD``)
     of the estimator's input columns, when it was fitted on some of them (default: all)."""
     classes = [int(c) for c in est.classes_]
     if learner == "tree":
@@ -92,7 +99,7 @@ def from_sklearn(est: Any, learner: str, columns: Sequence[int] | None = None) -
             base, trees = (1.0 if classes == [DEVICE] else -1.0), [_constant_tree(0.0)]
     else:
         raise ValueError(f"unknown learner '{learner}'")
-    return make_model(learner, combine, base, trees)
+    return make_model(learner, combine, base, trees, features=features)
 
 
 def _constant_tree(value: float) -> dict:
@@ -100,20 +107,33 @@ def _constant_tree(value: float) -> dict:
 
 
 def make_model(learner: str, combine: str, base: float, trees: list[dict],
-               metadata: dict | None = None) -> dict:
+               metadata: dict | None = None,
+               features: Sequence[str] = schema.FEATURES) -> dict:
+    """The model dict of these trees over ``features`` (``schema.FEATURES``, or
+    ``schema.FEATURES_LOAD`` for a load-aware model)."""
     model = {"format": FORMAT, "version": VERSION,
-             "schema": {"version": schema.VERSION, "features": list(schema.FEATURES)},
+             "schema": {"version": schema.VERSION, "features": list(features)},
              "learner": learner, "combine": combine, "base": float(base), "trees": trees,
              "metadata": dict(metadata or {})}
     model["runtime"] = runtime_text(model)
     return model
 
 
-def check(model: dict) -> None:
-    """Raise ValueError unless ``model`` is a model of this schema."""
+def load_aware(model: dict) -> bool:
+    """Whether the model reads the load features (its schema lists them)."""
+    return list(model.get("schema", {}).get("features", [])) == list(schema.FEATURES_LOAD)
+
+
+def check(model: dict, load: bool = False) -> None:
+    """Raise ValueError unless ``model`` is a model of this schema (or, with ``load``, a
+    load-aware one too)."""
     if model.get("format") != FORMAT or model.get("version") != VERSION:
         raise ValueError("not an ompcl model (format/version)")
-    if list(model.get("schema", {}).get("features", [])) != list(schema.FEATURES):
+    if load_aware(model) and not load:
+        raise ValueError("a load-aware model (trained with the load features) is read at run "
+                         "time, OMPCL_MODEL=FILE; it cannot be compiled into a program")
+    if not load_aware(model) and \
+            list(model.get("schema", {}).get("features", [])) != list(schema.FEATURES):
         raise ValueError("model features differ from this ompcl's feature schema "
                          f"{', '.join(schema.FEATURES)}")
     if model.get("combine") not in ("mean", "logit") or not model.get("trees"):
@@ -144,8 +164,8 @@ def predict(model: dict, rows: Sequence[Sequence[float]]) -> list[int]:
 
 def runtime_text(model: dict) -> str:
     """The text the C runtime parses (``parse_model`` in ompcl_rt.c)."""
-    lines = [f"ompcl-model {VERSION}",
-             f"features {len(schema.FEATURES)} {' '.join(schema.FEATURES)}",
+    names = model["schema"]["features"]
+    lines = [f"ompcl-model {VERSION}", f"features {len(names)} {' '.join(names)}",
              f"combine {model['combine']} {float(model['base'])!r} trees {len(model['trees'])}"]
     for t in model["trees"]:
         lines.append(f"tree {len(t['feature'])}")

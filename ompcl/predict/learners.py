@@ -7,6 +7,8 @@ al.'s reproduction); ``forest``, a random forest; ``extra``, extremely randomise
 ``boosting``, gradient-boosted trees. Each sees one of the ``FEATURE_SETS`` (columns of the
 runtime's vector ``schema.FEATURES``; the exported trees index that vector, so any set runs in
 the runtime unchanged). ``select`` picks among them (``ompcl train``'s default, ``auto``).
+A dataset with the load features (``Dataset.load``) adds them to every set: its models index
+the runtime's vector ``schema.FEATURES_LOAD`` and say so in their schema.
 
 Cost-sensitive training, because a translated program must never be slower than its OpenMP
 original: ``host_weight`` multiplies the weight of rows where the host was faster (sending them
@@ -132,11 +134,11 @@ def estimator(s: Settings) -> Any:
                                       random_state=s.seed)
 
 
-def constant(device: bool, learner: str) -> dict:
+def constant(device: bool, learner: str, load: bool = False) -> dict:
     """A model that always answers the same (training data of one class)."""
     tree = {"feature": [-1], "threshold": [0.0], "left": [-1], "right": [-1],
             "value": [1.0 if device else 0.0]}
-    return export.make_model(learner, "mean", 0.5, [tree])
+    return export.make_model(learner, "mean", 0.5, [tree], features=_names(load))
 
 
 def _with_threshold(model: dict, threshold: float) -> dict:
@@ -145,28 +147,38 @@ def _with_threshold(model: dict, threshold: float) -> dict:
         base = threshold
     else:  # logit: sigmoid(base + sum) > t  <=>  base - logit(t) + sum > 0
         base = model["base"] - math.log(threshold / (1.0 - threshold))
-    return export.make_model(model["learner"], model["combine"], base, model["trees"])
+    return export.make_model(model["learner"], model["combine"], base, model["trees"],
+                             features=model["schema"]["features"])
 
 
-def columns(features: str) -> list[int]:
-    """The indices in ``schema.FEATURES`` of the feature set ``features``."""
-    return [schema.FEATURES.index(name) for name in FEATURE_SETS[features]]
+def columns(features: str, load: bool = False) -> list[int]:
+    """The indices in ``schema.FEATURES`` of the feature set ``features``; with ``load``,
+    those in ``schema.FEATURES_LOAD`` followed by the load features'."""
+    out = [schema.FEATURES.index(name) for name in FEATURE_SETS[features]]
+    return out + ([schema.FEATURES_LOAD.index(name) for name in schema.LOAD] if load else [])
 
 
 def matrix(ds: Dataset, features: str = "all") -> Any:
-    """The rows of ``ds`` as a numpy array of the columns of the feature set ``features``."""
+    """The rows of ``ds`` as a numpy array of the columns of the feature set ``features``
+    (and the load features where ``ds`` has them)."""
     import numpy as np
-    return np.asarray(ds.X, dtype=np.float64)[:, columns(features)]
+    return np.asarray(ds.X, dtype=np.float64)[:, columns(features, ds.load)]
 
 
 def fit(ds: Dataset, s: Settings) -> dict:
     """A model dict trained on all rows of ``ds`` (no metadata)."""
     s = s.resolved()
     if len(set(ds.y)) < 2:
-        return constant(bool(ds.y[0]), s.learner)
+        return constant(bool(ds.y[0]), s.learner, ds.load)
     est = estimator(s).fit(matrix(ds, s.features), list(ds.y), sample_weight=weights(ds, s))
-    model = export.from_sklearn(est, s.learner, columns(s.features))
+    model = export.from_sklearn(est, s.learner, columns(s.features, ds.load),
+                                _names(ds.load))
     return _with_threshold(model, s.threshold)
+
+
+def _names(load: bool) -> tuple[str, ...]:
+    """The runtime's vector a model of data with (or without) the load features indexes."""
+    return schema.FEATURES_LOAD if load else schema.FEATURES
 
 
 def subset(ds: Dataset, idx: Sequence[int]) -> Dataset:

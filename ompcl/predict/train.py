@@ -8,6 +8,12 @@ platform it was measured on, the cross-validation scores of both schemes and the
 size; and a text report of the same. With the learner ``auto`` (the default of ``ompcl
 train``) the settings are chosen by ``select`` on all rows, grouped by program (the shipped
 model meets new programs), and the cross-validation repeats that choice inside every fold.
+
+Rows with the load columns (``ompcl bench load``'s) train with the load features unless
+``load_features`` is "off" (``data.use_load``): the model is load-aware (``export``), and
+the metadata's ``load_features`` compares it, cross-validated on the same rows and folds,
+with the same learner trained without them (``compare_load``). Without the load columns the
+model is the same as before, byte for byte.
 """
 from __future__ import annotations
 
@@ -61,7 +67,8 @@ def _select(ds: data.Dataset, s: learners.Settings, folds: int, cv: bool,
     if s.learner != learners.AUTO:
         return s, [], {}
     k = crossval.plan(ds, folds)["k_used"]
-    searches = 1 + (k + min(k, ds.programs) if cv else 0)   # crossval._chooser
+    # crossval._chooser: one search per fold and block, twice with the load-blind comparison
+    searches = 1 + ((2 if ds.load else 1) * (k + min(k, ds.programs)) if cv else 0)
     fams = select.families(len(ds), searches, budget)
     by_program = ds.programs >= select.INNER_FOLDS
     if len(set(ds.y)) < 2 or len(ds) < 2 * select.INNER_FOLDS:
@@ -75,29 +82,59 @@ def _select(ds: data.Dataset, s: learners.Settings, folds: int, cv: bool,
                           "slowdown_weight": s.host_weight, "best": table[:10]}
 
 
+def compare_load(ds: data.Dataset, s: learners.Settings, folds: int,
+                 fams: Sequence[select.Family], aware: dict) -> dict:
+    """The load-aware model's cross-validation ``aware`` beside that of the same learner
+    (settings ``s``, families ``fams``) on the same rows without the load features (same
+    folds: they depend on the labels, programs and seed only)."""
+    blind = crossval.cross_validate(data.without_load(ds), s, folds, fams)
+    out = {}
+    for key in crossval.SCHEMES:
+        if aware.get(key) and blind.get(key):
+            out[key] = {side: {m: cv[key][m] for m in _COMPARED}
+                        for side, cv in (("aware", aware), ("blind", blind))}
+    return out
+
+
+#: the scores ``compare_load`` puts side by side
+_COMPARED = ("oracle_share", "accuracy", "speedup_over_host", "worst_slowdown_over_host")
+
+
+def _load_meta(ds: data.Dataset, s: learners.Settings, folds: int,
+               fams: Sequence[select.Family], cv: dict) -> dict:
+    """The metadata's ``load_features`` (only where they were used)."""
+    return {"used": True, "features": list(schema.LOAD),
+            "comparison": compare_load(ds, s, folds, fams, cv) if cv else {}}
+
+
 def train(paths: Sequence[str | os.PathLike], s: learners.Settings, folds: int = 10,
           platform: str = "", command: str = "", cv: bool = True,
-          budget: float = 1.0, threads: int | None = None) -> dict:
+          budget: float = 1.0, threads: int | None = None,
+          load_features: str = "auto") -> dict:
     """Train on the CSV files ``paths`` (their rows of ``threads`` OpenMP threads where it
-    is given); the model dict with its metadata. ``budget`` scales the search of an ``auto``
-    learner (``select.families``)."""
+    is given; with the load features as ``data.use_load`` decides for ``load_features``);
+    the model dict with its metadata. ``budget`` scales the search of an ``auto`` learner
+    (``select.families``)."""
     learners.check(s)
     learners.require_sklearn()
-    ds = data.load(paths, threads)
+    ds = data.load(paths, threads, load_features)
     metas = read_meta(paths)
     chosen, fams, selection = _select(ds, s, folds, cv, budget)
     model = learners.fit(ds, chosen)
+    scores = crossval.cross_validate(ds, s, folds, fams) if cv else {}
     meta = {
-        "schema": {"version": schema.VERSION, "features": list(schema.FEATURES)},
+        "schema": {"version": schema.VERSION, "features": model["schema"]["features"]},
         "learner": chosen.learner, "settings": chosen.as_dict(), "size": learners.size(model),
         "selection": selection,
         "training_data": _data_summary(ds, threads), "platform": _platform(metas, platform),
         "measurement": [{k: m[k] for k in ("collected", "load_average", "command", "env",
                                            "repeats") if k in m} for m in metas],
-        "cross_validation": crossval.cross_validate(ds, s, folds, fams) if cv else {},
+        "cross_validation": scores,
         "training_fit": metrics.score(_choices(model, ds), ds.t_cpu, ds.t_gpu),
         "command": command,
     }
+    if ds.load:
+        meta["load_features"] = _load_meta(ds, s, folds, fams, scores)
     model["metadata"] = meta
     return model
 
@@ -165,4 +202,27 @@ def report(model: dict) -> str:
             c = cv[key]["confusion"]
             out.append(f"confusion, {_NAMES[key].format(k=cv['k_used'])} (rows measured "
                        f"host/device, columns chosen host/device): {c[0]} {c[1]}")
-    return "\n".join(out)
+    return "\n".join(out + _load_lines(m))
+
+
+def _load_lines(m: dict) -> list[str]:
+    """The load-aware against load-blind table of a model trained with the load features."""
+    lf = m.get("load_features")
+    if not lf:
+        return []
+    out = ["", f"load features {', '.join(lf['features'])}: this model reads them "
+           "(OMPCL_MODEL=FILE; the runtime fills them at each decision)"]
+    if not lf["comparison"]:
+        return out + ["no load-blind comparison (no cross-validation)"]
+    out += ["cross-validated against the same learner without them (same rows and folds):",
+            f"{'':26}{'aware':>8}{'blind':>8}{'aware':>10}{'blind':>8}{'worst':>10}"
+            f"{'worst':>10}",
+            f"{'':26}{'oracle':>8}{'oracle':>8}{'accuracy':>10}{'accur.':>8}{'aware':>10}"
+            f"{'blind':>10}"]
+    cv = m["cross_validation"]
+    for key, c in lf["comparison"].items():
+        a, b = c["aware"], c["blind"]
+        out.append(f"{_NAMES[key].format(k=cv.get('k_used', 10)):26}{a['oracle_share']:>8.1%}"
+                   f"{b['oracle_share']:>8.1%}{a['accuracy']:>10.1%}{b['accuracy']:>8.1%}"
+                   f"{a['worst_slowdown_over_host']:>9.1f}x{b['worst_slowdown_over_host']:>9.1f}x")
+    return out
