@@ -208,3 +208,27 @@ def test_split_without_the_compiler(tmp_path):
     assert res.stderr.splitlines() == [f"ompcl: error: cannot run the compiler "
                                        f"'{tmp_path / 'no-such-cc'}': No such file or directory "
                                        "(set OMPCL_CC or --ompcl-compiler=)"]
+
+
+def test_compiles_start_when_one_ends_without_being_pumped(tmp_path):
+    """A queued compile starts as soon as a running one ends, while the driver is busy
+    translating (it does not wait for the next ``pump``); results come back per source."""
+    import time
+    from ompcl.driver.cc import _Compiles
+    jobs = _Compiles(("sh", "-c"))
+    for k in range(3):
+        jobs.add(k, [f"sleep 0.2; date +%s.%N > {tmp_path}/{k}; echo msg{k} >&2"],
+                 tmp_path / f"{k}.err")
+    jobs.pump(1)
+    time.sleep(1.5)    # "translating": no pump, no finish
+    assert all((tmp_path / str(k)).exists() for k in range(3))
+    results = jobs.finish(2)
+    assert results == {k: (0, f"msg{k}\n") for k in range(3)}
+
+
+def test_compiles_without_the_compiler(tmp_path):
+    from ompcl.driver.cc import NoCompiler, _Compiles
+    jobs = _Compiles((str(tmp_path / "no-such-compiler"),))
+    with pytest.raises(NoCompiler):
+        jobs.add(0, ["x.c"], tmp_path / "0.err")
+        jobs.finish(2)
