@@ -79,9 +79,10 @@ class Driver:
                 return self.call([*cmd.raw, *link], capture=False).returncode
             cpp = cpp_options(cmd.args)
             self.sources = tuple(a for a in cmd.args if a.endswith(".c") and os.path.isfile(a))
-            if split.separable(cmd) and jobs() > 1:
-                return self.run_split(cmd, todo, link, tmp, cpp)
-            units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
+            with reuse_preprocessed():   # a source is also its siblings' sibling: once each
+                if split.separable(cmd) and jobs() > 1:
+                    return self.run_split(cmd, todo, link, tmp, cpp)
+                units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
             return self.compile(cmd, units, link, tmp)
         finally:
             self.catch_up()
