@@ -208,3 +208,65 @@ def test_split_without_the_compiler(tmp_path):
     assert res.stderr.splitlines() == [f"ompcl: error: cannot run the compiler "
                                        f"'{tmp_path / 'no-such-cc'}': No such file or directory "
                                        "(set OMPCL_CC or --ompcl-compiler=)"]
+
+
+def test_compiles_start_when_one_ends_without_being_pumped(tmp_path):
+    """A queued compile starts as soon as a running one ends, while the driver is busy
+    translating (it does not wait for the next ``pump``); results come back per source."""
+    import time
+    from ompcl.driver.cc import _Compiles
+    jobs = _Compiles(("sh", "-c"))
+    for k in range(3):
+        jobs.add(k, [f"sleep 0.2; date +%s.%N > {tmp_path}/{k}; echo msg{k} >&2"],
+                 tmp_path / f"{k}.err")
+    jobs.pump(1)
+    time.sleep(1.5)    # "translating": no pump, no finish
+    assert all((tmp_path / str(k)).exists() for k in range(3))
+    results = jobs.finish(2)
+    assert results == {k: (0, f"msg{k}\n") for k in range(3)}
+
+
+def test_compiles_without_the_compiler(tmp_path):
+    from ompcl.driver.cc import NoCompiler, _Compiles
+    jobs = _Compiles((str(tmp_path / "no-such-compiler"),))
+    with pytest.raises(NoCompiler):
+        jobs.add(0, ["x.c"], tmp_path / "0.err")
+        jobs.finish(2)
+
+
+CALLER = """#include <stdio.h>
+double scale(double v);
+double x[64];
+int main(void) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < 64; i++) x[i] = scale((double)i);
+  printf("%f\\n", x[63]);
+  return 0;
+}
+"""
+CALLEE = """double y[64];
+double scale(double v) { return 2.0 * v; }
+void fill(void) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < 64; i++) y[i] = scale((double)i);
+}
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_each_source_preprocessed_once_per_command(tmp_path, jobs):
+    """A source that is also a sibling of another (where its callees are defined) is
+    preprocessed once in a command, not once for each translation that reads it."""
+    (tmp_path / "main.c").write_text(CALLER)
+    (tmp_path / "helper.c").write_text(CALLEE)
+    log = tmp_path / "cpp.log"
+    cpp = tmp_path / "cpp"
+    cpp.write_text(f'#!/bin/sh\nfor a; do :; done\necho "$a" >> {log}\nexec gcc "$@"\n')
+    cpp.chmod(0o755)
+    res = ompcl_cc(tmp_path, "-fopenmp", "main.c", "helper.c", "-o", "app",
+                   OMPCL_CPP=str(cpp), OMPCL_JOBS=jobs, OMPCL_SERVER="0")
+    assert res.returncode == 0, res.stderr
+    seen = log.read_text().split()
+    assert seen.count("helper.c") == 1 and seen.count("main.c") == 1, seen

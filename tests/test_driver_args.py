@@ -259,3 +259,57 @@ def test_ompcl_cc_executable_entry(tmp_path):
                                                FAKECC_LOG=str(log)))
     assert res.returncode == 0, res.stderr
     assert fake_calls(log) == [["-I/h", "-c", "plain.c"]]
+
+
+ONLY_SYNCHRONISATION = """#include <stdio.h>
+#include <omp.h>
+static int calls;
+#pragma omp threadprivate(calls)
+double total;
+void add(double v) {
+#pragma omp critical (sum)
+  total += v;
+#pragma omp atomic update
+  calls++;
+#pragma omp barrier
+#pragma omp master
+  printf("%d\\n", omp_get_thread_num());
+#pragma omp masked
+  total *= 1.0;
+#pragma omp flush
+#pragma omp taskwait
+#pragma omp taskyield
+}
+"""
+
+
+@pytest.mark.parametrize("text, acted_on", [
+    (ONLY_SYNCHRONISATION, False),
+    ("int f(void) { return 0; }\n", False),
+    ("#pragma omp parallel\n{ }\n", True),                 # a parallel region (team)
+    ("#pragma omp for\nfor (;;) ;\n", True),
+    ("#pragma omp critical\n#pragma omp parallel for\n", True),
+    ("#  pragma  omp  master taskloop\n", True),           # a loop
+    ("#pragma omp masked\\\n taskloop\n", True),            # continued
+    ("#pragma omp target\n", True),
+    ("#pragma omp declare target\n", True),
+    ("#pragma omp single\n", True),
+    ("#pragma omp\n", True),
+    ("#pragma omp frobnicate\n", True),                    # its remark is the translator's
+])
+def test_directives_translation_acts_on(tmp_path, text, acted_on):
+    """Only files whose directives translation acts on are translated: one with only
+    synchronisation directives (in functions that parallel regions elsewhere call) costs
+    what the compiler costs."""
+    from ompcl.driver.args import has_directive
+    (tmp_path / "f.c").write_text(text)
+    assert has_directive(str(tmp_path / "f.c")) is acted_on
+
+
+def test_synchronisation_directives_translate_to_themselves(tmp_path):
+    """What makes skipping them safe: the translator leaves such a file as it is."""
+    from ompcl.driver.cc import _translate_file
+    from ompcl.frontend.preprocess import CppOptions
+    (tmp_path / "f.c").write_text(ONLY_SYNCHRONISATION)
+    host, remarks = _translate_file(str(tmp_path / "f.c"), CppOptions())
+    assert host == ONLY_SYNCHRONISATION and remarks == []

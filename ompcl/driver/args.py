@@ -28,7 +28,11 @@ QUERY = frozenset("""
     """.split())
 _QUERY_PREFIXES = ("-print-", "--print-", "--help=")
 _NO_LINK = frozenset(("-c", "--compile"))
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+omp\b", re.M)
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+omp\b[ \t]*(\w*)[ \t]*(\w*)", re.M)
+#: directives a file may have and still come out of translation unchanged: no loop, no
+#: parallel region, nothing to run on the device (``master taskloop`` is a loop)
+_UNTRANSLATED = frozenset(b"critical atomic barrier flush master masked threadprivate "
+                          b"taskwait taskyield".split())
 REMARK_FLAGS = {"-Rompcl": "all", "-Rompcl-missed": "missed"}
 _BOOL_ENV_FALSE = ("", "0", "no", "off", "false")
 
@@ -264,8 +268,12 @@ def cpp_options(args: tuple[str, ...]):
 
 
 def has_directive(path: str) -> bool:
-    """Whether the file's own text has a ``#pragma omp`` line (continuations joined).
-    Loops from headers and macro expansions are never offloaded, so this is enough."""
+    """Whether the file's own text has a ``#pragma omp`` line (continuations joined) that
+    translation acts on: not only ``critical``, ``atomic``, ``barrier``, ``master`` and the
+    like, which a file without work-sharing loops or parallel regions has (in functions its
+    parallel regions elsewhere call) and which translation leaves as they are (such a file
+    costs what the compiler costs). Loops from headers and macro expansions are never
+    offloaded, so this is enough."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()
@@ -273,4 +281,6 @@ def has_directive(path: str) -> bool:
         return False  # the compiler reports it
     if b"\0" in data:
         return False
-    return _DIRECTIVE.search(data.replace(b"\\\r\n", b"").replace(b"\\\n", b"")) is not None
+    text = data.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+    return any(m[1] not in _UNTRANSLATED or m[2] == b"taskloop"
+               for m in _DIRECTIVE.finditer(text))

@@ -79,9 +79,10 @@ class Driver:
                 return self.call([*cmd.raw, *link], capture=False).returncode
             cpp = cpp_options(cmd.args)
             self.sources = tuple(a for a in cmd.args if a.endswith(".c") and os.path.isfile(a))
-            if split.separable(cmd) and jobs() > 1:
-                return self.run_split(cmd, todo, link, tmp, cpp)
-            units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
+            with reuse_preprocessed():   # a source is also its siblings' sibling: once each
+                if split.separable(cmd) and jobs() > 1:
+                    return self.run_split(cmd, todo, link, tmp, cpp)
+                units = [self.translate(cmd.args[k], k, tmp / str(k), cpp) for k in todo]
             return self.compile(cmd, units, link, tmp)
         finally:
             self.catch_up()
@@ -317,56 +318,75 @@ def jobs() -> int:
 class _Compiles:
     """Compiler processes started in the order given, at most so many at a time, each one's
     messages kept in a file of its own (the compiler's output is read when all are done,
-    in the order of the sources)."""
+    in the order of the sources). A thread waits for each one, and starts the next queued
+    one as soon as it ends: the compilers keep their share of the CPUs while this process
+    translates (it hands them work between translations, ``pump``)."""
 
     def __init__(self, compiler: tuple[str, ...]):
+        import threading
         self.compiler = compiler
         self.queue: list[tuple[int, list[str], Path]] = []
-        self.running: dict[int, tuple[subprocess.Popen, Path]] = {}
+        self.running: set[int] = set()
         self.results: dict[int, tuple[int, str]] = {}
+        self.limit = 1
+        self.error: OSError | None = None   # a compiler that could not be started
+        self.changed = threading.Condition()
 
     def add(self, key: int, args: list[str], messages: Path) -> None:
-        self.queue.append((key, args, messages))
+        with self.changed:
+            self.queue.append((key, args, messages))
+            self._start_more()
+        self._raise()
 
     def pump(self, limit: int) -> None:
-        """Collect the finished ones; start queued ones while fewer than ``limit`` run."""
-        for key, (proc, _) in list(self.running.items()):
-            if proc.poll() is not None:
-                self._collect(key)
-        while self.queue and len(self.running) < limit:
+        """Start queued ones while fewer than ``limit`` run (and, from now on, whenever one
+        ends)."""
+        with self.changed:
+            self.limit = limit
+            self._start_more()
+        self._raise()
+
+    def finish(self, limit: int) -> dict[int, tuple[int, str]]:
+        """Run the rest, ``limit`` at a time; every one's (exit status, messages)."""
+        with self.changed:
+            self.limit = limit
+            self._start_more()
+            while self.running or (self.queue and self.error is None):
+                self.changed.wait()
+        self._raise()
+        return self.results
+
+    def _raise(self) -> None:
+        """NoCompiler when a compiler could not be started, once the ones started ended."""
+        if self.error is not None:
+            with self.changed:
+                while self.running:
+                    self.changed.wait()
+            raise NoCompiler(self.error) from None
+
+    def _start_more(self) -> None:
+        """(Holding ``changed``.)"""
+        import threading
+        while self.queue and len(self.running) < self.limit and self.error is None:
             key, args, messages = self.queue.pop(0)
             with open(messages, "wb") as err:
                 try:
                     proc = subprocess.Popen([*self.compiler, *args], stderr=err)
                 except OSError as e:
                     self.queue.clear()
-                    self.finish(0)   # (the ones started)
-                    raise NoCompiler(e) from None
-            self.running[key] = proc, messages
+                    self.error = e
+                    return
+            self.running.add(key)
+            threading.Thread(target=self._wait, args=(key, proc, messages), daemon=True).start()
 
-    def finish(self, limit: int) -> dict[int, tuple[int, str]]:
-        """Run the rest, ``limit`` at a time; every one's (exit status, messages)."""
-        while self.queue or self.running:
-            self.pump(limit)
-            if self.running:
-                self._collect(self._next_done())
-        return self.results
-
-    def _next_done(self) -> int:
-        """One that has finished, waiting for it (another's child is left to its owner:
-        then the first one started is waited for)."""
-        try:
-            info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT)
-        except (OSError, AttributeError):
-            info = None
-        for key, (proc, _) in self.running.items():
-            if info is not None and proc.pid == info.si_pid:
-                return key
-        return next(iter(self.running))
-
-    def _collect(self, key: int) -> None:
-        proc, messages = self.running.pop(key)
-        self.results[key] = proc.wait(), messages.read_text(errors="replace")
+    def _wait(self, key: int, proc: subprocess.Popen, messages: Path) -> None:
+        status = proc.wait()
+        text = messages.read_text(errors="replace")
+        with self.changed:
+            self.results[key] = status, text
+            self.running.discard(key)
+            self._start_more()
+            self.changed.notify_all()
 
 
 def no_compiler(compiler: tuple[str, ...], e: OSError) -> int:
