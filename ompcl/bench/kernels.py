@@ -39,6 +39,7 @@ from typing import ClassVar
 
 import click
 
+from . import roofline
 from .command import bench_command, run_command
 from .kernel_shapes import SHAPES, Hand, Shape
 
@@ -314,6 +315,27 @@ def print_table(rows: list[Row], dev: Device, args) -> None:
           f"cpu {max(cs):.2f}")
 
 
+def print_roof(rows: list[Row], limits: roofline.Limits) -> None:
+    """Each kernel's achieved bandwidth and FLOP rate against the device's measured limits:
+    the share of the limit that bounds the shape (bandwidth below the machine's balance,
+    else the FLOP rate), for the generated kernel, the fastest hand-written one and the
+    OpenMP loop."""
+    print(f"\nlimits measured in this run: triad {limits.bandwidth:.1f} GB/s, peak FP64 "
+          f"{limits.flops:.1f} GFLOP/s (balance {limits.balance:.2f} FLOP/byte)")
+    print(f"  {'shape':12} {'bound':>6} {'gen GB/s':>9} {'GFLOP/s':>8} {'gen roof':>9} "
+          f"{'hand roof':>10} {'OpenMP roof':>12}")
+    for r in rows:
+        gen = roofline.roof(r.shape.name, r.gen.ms("kernel") / 1e3, limits)
+        if gen is None:
+            continue
+        hand = roofline.roof(r.shape.name, r.best_hand("kernel")[1].ms("kernel") / 1e3, limits)
+        omp = roofline.roof(r.shape.name, r.omp.ms("wall") / 1e3, limits)
+        nbytes, flops = roofline.TRAFFIC[r.shape.name]
+        bound = "flops" if flops / nbytes >= limits.balance else "memory"
+        print(f"  {r.shape.name:12} {bound:>6} {gen[0]:9.1f} {gen[1]:8.2f} {gen[2]:9.0%} "
+              f"{hand[2]:10.0%} {omp[2]:12.0%}")
+
+
 def print_alternatives(rows: list[Row]) -> None:
     """Every hand-written form of the shapes that have several (ms per call, kernel/call)."""
     multi = [r for r in rows if len(r.hand) > 1]
@@ -351,10 +373,12 @@ def _geomean(xs: list[float]) -> float:
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-def _json(rows: list[Row]) -> list[dict]:
+def _json(rows: list[Row], limits: roofline.Limits | None = None) -> list[dict]:
     out = []
     for r in rows:
         k, w, c = r.ratios()
+        gen = roofline.roof(r.shape.name, r.gen.ms("kernel") / 1e3, limits) if limits else None
+        omp = roofline.roof(r.shape.name, r.omp.ms("wall") / 1e3, limits) if limits else None
         out.append({"shape": r.shape.name, "what": r.shape.what,
                     "generated_kernel_ms": r.gen.ms("kernel"), "generated_call_ms":
                     r.gen.ms("wall"), "generated_cpu_ms": r.gen.ms("cpu"),
@@ -366,7 +390,11 @@ def _json(rows: list[Row]) -> list[dict]:
                     "same_result": r.agree(),
                     "settings": {x: {"kernel_ms": s.ms("kernel"), "call_ms": s.ms("wall")}
                                  for x, s in r.sweep.items()},
-                    "stat": Samples.stat})
+                    "stat": Samples.stat,
+                    "roof": {"triad_gbs": limits.bandwidth, "peak_gflops": limits.flops,
+                             "generated": gen and dict(zip(("gbs", "gflops", "share"), gen)),
+                             "openmp": omp and dict(zip(("gbs", "gflops", "share"), omp))}
+                    if limits else None})
     return out
 
 
@@ -414,14 +442,18 @@ def cli(**params) -> int:
         work = Path(args.keep or tmp)
         work.mkdir(parents=True, exist_ok=True)
         rows = []
+        limits = [roofline.measure(dev)]  # before and after the shapes: the better of both
         for shape in wanted:
             print(f"  {shape.name}: {shape.what}", file=sys.stderr, flush=True)
             rows.append(measure(shape, dev, work, args.rounds, args.calls, sweep))
+        limits.append(roofline.measure(dev))
+    roof = roofline.Limits(max(x.bandwidth for x in limits), max(x.flops for x in limits))
     print_table(rows, dev, args)
+    print_roof(rows, roof)
     print_alternatives(rows)
     print_sweep(rows)
     if args.json_out:
-        Path(args.json_out).write_text(json.dumps(_json(rows), indent=2) + "\n")
+        Path(args.json_out).write_text(json.dumps(_json(rows, roof), indent=2) + "\n")
     return 0 if all(r.agree() for r in rows) else 1
 
 
