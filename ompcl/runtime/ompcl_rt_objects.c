@@ -93,11 +93,12 @@ static void put(uintptr_t start, uintptr_t end) {
   blocks[i] = (block){start, end};
 }
 
-static void forget(uintptr_t start) {
+/* Forget the block starting at start; 0 when the table did not hold it. */
+static int forget(uintptr_t start) {
   size_t i, j;
-  if (!capacity) return;
+  if (!capacity) return 0;
   for (i = slot_of(start); blocks[i].start != start; i = (i + 1) & (capacity - 1))
-    if (!blocks[i].start) return;
+    if (!blocks[i].start) return 0;
   /* backward shift: move later members of the probe run into the hole */
   for (j = (i + 1) & (capacity - 1); blocks[j].start; j = (j + 1) & (capacity - 1)) {
     size_t home = slot_of(blocks[j].start);
@@ -108,6 +109,7 @@ static void forget(uintptr_t start) {
   }
   blocks[i] = (block){0, 0};
   used--;
+  return 1;
 }
 
 /* ---- small blocks: a ring of the latest allocations and frees ---------------------------
@@ -200,9 +202,12 @@ void __wrap_free(void *p) {
   if (p && malloc_usable_size(p) < OMPCL_HEAP_MIN) {
     if (__atomic_load_n(&ring, __ATOMIC_RELAXED)) ring_note((uintptr_t)p, 0);
   } else if (p) {
+    int held;
     heap_acquire();
-    forget((uintptr_t)p);
+    held = forget((uintptr_t)p);
     heap_release();
+    /* asked below the table's minimum, rounded up past it by the allocator: in the ring */
+    if (!held && __atomic_load_n(&ring, __ATOMIC_RELAXED)) ring_note((uintptr_t)p, 0);
   }
   __real_free(p);
 }
