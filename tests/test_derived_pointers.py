@@ -61,6 +61,31 @@ int main(void) {
 }
 """
 
+#: derived pointers declared in an inner loop's body (a tree's row, an element's address):
+#: each block's pointers are declared again each time it runs
+INNER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  int n = 200, m = 150, i, j, k;
+  double **a = malloc(n * sizeof(double *)), *b = malloc(n * m * sizeof(double)), c[64][150];
+  for (i = 0; i < n; i++) { a[i] = malloc(m * sizeof(double)); for (j = 0; j < m; j++) a[i][j] = (i + 2 * j) % 7; }
+  for (i = 0; i < 64; i++) for (j = 0; j < m; j++) c[i][j] = (i * j) % 5;
+#pragma omp parallel for private(j, k)
+  for (i = 0; i < 64; i++) {
+    for (j = 0; j < n; j++) {
+      double *row = a[j];
+      double *out = &b[j * m];
+      double s = 0;
+      for (k = 0; k < m; k++) s += row[k] * c[i][k];
+      if (i == 0) for (k = 0; k < m; k++) out[k] = s + row[k];
+    }
+  }
+  double t = 0; for (i = 0; i < n * m; i++) t += b[i] * (1 + i % 3);
+  printf("%.4f\n", t); return 0;
+}
+"""
+
 MOVED = r"""
 double a[1000], b[1000];
 void f(int n) {
@@ -84,6 +109,12 @@ def test_offset_pointer_arguments_run_on_the_device(tmp_path):
     ref, exe = build_both(tmp_path, OFFSETS, "offsets.c")
     every_path(ref, exe, 1e-12)
     assert device_runs(exe) in (None, [1, 1])
+
+
+def test_derived_pointers_of_inner_blocks_run_on_the_device(tmp_path):
+    ref, exe = build_both(tmp_path, INNER, "inner.c")
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [1])
 
 
 def test_a_pointer_the_body_moves_stays_on_the_host(tmp_path):

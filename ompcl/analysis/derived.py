@@ -1,5 +1,5 @@
-"""Pointers derived from arrays inside a loop body: ``double *rA = &a[i * m];`` then
-``rA[j]``, as base plus offset.
+"""Pointers derived from arrays inside a loop body or a block in it (an inner loop's body):
+``double *rA = &a[i * m];`` then ``rA[j]``, as base plus offset.
 
 Consumes a candidate loop and the variables in scope; produces a copy of the loop in which
 each such pointer is replaced by what it stands for (``rA[j]`` becomes ``a[(i * m) + (j)]``,
@@ -122,16 +122,37 @@ def _element(base: c_ast.ID, subs: list[c_ast.Node], coord) -> c_ast.ArrayRef:
     return out
 
 
+def _block(body: c_ast.Node, scope: dict[str, Var], written_outside: set[str]
+           ) -> tuple[c_ast.Compound, dict] | None:
+    """The first block of ``body`` (itself, then the blocks inside it, inner loops' bodies
+    among them) declaring derived pointers, and those pointers: each block's pointers are
+    declared again each time it is entered, so what the block itself writes is what may not
+    change their base and subscripts; a name declared twice in the block is left alone."""
+    for c in walk(body):
+        if not isinstance(c, c_ast.Compound):
+            continue
+        ptrs = _candidates(c, scope, names_written(c) | written_outside)
+        declared = [n.name for n in walk(c) if isinstance(n, c_ast.Decl)]
+        ptrs = {k: v for k, v in ptrs.items() if declared.count(k) == 1}
+        if ptrs:
+            return c, ptrs
+    return None
+
+
 def substituted(loop: c_ast.For, scope: dict[str, Var]) -> c_ast.For | None:
     """The loop with its derived pointers replaced (see module), or None."""
-    body = loop.stmt
-    if not isinstance(body, c_ast.Compound):
+    if not isinstance(loop.stmt, c_ast.Compound):
         return None
-    written = names_written(body)  # the loop's own variable is constant in an iteration
-    ptrs = _candidates(body, scope, written)
-    if not ptrs:
-        return None
-    try:
-        return _rewrite(loop, ptrs, {id(d) for d, _, _ in ptrs.values()})
-    except _Unsupported:
-        return None
+    done = 0
+    while done < 16:  # one block at a time: the blocks of a copy are the copy's
+        found = _block(loop.stmt, scope, set())
+        if found is None:
+            break
+        block, ptrs = found
+        drop = {id(d) for d, _, _ in ptrs.values()}
+        try:
+            loop = clone_with(loop, lambda n: _rewrite(n, ptrs, drop) if n is block else None)
+        except _Unsupported:
+            return None
+        done += 1
+    return loop if done else None
