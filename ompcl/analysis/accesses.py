@@ -130,20 +130,20 @@ def arrays_written(node: c_ast.Node | None) -> set[str]:
     return out
 
 
+def write_targets(node: c_ast.Node | None):
+    """The lvalues ``node`` assigns, increments or takes the address of."""
+    if node is None:
+        return
+    for sub in walk(node):
+        if isinstance(sub, c_ast.Assignment):
+            yield sub.lvalue
+        elif isinstance(sub, c_ast.UnaryOp) and sub.op in ("++", "--", "p++", "p--", "&"):
+            yield sub.expr
+
+
 def names_written(node: c_ast.Node | None) -> set[str]:
     """Names assigned, incremented or address-taken anywhere in ``node`` (by name)."""
-    out: set[str] = set()
-    if node is None:
-        return out
-    for sub in walk(node):
-        target = None
-        if isinstance(sub, c_ast.Assignment):
-            target = sub.lvalue
-        elif isinstance(sub, c_ast.UnaryOp) and sub.op in ("++", "--", "p++", "p--", "&"):
-            target = sub.expr
-        if isinstance(target, c_ast.ID):
-            out.add(target.name)
-    return out
+    return {t.name for t in write_targets(node) if isinstance(t, c_ast.ID)}
 
 
 _LOCAL = "local"

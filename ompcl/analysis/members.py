@@ -21,7 +21,7 @@ from pycparser import c_ast
 
 from ..frontend.clone import clone, clone_with
 from ..ir import CType, Storage, Var
-from .accesses import names_written
+from .accesses import names_written, write_targets
 from .ctypes_ import TypeEnv, c_text, walk
 from .trees import tree_type
 
@@ -37,16 +37,7 @@ def chain(node: c_ast.Node) -> tuple[c_ast.ID, list[c_ast.StructRef]] | None:
 
 def assigned_members(node: c_ast.Node) -> set[str]:
     """Members (by name) the code assigns, increments or takes the address of."""
-    out = set()
-    for n in walk(node):
-        target = None
-        if isinstance(n, c_ast.Assignment):
-            target = n.lvalue
-        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&"):
-            target = n.expr
-        if isinstance(target, c_ast.StructRef):
-            out.add(target.field.name)
-    return out
+    return {t.field.name for t in write_targets(node) if isinstance(t, c_ast.StructRef)}
 
 
 def _resolve(t: c_ast.Node | None, env: TypeEnv) -> c_ast.Node | None:
