@@ -109,6 +109,10 @@ int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
 void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
                         int mode) {
   pthread_mutex_lock(&lock);
+  /* a null pointer the loop reaches only on a path the original never takes (a guard): no
+   * copy can be made of what it points to, the original runs */
+  if (!ptr && lo <= hi && decline(L, &L->r->block_declines))
+    ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
   ompcl_arg_array(L, ptr, lo, hi, esize, mode);
   pthread_mutex_unlock(&lock);
 }

@@ -28,23 +28,27 @@ class DeviceCode:
 
 
 def expand_array_typedefs(node: c_ast.Node, env: TypeEnv | None) -> None:
-    """Declarations in ``node`` whose type is a typedef name of an array type (``real3 a`` of
-    ``typedef double real3[3]``) spelled out (``double a[3]``): the kernel program has no
-    such typedef, and an array parameter's address space goes on its element type."""
+    """Declarations in ``node`` whose type is a typedef name of an array type, or a pointer to
+    one (``real3 a``, ``real3 *p`` of ``typedef double real3[3]``), spelled out (``double
+    a[3]``, ``double (*p)[3]``): the kernel program has no such typedef, and a pointer
+    parameter's address space goes on its element type."""
     if env is None:
         return
     for n in walk(node):
-        if not isinstance(n, c_ast.Decl) or not isinstance(n.type, c_ast.TypeDecl):
+        if not isinstance(n, (c_ast.Decl, c_ast.Typename)):
             continue
-        names = getattr(n.type.type, "names", None)
+        holder, t = n, n.type  # the node whose .type is the TypeDecl (under any pointers)
+        while isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+            holder, t = t, t.type
+        names = getattr(getattr(t, "type", None), "names", None)
         target = env.typedefs.get(names[0]) if names and len(names) == 1 else None
-        if isinstance(target, c_ast.ArrayDecl):
-            t = clone(target)
-            for sub in walk(t):
+        if isinstance(t, c_ast.TypeDecl) and isinstance(target, c_ast.ArrayDecl):
+            spelled = clone(target)
+            for sub in walk(spelled):
                 if isinstance(sub, c_ast.TypeDecl):
-                    sub.declname = n.name
-                    sub.quals = list(sub.quals or []) + list(n.type.quals or [])
-            n.type = t
+                    sub.declname = t.declname
+                    sub.quals = list(sub.quals or []) + list(t.quals or [])
+            holder.type = spelled
 
 
 def spelled_out(k: KernelSpec, env: TypeEnv) -> KernelSpec:
