@@ -239,10 +239,16 @@ def specialized(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv, ast: c_ast
         v = scope.get(found[0].name) if found else None
         return chain_type(v, found[1], env) if v is not None and v.decl is not None else None
 
+    def designated(a: c_ast.Node) -> c_ast.Node:
+        """The struct (or pointer to one) an argument designates: ``&s`` -> ``s``, ``*p``
+        -> ``p`` (its members are reached from there as from the argument)."""
+        return a.expr if isinstance(a, c_ast.UnaryOp) and a.op in ("&", "*") else a
+
     def struct_var(a: c_ast.Node) -> bool:
-        return _struct_type(type_of(a), env)
+        return _struct_type(type_of(designated(a)), env)
 
     def member(a: c_ast.Node, path: Path) -> c_ast.Node:
+        a = designated(a)
         return follow(a, type_of(a), path, env)
 
     def rewrite(n: c_ast.Node) -> c_ast.Node | None:
