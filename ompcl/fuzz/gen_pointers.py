@@ -336,9 +336,10 @@ class Pointers(Families):
                 f"int mcoff{p} = 0;"]
         return self.mc_types, f"mvec{self.seed % 97}"
 
-    def member_instance(self, n: int, null_ex: bool) -> tuple[str, str]:
+    def member_instance(self, n: int, null_ex: str) -> tuple[str, str]:
         """A struct of the member types in main (a pointer to a heap one, or a value) whose
-        pointers point to arrays of ``n`` elements; (its name, its access prefix)."""
+        pointers point to arrays of ``n`` elements; (its name, its access prefix).
+        ``null_ex``: 'ex', its ``ex`` is null; 'v', ``ex->v`` is."""
         r = self.r
         st, vec = self.member_types()
         name = self.fresh("ms")
@@ -351,8 +352,10 @@ class Pointers(Families):
                   "emb.w": "double"}
         init = [f"    {x}in = malloc(sizeof *{x}in);", f"    {x}in->n = {n};",
                 f"    {x}emb.n = {n};", f"    {x}p = malloc((size_t){n} * sizeof *{x}p);"]
-        if null_ex:
+        if null_ex == "ex":
             init.append(f"    {x}ex = NULL;")
+        elif null_ex == "v":
+            init += [f"    {x}ex = malloc(sizeof *{x}ex);", f"    {x}ex->v = NULL;"]
         else:
             init.append(f"    {x}ex = malloc(sizeof *{x}ex);")
             arrays["ex->v"] = "double"
@@ -377,7 +380,7 @@ class Pointers(Families):
         self.check_extra += chk
         self.frees_extra += [f"    free({x}{m});" for m in arrays] + [
             f"    free({x}p);", f"    free({x}in);"] + (
-            [] if null_ex else [f"    free({x}ex);"]) + ([f"    free({name});"] if ptr else [])
+            [] if null_ex == "ex" else [f"    free({x}ex);"]) + ([f"    free({name});"] if ptr else [])
         self.floaty = True
         return name, x
 
@@ -431,7 +434,7 @@ class Pointers(Families):
         s = len(self.shapes) - 1
         if helper:
             self.dimvars[(s, 0)] = "m0"
-        null_ex = r.random() < 0.15
+        null_ex = r.choice(("ex", "v")) if r.random() < 0.15 else ""
         inst, x0 = self.member_instance(n, null_ex)
         self.member_last = (inst, x0)
         x = helper or x0
