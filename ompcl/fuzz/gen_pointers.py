@@ -93,7 +93,7 @@ class Pointers(Families):
         self.misc_names.append(t.name)
         if len(shape) == 3:  # the planes: one by one, or in one block
             if r.random() < 0.3:
-                pb = self.fresh("tp")
+                pb = self.fresh("tpl")  # (scalars are named tpN)
                 self.decl_local.append(f"    {ctype} **{pb} = malloc((size_t){shape[0]} * "
                                        f"{shape[1]} * sizeof *{pb});")
                 self.init_extra += [f"    for (h0 = 0; h0 < {shape[0]}; h0++)",
