@@ -41,6 +41,7 @@ POINTER_SEEDS = {
     7007: "tree: depth 3, a derived row pointer written; member_chain: &s to a callee",
     7011: "tree: a tree sharing the written tree's rows (declined)",
     7023: "tree: helpers taking trees, derived row pointers; member_chain: &s to a callee",
+    7310: "tree: the written tree's rows read through the block they are in (declined)",
 }
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
 #: saved regressions of bugs not fixed yet (strict: a fix makes the test say so)

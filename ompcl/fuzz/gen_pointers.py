@@ -33,6 +33,7 @@ class TreeArr:
     ctype: str
     shape: tuple[int, ...]
     base: str = ""
+    blk: str = ""  # the block its leaf rows are in, in order (style 'block', not reversed)
 
     def at(self, subs: list[str]) -> str:
         return self.name + "".join(f"[{s}]" for s in subs)
@@ -131,6 +132,7 @@ class Pointers(Families):
                                             f"calloc((size_t){size}, sizeof *{blk});"))
             at = f"({nrows - 1} - ({flat}))" if reverse else _paren(flat)
             self.init_extra += loops + [f"{deep}{rows} = {blk} + {at} * {step};"]
+            t.blk = "" if reverse or overlap else blk
             self.frees_extra.insert(0, f"    free({blk});")
         else:
             pad = f" + {hs[-1]} % 3" if style == "ragged" else ""
@@ -232,7 +234,10 @@ class Pointers(Families):
             fams.add("declined")
         self.trees += [w, *srcs] + ([alias] if alias else [])
         loops = [self.make_loop("ijk"[d], d, n) for d, n in enumerate(shape)]
-        return self._tree_nest(s, loops, w, srcs, alias, fams, helper)
+        flat = bool(w.blk) and alias is None and not helper and r.random() < 0.4
+        if flat:  # the written rows read through their block too: the runtime declines
+            fams.add("declined")
+        return self._tree_nest(s, loops, w, srcs, alias, fams, helper, flat)
 
     def _tree_reads(self, s: int, loops: list[Loop], srcs: list[TreeArr], c: Ctx,
                     pre: list[str]) -> None:
@@ -258,7 +263,8 @@ class Pointers(Families):
                     self.add_read(c, t, t.at(subs))
 
     def _tree_nest(self, s: int, loops: list[Loop], w: TreeArr, srcs: list[TreeArr],
-                   alias: TreeArr | None, fams: set[str], helper: bool) -> LoopSpec:
+                   alias: TreeArr | None, fams: set[str], helper: bool, flat: bool = False
+                   ) -> LoopSpec:
         r = self.r
         c = Ctx(ivars=[lp.var for lp in loops])
         pre: list[str] = []
@@ -268,12 +274,17 @@ class Pointers(Families):
             self.add_read(c, w, w.at(own))
         if alias is not None:  # the same element through the tree sharing w's rows
             self.add_read(c, alias, alias.at(own))
+        if flat:  # the same element through the block holding w's rows
+            idx = own[0] if len(own) == 2 else f"({_paren(own[0])} * {w.shape[1]} + {own[1]})"
+            alias_ref = f"{w.blk}[{_paren(idx)} * {w.shape[-1]} + {own[-1]}]"
+            self.add_read(c, w, alias_ref)
         target = w.at(own)
         if r.random() < 0.3:
             wp = self.fresh("dw")
             pre.append(f"{w.ctype} *{wp} = {w.at(own[:-1])};")
             target = f"{wp}[{own[-1]}]"
-        must = alias.at(own) if alias is not None else r.choice(c.dread + c.iread)
+        must = alias.at(own) if alias is not None else alias_ref if flat else r.choice(
+            c.dread + c.iread)
         body = [f"{target} = {self.forced_store(w, c, must)};"]
         clauses: list[str] = []
         after: list[str] = []
