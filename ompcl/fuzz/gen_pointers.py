@@ -343,7 +343,7 @@ class Pointers(Families):
                 f"typedef struct {{ int n; double *w; }} mcin{p};",
                 f"typedef struct {{ double *v; }} mcex{p};",
                 f"typedef struct {{ double *a; mvec{p} *p; int *cnt; double *b; mcin{p} *in; "
-                f"mcin{p} emb; mcex{p} *ex; }} mcs{p};",
+                f"mcin{p} emb; mcex{p} *ex; double **g; }} mcs{p};",
                 f"int mcoff{p} = 0;"]
         return self.mc_types, f"mvec{self.seed % 97}"
 
@@ -372,6 +372,12 @@ class Pointers(Families):
             arrays["ex->v"] = "double"
         for m, t in arrays.items():
             init.append(f"    {x}{m} = malloc((size_t){n} * sizeof(*{x}{m}));")
+        gw = 1 + self.seed % 5  # a pointer tree member: rows of gw doubles, one by one
+        init += [f"    {x}g = malloc((size_t){n} * sizeof *{x}g);",
+                 f"    for (h0 = 0; h0 < {n}; h0++) {{",
+                 f"        {x}g[h0] = malloc({gw} * sizeof **{x}g);",
+                 f"        for (h1 = 0; h1 < {gw}; h1++)",
+                 f"            {x}g[h0][h1] = 0.25 * h1 + 0.001 * h0;", "    }"]
         init += [f"    for (h0 = 0; h0 < {n}; h0++) {{"]
         for k, (m, t) in enumerate(arrays.items()):
             init.append(f"        {x}{m}[h0] = " + (f"0.5 * cos(0.1 * h0 + {k}) + 0.25;"
@@ -389,6 +395,8 @@ class Pointers(Families):
                 f"            cd += fabs({x}p[h0][h1]) * (1.0 + 0.25 * h1);", "    }",
                 f'    printf("{name} %.9e %lu\\n", cd, cu);']
         self.check_extra += chk
+        self.frees_extra += [f"    for (h0 = 0; h0 < {n}; h0++)", f"        free({x}g[h0]);",
+                             f"    free({x}g);"]
         self.frees_extra += [f"    free({x}{m});" for m in arrays] + [
             f"    free({x}p);", f"    free({x}in);"] + (
             [] if null_ex == "ex" else [f"    free({x}ex);"]) + ([f"    free({name});"] if ptr else [])
@@ -466,6 +474,8 @@ class Pointers(Families):
         c.dread.append(f"{x}p[{self.read_sub(s, lp)}][{r.randrange(3)}]"
                        if "p" not in writes else f"{x}p[{lp.sub()}][{r.randrange(3)}]")
         c.iread.append(f"{x}{r.choice(('in->n', 'emb.n'))}")
+        if r.random() < 0.4:  # the tree member, read
+            c.dread.append(f"{x}g[{self.read_sub(s, lp)}][{r.randrange(1 + self.seed % 5)}]")
         call = ""
         if r.random() < 0.5:
             by_ptr = r.random() < 0.5
