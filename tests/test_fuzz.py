@@ -37,11 +37,12 @@ ISSUE15_SEEDS = {
 #: the pointer families alone (``gen.generate(seed, POINTER_FAMILIES)``): what each holds
 POINTER_FAMILIES = ("tree", "member_chain")
 POINTER_SEEDS = {
-    7006: "member_chain: a null struct pointer under a false guard (declined), &s to a callee",
-    7007: "tree: depth 3, a derived row pointer written; member_chain: &s to a callee",
-    7011: "tree: a tree sharing the written tree's rows (declined)",
+    7019: "tree: depth 3, derived row pointers, a tree sharing the written tree's rows and "
+          "rows read through their block (both declined)",
     7023: "tree: helpers taking trees, derived row pointers; member_chain: &s to a callee",
-    7310: "tree: the written tree's rows read through the block they are in (declined)",
+    7040: "tree: depth 3, a derived row pointer written; member_chain: *p to a callee",
+    7053: "tree: rows read through their block (declined); member_chain: a null struct "
+          "pointer under a false guard (declined)",
 }
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
 #: saved regressions of bugs not fixed yet (strict: a fix makes the test say so)
