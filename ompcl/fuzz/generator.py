@@ -10,7 +10,8 @@ Every program is valid C99 with OpenMP 3.1, warning-free under gcc -Wall, free o
 gives the same output with any number of OpenMP threads (within the tolerance), by construction.
 The parts: ``gen_exprs`` (data, expressions), ``gen_loops`` (the loops offloaded today),
 ``gen_extents`` (issue 15: extents from loop-body variables), ``gen_regions`` (issue 9:
-parallel regions, orphaned loops, threadprivate, atomic, structs).
+parallel regions, orphaned loops, threadprivate, atomic, structs), ``gen_pointers`` (issue 37:
+pointer trees, member chains of structs holding pointers).
 """
 from __future__ import annotations
 
