@@ -34,7 +34,24 @@ ISSUE15_SEEDS = {
     1054: "body_local: a private flat index was refused as not affine",
     1027: "guarded: the extent was widened to a[-1 ..], copied from outside the allocation",
 }
+#: the pointer families alone (``gen.generate(seed, POINTER_FAMILIES)``): what each holds
+POINTER_FAMILIES = ("tree", "member_chain")
+POINTER_SEEDS = {
+    7019: "tree: depth 3, derived row pointers, a tree sharing the written tree's rows and "
+          "rows read through their block (both declined)",
+    7023: "tree: helpers taking trees, derived row pointers; member_chain: &s to a callee",
+    7040: "tree: depth 3, a derived row pointer written; member_chain: *p to a callee",
+    7053: "tree: rows read through their block (declined); member_chain: a null struct "
+          "pointer under a false guard (declined)",
+}
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
+#: saved regressions of bugs not fixed yet (strict: a fix makes the test say so)
+KNOWN_FAILING: dict[str, str] = {
+    "fuzz_7002": "a device function's parameter of a pointer to an array typedef (mvec18 *o__p, "
+                 "the split copy of a callee) is not spelled out: the kernel does not build",
+    "fuzz_7009": "a hoisted member chain whose own value is null (ex->v, written only under a "
+                 "false guard) is not checked: the copy-in reads from NULL + offset (SIGSEGV)",
+}
 
 
 @pytest.fixture(scope="module")
@@ -243,9 +260,17 @@ def _why(seed: int) -> str:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_fuzz_program(seed, camp, opencl_available):
-    text = gen.generate(seed)
+    # the programs these seeds were chosen for: the families before the pointer ones
+    text = gen.generate(seed, [f for f in gen.NEW_FAMILIES if f not in POINTER_FAMILIES])
     assert gen.expectations(text)[0] >= 1
     _check(text, camp, opencl_available, f"seed {seed}{_why(seed)}")
+
+
+@pytest.mark.parametrize("seed", sorted(POINTER_SEEDS))
+def test_fuzz_pointer_families(seed, camp, opencl_available):
+    text = gen.generate(seed, POINTER_FAMILIES)
+    assert gen.expectations(text)[0] >= 1
+    _check(text, camp, opencl_available, f"seed {seed} ({POINTER_SEEDS[seed]})")
 
 
 @pytest.mark.parametrize("seed", ASAN_SEEDS)
@@ -257,7 +282,9 @@ def test_fuzz_program_sanitized(seed, camp_asan, opencl_available):
 
 @pytest.mark.skipif(not REGRESSIONS, reason="no saved fuzz failures (tests/fuzz_regressions/)")
 @pytest.mark.parametrize("src", REGRESSIONS or [None], ids=lambda p: p.stem if p else "none")
-def test_fuzz_regression(src, camp, camp_asan, opencl_available):
+def test_fuzz_regression(src, camp, camp_asan, opencl_available, request):
+    if src.stem in KNOWN_FAILING:
+        request.applymarker(pytest.mark.xfail(reason=KNOWN_FAILING[src.stem], strict=True))
     text = src.read_text()
     sanitized = ":asan:" in text.split("\n")[1]
     # minimised programs may leave variables set but unused: warnings do not count

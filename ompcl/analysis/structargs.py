@@ -74,6 +74,12 @@ def follow(base: c_ast.Node, t: c_ast.Node | None, path: Path, env: TypeEnv) -> 
     return out
 
 
+def _designated(a: c_ast.Node) -> c_ast.Node:
+    """The struct (or pointer to one) an argument designates: ``&s`` -> ``s``, ``*p`` ->
+    ``p`` (its members are reached from there as from the argument)."""
+    return a.expr if isinstance(a, c_ast.UnaryOp) and a.op in ("&", "*") else a
+
+
 def _param_name(p: str, path: Path) -> str:
     return "__".join((p,) + path)
 
@@ -121,8 +127,8 @@ class _Splitter:
                     roots.add(id(found[0]))
         if assigned_members(body) & {f for path in out.values() for f in path}:
             return None  # a member assigned (by name: any struct's)
-        args = {id(a) for n in walk(body) if isinstance(n, c_ast.FuncCall) and n.args
-                for a in n.args.exprs}
+        args = {id(_designated(a)) for n in walk(body) if isinstance(n, c_ast.FuncCall)
+                and n.args for a in n.args.exprs}
         if any(isinstance(n, c_ast.ID) and n.name == p and id(n) not in roots
                and id(n) not in args for n in walk(body)):
             return None
@@ -138,7 +144,7 @@ class _Splitter:
         for n in walk(fdef.body):
             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.args:
                 for j, a in enumerate(n.args.exprs):
-                    as_args[id(a)] = (n.name.name, j)
+                    as_args[id(_designated(a))] = (n.name.name, j)
         whole = [n for n in walk(fdef.body) if isinstance(n, c_ast.ID) and n.name == p.name
                  and id(n) in as_args]
         for key, path in [(id(n), ()) for n in whole] + list(uses.items()):
@@ -192,6 +198,7 @@ class _Splitter:
                 return c_ast.ID(_param_name(q, chains[id(n)]), n.coord)
         if isinstance(n, c_ast.FuncCall):
             def root(a):  # the split parameter and path a whole argument stands for
+                a = _designated(a)
                 for q, chains in uses.items():
                     if isinstance(a, c_ast.ID) and a.name == q:
                         return q, ()
@@ -240,9 +247,10 @@ def specialized(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv, ast: c_ast
         return chain_type(v, found[1], env) if v is not None and v.decl is not None else None
 
     def struct_var(a: c_ast.Node) -> bool:
-        return _struct_type(type_of(a), env)
+        return _struct_type(type_of(_designated(a)), env)
 
     def member(a: c_ast.Node, path: Path) -> c_ast.Node:
+        a = _designated(a)
         return follow(a, type_of(a), path, env)
 
     def rewrite(n: c_ast.Node) -> c_ast.Node | None:

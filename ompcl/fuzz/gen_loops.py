@@ -132,7 +132,8 @@ class Loops(Exprs):
 
     def region(self, ind: str) -> list[str]:
         r = self.r
-        fams = sorted(self.enabled - {"rows"})  # (rows: one region, of its own generator)
+        # (rows, tree, member_chain: regions of their own generators, at the end of main)
+        fams = sorted(self.enabled - {"rows", "tree", "member_chain"})
         if fams and r.random() < 0.55:
             lines = self.family_region(r.choice(fams), ind)
             if lines:

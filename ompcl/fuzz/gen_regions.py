@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 
 from .gen_exprs import Ctx
-from .gen_families import Families
+from .gen_pointers import Pointers
 from .gen_loops import LoopSpec, array_names
 
 
-class Regions(Families):
+class Regions(Pointers):
     """Issue-9 shapes (a mixin of the generator)."""
 
     force_reduction = False

@@ -10,7 +10,8 @@ Every program is valid C99 with OpenMP 3.1, warning-free under gcc -Wall, free o
 gives the same output with any number of OpenMP threads (within the tolerance), by construction.
 The parts: ``gen_exprs`` (data, expressions), ``gen_loops`` (the loops offloaded today),
 ``gen_extents`` (issue 15: extents from loop-body variables), ``gen_regions`` (issue 9:
-parallel regions, orphaned loops, threadprivate, atomic, structs).
+parallel regions, orphaned loops, threadprivate, atomic, structs), ``gen_pointers`` (issue 37:
+pointer trees, member chains of structs holding pointers).
 """
 from __future__ import annotations
 
@@ -51,6 +52,15 @@ OFFLOADED: dict[str, bool] = {
     # issue 34: privatised file-scope and extern data, firstprivate arrays, host loops with
     # reductions on locals beside offloaded ones in one region
     "team_sharing": True,
+    # issue 37: pointer trees (double **, double ***) gathered into staging blocks, derived
+    # row pointers; loop-invariant member chains of structs holding pointers, structs passed
+    # to callees (a tree sharing a written tree's rows, a null pointer on a chain: declined)
+    "tree": True,
+    "member_chain": True,
+    # not yet: a derived row pointer declared in an inner loop's body (double *row =
+    # u[i][j] in the j loop of a double *** tree): analysis.derived sees only the parallel
+    # loop's own top-level declarations, of rows of rank-2 bases
+    "tree_inner_row": False,
     # kept on the host by design
     "critical": False,
     # issue 37: its region asks for its team size in a single; the team of one answers as
@@ -60,7 +70,7 @@ OFFLOADED: dict[str, bool] = {
 # the families a generator may choose a region for (the others come with them)
 NEW_FAMILIES = ("body_local", "shadowing", "pointer_offset", "guarded", "parallel_region",
                 "region_reduction", "orphaned", "threadprivate", "atomic", "struct", "rows",
-                "team_sharing")
+                "team_sharing", "tree", "member_chain")
 #: the line before a program's second file (definitions of its extern variables)
 SECOND_FILE = "/* ompcl-file: second.c */"
 BODY_MARK = "/* -- body -- */"
@@ -333,6 +343,7 @@ class Generator(Regions):
             body += self.place(self.map_spec(0), "    ")
         if "rows" in self.enabled:
             body += self.rows_region("    ")
+        body += self.pointer_regions("    ")
         glob, loc, heap, frees = [], [], [], []
         for a in self.arrays:
             dims = "".join(f"[{n}]" for n in a.shape)

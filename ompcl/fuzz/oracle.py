@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..predict.learners import constant
-from ..runtime import RUNTIME_FILES, RUNTIME_SOURCES
+from ..runtime import LINK_FLAGS, RUNTIME_FILES, RUNTIME_SOURCES
 from .compare import compare_outputs
 from .generator import (NEW_FAMILIES, SECOND_FILE, declined, expectations, families,
                         generate)
@@ -280,15 +280,17 @@ def translate_and_check(src: Path, d: Path, n_dev: int,
 
 def build_translated(host: Path, d: Path, camp: Campaign, name: str = "translated",
                      asan: bool = False) -> tuple[Failure | None, Path]:
-    """Compile the translated host file with the campaign's runtime (sanitized: ``asan``)."""
+    """Compile the translated host file with the campaign's runtime (sanitized: ``asan``),
+    linked as ompcl links it."""
     out = host.parent
     shutil.copy(camp.rt_dir / "ompcl_rt.h", out / "ompcl_rt.h")
     exe = d / name
     rt = camp.rt_asan_obj if asan else camp.rt_obj
     flags = SAN_CFLAGS if asan else ["-O2"]
     extra = ["-fsanitize=address,undefined"] if asan else []
+    # linked as ompcl links (LINK_FLAGS: the heap blocks seen through --wrap of malloc)
     p = _gcc([f"-I{out}", str(host), *_others(d / "fuzz.c"), str(rt), "-o", str(exe), "-lm",
-              "-ldl", *extra], flags)
+              *LINK_FLAGS, *extra], flags)
     if p.returncode != 0:
         return Failure("host-build", p.stderr[-3000:], "asan" if asan else ""), exe
     return None, exe
