@@ -46,12 +46,7 @@ POINTER_SEEDS = {
 }
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
 #: saved regressions of bugs not fixed yet (strict: a fix makes the test say so)
-KNOWN_FAILING: dict[str, str] = {
-    "fuzz_7002": "a device function's parameter of a pointer to an array typedef (mvec18 *o__p, "
-                 "the split copy of a callee) is not spelled out: the kernel does not build",
-    "fuzz_7009": "a hoisted member chain whose own value is null (ex->v, written only under a "
-                 "false guard) is not checked: the copy-in reads from NULL + offset (SIGSEGV)",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,8 @@ def _target(init: c_ast.Node | None, scope: dict[str, Var]
             ) -> tuple[c_ast.Node, list[c_ast.Node]] | None:
     """(base, subscripts) of what a pointer's initial value designates: ``&A[s]..[t]``
     -> (A, [s, .., t]); ``A + e`` -> (A, [e]); ``A`` -> (A, [0]); ``A[i]`` of an array of
-    rows -> (A, [i, 0]). The last subscript is where the pointer's own subscript adds."""
+    rows -> (A, [i, 0]) (``A[i][j]`` of a rank-3 array -> (A, [i, j, 0])). The last subscript
+    is where the pointer's own subscript adds."""
     zero = c_ast.Constant("int", "0")
     if isinstance(init, c_ast.Cast):
         return None
@@ -44,9 +45,13 @@ def _target(init: c_ast.Node | None, scope: dict[str, Var]
         return None
     if isinstance(init, c_ast.ID) and _rank(init.name, scope) == 1:
         return init, [zero]
-    if isinstance(init, c_ast.ArrayRef) and isinstance(init.name, c_ast.ID) and \
-            _rank(init.name.name, scope) == 2:
-        return init.name, [init.subscript, zero]
+    if isinstance(init, c_ast.ArrayRef):  # a row: A[i] of rank 2, A[i][j] of rank 3, ...
+        subs, base = [], init
+        while isinstance(base, c_ast.ArrayRef):
+            subs.insert(0, base.subscript)
+            base = base.name
+        if isinstance(base, c_ast.ID) and _rank(base.name, scope) == len(subs) + 1:
+            return base, subs + [zero]
     return None
 
 

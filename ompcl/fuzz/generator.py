@@ -57,10 +57,9 @@ OFFLOADED: dict[str, bool] = {
     # to callees (a tree sharing a written tree's rows, a null pointer on a chain: declined)
     "tree": True,
     "member_chain": True,
-    # not yet: a derived row pointer declared in an inner loop's body (double *row =
-    # u[i][j] in the j loop of a double *** tree): analysis.derived sees only the parallel
-    # loop's own top-level declarations, of rows of rank-2 bases
-    "tree_inner_row": False,
+    # a derived row pointer declared in an inner loop's body (double *row = u[i][j] in the
+    # j loop of a double *** tree): analysis.derived, block by block
+    "tree_inner_row": True,
     # kept on the host by design
     "critical": False,
     # issue 37: its region asks for its team size in a single; the team of one answers as

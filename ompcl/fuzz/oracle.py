@@ -343,7 +343,8 @@ def check_placement(mode: str, stats_file: Path, n_dev: int, n_declined: int = 0
         if not st["device"]["available"]:
             return Failure("placement", "OpenCL device not available", mode), 0
         bad = [r for r in on_dev if r["fallback"] is not None or r["host_runs"] != 0]
-        declined = [r for r in regions if r["device_runs"] == 0 and r.get("check_declines")]
+        declined = [r for r in regions if r["device_runs"] == 0 and (
+            r.get("check_declines") or r.get("block_declines") or r.get("alias_declines"))]
         if len(on_dev) != n_dev - n_declined or len(declined) != n_declined or bad:
             fell = [f"line {r['line']}: {r['fallback']}" for r in regions if r["fallback"]]
             return Failure("placement", f"{len(on_dev)} regions ran on the device, expected "
