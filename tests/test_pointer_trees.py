@@ -137,6 +137,27 @@ int main(void) {
 }
 """
 
+#: rows of a tree passed to functions (their spans widen the gathered rows), and an element's
+#: address passed with the rest of its row
+ROW_CALLS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static double rowsum(const double *r, int n) { double s = 0; int j; for (j = 0; j < n; j++) s += r[j] * (j + 1); return s; }
+static void scale(double *r, int n, double f) { int j; for (j = 0; j < n; j++) r[j] *= f; }
+int main(void) {
+  int n = 300, m = 123, i, j;
+  double **a = malloc(n * sizeof(double *)), *out = malloc(n * sizeof(double));
+  for (i = 0; i < n; i++) { a[i] = malloc(m * sizeof(double)); for (j = 0; j < m; j++) a[i][j] = (i + j) % 9; }
+#pragma omp parallel for
+  for (i = 0; i < n; i++) {
+    out[i] = rowsum(a[i], m);
+    scale(&a[i][1], m - 1, 0.5);
+  }
+  double s = 0; for (i = 0; i < n; i++) s += out[i] + a[i][m - 1] + a[i][0];
+  printf("%.6f\n", s); return 0;
+}
+"""
+
 PASSED = r"""
 double f(double **m, int i);
 void g(double **m, int n) {
@@ -182,6 +203,12 @@ def test_rows_in_one_block_and_rows_shared_by_two_trees(tmp_path):
 
 def test_rows_of_trees_through_derived_pointers(tmp_path):
     ref, exe = build_both(tmp_path, ROWS, "rows.c")
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [1])
+
+
+def test_rows_of_a_tree_passed_to_functions(tmp_path):
+    ref, exe = build_both(tmp_path, ROW_CALLS, "rowcalls.c")
     every_path(ref, exe, 1e-12)
     assert device_runs(exe) in (None, [1])
 

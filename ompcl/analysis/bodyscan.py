@@ -404,17 +404,36 @@ def expr_func_call(sc: Scan, n, write, read):
         elif isinstance(arg, c_ast.Constant) and arg.type == "string":
             continue  # the call itself decides (no device function takes a string)
         elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
-                arg.expr, c_ast.ArrayRef):
+                arg.expr, c_ast.ArrayRef) or _tree_row(sc, arg):
             args = n.args.exprs
             sc.flow.passing = (n.name.name, args.index(arg), tuple(
                 index_form(sc, a) if sc.index is not None else None for a in args))
-            expr(sc, arg.expr, write=True, read=True)  # the callee may use the element
+            # the callee may use the element (or the row) and what follows it
+            expr(sc, arg.expr if isinstance(arg, c_ast.UnaryOp) else arg, write=True,
+                 read=True)
             sc.flow.passing = None
         elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(
                 arg.expr, c_ast.ID):
             expr(sc, arg.expr, write=True, read=True)  # an out parameter: read, written
         else:
             expr(sc, arg)
+
+
+def _tree_row(sc: Scan, arg: c_ast.Node) -> bool:
+    """A row of a pointer tree passed as an argument (``rowsum(a[i], m)`` of ``double **a``):
+    recorded with the call, as an element's address is, for the callee's span."""
+    if not isinstance(arg, c_ast.ArrayRef) or sc.index is None:
+        return False
+    base, subs = arg, 0
+    while isinstance(base, c_ast.ArrayRef):
+        base, subs = base.name, subs + 1
+    v = sc.index.scope.get(base.name) if isinstance(base, c_ast.ID) else None
+    if v is None or v.ctype.base != "?" or own(sc, base.name):
+        return False
+    t, depth = getattr(v.decl, "type", None), 0
+    while isinstance(t, c_ast.PtrDecl):
+        t, depth = t.type, depth + 1
+    return subs < depth  # a row, not an element's value
 
 
 def expr_compound_literal(sc: Scan, n, write, read):

@@ -153,16 +153,16 @@ class _Classifier:
         """A pointer tree gathered into a staging block (``analysis.trees``), its row widths
         passed to the kernel; else the variable's type keeps the region on the host."""
         found = tree_arg(v, accs, self.info, self.calls.through_calls().get(v.name, ""),
-                         ptr_use, self.env, self.dims)
+                         ptr_use, self.env, self.dims, self.call_span)
         if found is None:
             return self.fail("data-type", f"'{v.name}' has a type ompcl cannot place on the "
                              "device")
         if isinstance(found, Reason):
             return self.fail(found.id, found.message)
         view, extent, tree, widths = found
-        own = [a for a in accs if a.call is None]
-        mode = ("r" if any(a.read for a in own) else "") + ("w" if any(a.write for a in own)
-                                                             else "")
+        passed = self.calls.through_calls().get(v.name, "")  # what callees do with its rows
+        mode = "".join(m for m in "rw" if any(getattr(a, {"r": "read", "w": "write"}[m])
+                                              for a in accs if a.call is None) or m in passed)
         if any(t.target == v.name for t in self.info.atomics) and \
                 view.ctype.base not in ATOMIC_C_TYPES:
             return self.fail("omp-construct", f"atomic update of '{v.name}' elements of type "

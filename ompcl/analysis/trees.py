@@ -13,6 +13,7 @@ address or pass the tree to a function.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from pycparser import c_ast
@@ -20,7 +21,7 @@ from pycparser import c_ast
 from ..diagnostics import Reason
 from ..ir import Affine, Bound, BoundExpr, CType, Extent, Storage, Tree, Var
 from .accesses import BodyInfo, RawAccess
-from .ctypes_ import TypeEnv
+from .ctypes_ import TypeEnv, walk
 from .extents import array_extent
 
 #: the deepest pointer tree gathered (``T ***``)
@@ -49,15 +50,23 @@ def width_name(name: str, level: int) -> str:
 
 
 def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use: bool,
-             env: TypeEnv, dims: dict) -> tuple[Var, Extent, Tree, list[Var]] | Reason | None:
+             env: TypeEnv, dims: dict, span: Callable[[Var, RawAccess], tuple | None]
+             = lambda v, a: None) -> tuple[Var, Extent, Tree, list[Var]] | Reason | None:
     """The kernel's view of pointer tree ``v`` (its row-pointer ``Var``, the extent of its
     root's rows, the ``Tree``, the width variables) or the reason the region cannot gather
-    it; None when ``v`` is no pointer tree."""
+    it; None when ``v`` is no pointer tree. ``span(view, access)``: the offsets a callee
+    reaches from a row or element the loop passes it (``sharing.call_span``)."""
     found = tree_type(v.decl, env)
     if found is None:
         return None
     base, depth = found
-    why = _unfit(v, accs, info, passed, ptr_use, depth)
+    names = tuple(width_name(v.name, k) for k in range(1, depth))
+    view = Var(v.name, CType(base, names, True), v.storage, v.decl)
+    element = Var(v.name, CType(base), v.storage, v.decl)
+    calls = {id(a): span(element, a) for a in accs if a.call is not None}
+    covered = bool(calls) and None not in calls.values() and len(calls) == _passings(v, info)
+    accs = _with_spans(accs, depth, calls) if covered else accs
+    why = _unfit(v, accs, info, "" if covered else passed, ptr_use, depth)
     if why is not None:
         return Reason("data-type", f"pointer tree '{v.name}' {why}",
                       accs[0].loc if accs else None)
@@ -68,12 +77,34 @@ def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use
         if isinstance(ext, Reason):
             return Reason("data-type", f"pointer tree '{v.name}': {ext.message}", ext.loc)
         levels.append(ext)
-    names = tuple(width_name(v.name, k) for k in range(1, depth))
     widths = tuple(_plus_one(e.hi) for e in levels[1:])
     tree = Tree(depth, names, widths, tuple(e.lo for e in levels[1:]))
-    view = Var(v.name, CType(base, names, True), v.storage, v.decl)
     width_vars = [Var(n, CType("long"), Storage.GENERATED, _long_decl(n)) for n in names]
     return view, Extent(levels[0].lo, levels[0].hi, names), tree, width_vars
+
+
+def _with_spans(accs: list[RawAccess], depth: int, spans: dict) -> list[RawAccess]:
+    """The accesses with each row or element passed to a function (``a.call``) replaced by
+    the two ends of what the callee reaches from it (``spans``, by access), as full-depth
+    accesses."""
+    out = []
+    for a in accs:
+        if a.call is None or len(a.subscripts) not in (depth - 1, depth):
+            out.append(a)
+            continue
+        start = a.index[depth - 1] if len(a.subscripts) == depth else Affine()
+        subs = a.subscripts + ((a.subscripts[-1],) if len(a.subscripts) < depth else ())
+        for end in spans[id(a)]:
+            form = None if start is None else start + end
+            out.append(replace(a, index=a.index[:depth - 1] + (form,), subscripts=subs,
+                               call=None))
+    return out
+
+
+def _passings(v: Var, info: BodyInfo) -> int:
+    """The call arguments that mention ``v``."""
+    return sum(1 for _, call in info.calls for arg in (call.args.exprs if call.args else [])
+               if any(isinstance(n, c_ast.ID) and n.name == v.name for n in walk(arg)))
 
 
 def _unfit(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use: bool,
