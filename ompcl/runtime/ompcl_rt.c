@@ -29,7 +29,7 @@ int ompcl_rt_decide(ompcl_launch *L, int ndim, const long n[]) {
 
 /* The launch runs the original loop instead, counted in `counter`; 0 when it had declined
  * already. Under the lock. */
-static int decline(ompcl_launch *L, long *counter) {
+int ompcl_decline(ompcl_launch *L, long *counter) {
   if (!L->ok) return 0;
   L->ok = 0;
   L->declined = 1;
@@ -40,7 +40,7 @@ static int decline(ompcl_launch *L, long *counter) {
 
 void ompcl_rt_decline(ompcl_launch *L, const char *why) {
   pthread_mutex_lock(&lock);
-  if (decline(L, &L->r->check_declines)) {
+  if (ompcl_decline(L, &L->r->check_declines)) {
     ompcl_log("%s:%d: host: %s", L->r->file, L->r->line, why);
     if (L->r->device_runs > 0 && !L->r->check_warned++)
       /* what the original reads here was left by iterations that ran on the device */
@@ -60,7 +60,7 @@ void ompcl_rt_distinct(ompcl_launch *L, int a, int b) {
       x1 <= y0 || y1 <= x0)
     return;
   pthread_mutex_lock(&lock);
-  if (decline(L, &L->r->alias_declines))
+  if (ompcl_decline(L, &L->r->alias_declines))
     ompcl_log("%s:%d: host: array arguments %d and %d overlap (the kernel assumes distinct "
               "memory)", L->r->file, L->r->line, a, b);
   pthread_mutex_unlock(&lock);
@@ -111,7 +111,7 @@ void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned l
   pthread_mutex_lock(&lock);
   /* a null pointer the loop reaches only on a path the original never takes (a guard): no
    * copy can be made of what it points to, the original runs */
-  if (!ptr && lo <= hi && decline(L, &L->r->block_declines))
+  if (!ptr && lo <= hi && ompcl_decline(L, &L->r->block_declines))
     ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
   ompcl_arg_array(L, ptr, lo, hi, esize, mode);
   pthread_mutex_unlock(&lock);
@@ -170,7 +170,7 @@ int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo
   *lo = 0;
   *hi = -1;
   pthread_mutex_lock(&lock);
-  if (decline(L, &L->r->block_declines))
+  if (ompcl_decline(L, &L->r->block_declines))
     ompcl_log("%s:%d: host: an array argument points into no object the runtime knows (a "
               "heap block of a program linked without ompcl cc, or stack memory)",
               L->r->file, L->r->line);

@@ -225,6 +225,10 @@ void ompcl_host_all(int mode);
 int ompcl_on_stack(uintptr_t a);
 void ompcl_release_frame(uintptr_t frame);
 
+/* ompcl_rt.c: the launch runs the original loop instead, counted in `counter` (0: it had
+ * declined already). Under the lock. */
+int ompcl_decline(ompcl_launch *L, long *counter);
+
 /* ompcl_rt_tree.c: pointer trees' rows copied in once the device is chosen (0: declined),
  * and out after a launch (ok), their staging blocks forgotten */
 int ompcl_trees_gather(ompcl_launch *L);

@@ -261,14 +261,11 @@ int ompcl_find_object(uintptr_t a, uintptr_t *start, uintptr_t *end) {
   pthread_mutex_unlock(&objects_lock);
   if (found) return 1;
   heap_acquire();
-  if (capacity) /* a block's start (a row malloc'd on its own): one probe */
-    for (size_t i = slot_of(a); blocks[i].start; i = (i + 1) & (capacity - 1))
-      if (blocks[i].start == a) {
-        *start = a;
-        *end = blocks[i].end;
-        heap_release();
-        return 1;
-      }
+  if ((*end = end_of(a))) { /* a block's start (a row malloc'd on its own): one probe */
+    *start = a;
+    heap_release();
+    return 1;
+  }
   for (size_t i = 0; i < capacity; i++)
     if (blocks[i].start && blocks[i].start <= a && a < blocks[i].end) {
       *start = blocks[i].start;

@@ -64,12 +64,8 @@ static void staging_free(char *p, size_t bytes) {
 }
 
 static void tree_decline(ompcl_launch *L, const char *why) {
-  if (!L->ok) return;
-  L->ok = 0;
-  L->declined = 1;
-  L->r->last_decision = 0;
-  L->r->check_declines++;
-  ompcl_log("%s:%d: host: %s", L->r->file, L->r->line, why);
+  if (ompcl_decline(L, &L->r->check_declines))
+    ompcl_log("%s:%d: host: %s", L->r->file, L->r->line, why);
 }
 
 void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long hi,
