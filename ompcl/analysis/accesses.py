@@ -141,6 +141,12 @@ def write_targets(node: c_ast.Node | None):
             yield sub.expr
 
 
+def passings(name: str, info: "BodyInfo") -> int:
+    """The call arguments of a body that mention ``name``."""
+    return sum(1 for _, call in info.calls for arg in (call.args.exprs if call.args else [])
+               if any(isinstance(n, c_ast.ID) and n.name == name for n in walk(arg)))
+
+
 def names_written(node: c_ast.Node | None) -> set[str]:
     """Names assigned, incremented or address-taken anywhere in ``node`` (by name)."""
     return {t.name for t in write_targets(node) if isinstance(t, c_ast.ID)}

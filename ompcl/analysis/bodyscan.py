@@ -17,7 +17,7 @@ from ..frontend.pragma import is_omp_pragma
 from ..ir import Sym, SymKind
 from .accesses import (Atomic, BodyInfo, IndexScope, InnerLoop, RawAccess, arrays_written,
                        atomic_form, names_written)
-from .ctypes_ import c_text, walk
+from .ctypes_ import c_text, pointer_depth, walk
 from .loops import NotCanonical, canonical_loop
 from .scanstate import (Flow, Names, Parts, Scan, Uses, binding_key, facts, guarded,
                         index_form, is_local, maybe, nested, note_write, own, problem)
@@ -430,10 +430,7 @@ def _tree_row(sc: Scan, arg: c_ast.Node) -> bool:
     v = sc.index.scope.get(base.name) if isinstance(base, c_ast.ID) else None
     if v is None or v.ctype.base != "?" or own(sc, base.name):
         return False
-    t, depth = getattr(v.decl, "type", None), 0
-    while isinstance(t, c_ast.PtrDecl):
-        t, depth = t.type, depth + 1
-    return subs < depth  # a row, not an element's value
+    return subs < pointer_depth(getattr(v.decl, "type", None))[0]  # a row, not an element
 
 
 def expr_compound_literal(sc: Scan, n, write, read):

@@ -6,6 +6,7 @@ import weakref
 
 from pycparser import c_ast, c_generator
 
+from ..frontend.clone import clone
 from ..frontend.textscan import IDENT
 from ..ir import CType, Storage, Var
 
@@ -160,6 +161,23 @@ def _walk(node: c_ast.Node):
         children = n.children()
         if children:
             push([c for _, c in reversed(children)])
+
+
+def renamed_type(t: c_ast.Node, name: str) -> c_ast.Node:
+    """A copy of type ``t`` declaring ``name``."""
+    t = clone(t)
+    for sub in _walk(t):
+        if isinstance(sub, c_ast.TypeDecl):
+            sub.declname = name
+    return t
+
+
+def pointer_depth(t: c_ast.Node | None) -> tuple[int, c_ast.Node | None]:
+    """How many pointers a type has at its top (``double ***``: 3), and what they point to."""
+    depth = 0
+    while isinstance(t, c_ast.PtrDecl):
+        t, depth = t.type, depth + 1
+    return depth, t
 
 
 def walk(node: c_ast.Node):

@@ -16,7 +16,7 @@ from pycparser import c_ast
 from ..frontend.clone import clone_with
 from ..ir import Var
 from .accesses import names_written
-from .ctypes_ import walk
+from .ctypes_ import pointer_depth, walk
 
 _PURE = (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.Cast, c_ast.Typename,
          c_ast.TypeDecl, c_ast.IdentifierType, c_ast.ArrayRef)
@@ -60,9 +60,7 @@ def _rank(name: str, scope: dict[str, Var]) -> int:
     if v is None:
         return 0
     if v.ctype.base == "?":  # a pointer tree (``double **m``: m[i] is a row)
-        t, depth = getattr(v.decl, "type", None), 0
-        while isinstance(t, c_ast.PtrDecl):
-            t, depth = t.type, depth + 1
+        depth = pointer_depth(getattr(v.decl, "type", None))[0]
         return depth if depth >= 2 else 0
     return len(v.ctype.dims) + (1 if v.ctype.pointer else 0)
 

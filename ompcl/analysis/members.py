@@ -22,7 +22,7 @@ from pycparser import c_ast
 from ..frontend.clone import clone, clone_with
 from ..ir import CType, Storage, Var
 from .accesses import names_written, write_targets
-from .ctypes_ import TypeEnv, c_text, walk
+from .ctypes_ import TypeEnv, c_text, renamed_type, walk
 from .trees import tree_type
 
 
@@ -40,7 +40,7 @@ def assigned_members(node: c_ast.Node) -> set[str]:
     return {t.field.name for t in write_targets(node) if isinstance(t, c_ast.StructRef)}
 
 
-def _resolve(t: c_ast.Node | None, env: TypeEnv) -> c_ast.Node | None:
+def resolve_typedefs(t: c_ast.Node | None, env: TypeEnv) -> c_ast.Node | None:
     """A type with a typedef name at its top replaced by the typedef's type."""
     seen = 0
     while isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
@@ -51,7 +51,7 @@ def _resolve(t: c_ast.Node | None, env: TypeEnv) -> c_ast.Node | None:
 
 def struct_members(t: c_ast.Node | None, env: TypeEnv) -> list[c_ast.Decl] | None:
     """The member declarations of a struct type (a TypeDecl of one, typedefs resolved)."""
-    t = _resolve(t, env)
+    t = resolve_typedefs(t, env)
     if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.Struct):
         return None
     s = t.type
@@ -62,7 +62,7 @@ def struct_members(t: c_ast.Node | None, env: TypeEnv) -> list[c_ast.Decl] | Non
 def member_type(base: c_ast.Node, ref: c_ast.StructRef, env: TypeEnv) -> c_ast.Node | None:
     """The declared type of ``base.field`` (``ref.type`` '.') or ``base->field`` ('->'),
     ``base`` being the type of the expression left of it."""
-    t = _resolve(base, env)
+    t = resolve_typedefs(base, env)
     if ref.type == "->":
         if not isinstance(t, c_ast.PtrDecl):
             return None
@@ -78,15 +78,6 @@ def chain_type(base: Var, refs: list[c_ast.StructRef], env: TypeEnv) -> c_ast.No
     t = getattr(base.decl, "type", None)
     for ref in refs:
         t = member_type(t, ref, env) if t is not None else None
-    return t
-
-
-def renamed(t: c_ast.Node, name: str) -> c_ast.Node:
-    """A copy of type ``t`` declaring ``name``."""
-    t = clone(t)
-    for sub in walk(t):
-        if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = name
     return t
 
 
@@ -108,8 +99,7 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
     names: dict[str, str] = {}  # chain text -> variable
     hoists: dict[str, Var] = {}
     replace: dict[int, str] = {}
-    parents = {id(c) for n in walk(body) if isinstance(n, c_ast.StructRef)
-               for c in (n.name,)}
+    parents = {id(n.name) for n in walk(body) if isinstance(n, c_ast.StructRef)}
     for n in walk(body):
         if not isinstance(n, c_ast.StructRef) or id(n) in parents:
             continue  # a chain is hoisted whole, from its outermost member
@@ -123,8 +113,7 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
             continue
         t = chain_type(var, refs, env)
         ct = env.ctype(t) if t is not None else None
-        if ct is None and t is not None and tree_type(c_ast.Decl("", [], [], [], [], t, None,
-                                                                   None), env):
+        if ct is None and tree_type(t, env):
             ct = CType("?")  # a pointer tree (``analysis.trees``)
         if ct is None or (ct.dims and not ct.pointer):
             continue  # an array member, or a type the device cannot hold
@@ -132,7 +121,7 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
         if text not in names:
             name = f"ompcl_m{len(names)}_{refs[-1].field.name}"
             names[text] = name
-            decl = c_ast.Decl(name, [], [], [], [], renamed(t, name), clone(n), None)
+            decl = c_ast.Decl(name, [], [], [], [], renamed_type(t, name), clone(n), None)
             hoists[name] = Var(name, ct, Storage.GENERATED, decl)
         replace[id(n)] = names[text]
     if not replace:

@@ -12,7 +12,7 @@ from ..diagnostics import Reason
 from ..frontend.textscan import IDENT
 from ..ir import (Affine, ArrayArg, Directive, Extent, Inspection, LoopDim, Reduction, Storage, Sym,
                   SymKind, Var)
-from .accesses import BodyInfo, RawAccess, names_written
+from .accesses import BodyInfo, RawAccess, names_written, passings
 from .calls import CallInfo
 from .callspans import callee_span
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
@@ -160,9 +160,7 @@ class _Classifier:
         if isinstance(found, Reason):
             return self.fail(found.id, found.message)
         view, extent, tree, widths = found
-        passed = self.calls.through_calls().get(v.name, "")  # what callees do with its rows
-        mode = "".join(m for m in "rw" if any(getattr(a, {"r": "read", "w": "write"}[m])
-                                              for a in accs if a.call is None) or m in passed)
+        mode = _mode(accs, self.calls.through_calls().get(v.name, ""))
         if any(t.target == v.name for t in self.info.atomics) and \
                 view.ctype.base not in ATOMIC_C_TYPES:
             return self.fail("omp-construct", f"atomic update of '{v.name}' elements of type "
@@ -249,9 +247,7 @@ class _Classifier:
         if any(len(a.subscripts) > len(ct.dims) + (1 if ct.pointer else 0) for a in accs):
             return self.fail("array-extent", f"'{v.name}' is subscripted more times than it has "
                              "dimensions")
-        own = [a for a in accs if a.call is None]  # a callee's use is in its mode
-        mode = ("r" if any(a.read for a in own) or "r" in passed else "") + (
-            "w" if any(a.write for a in own) or "w" in passed else "")
+        mode = _mode(accs, passed)
         if not all(is_constant_text(x, self.env) for x in ct.row_dims):
             if not ct.pointer or passed and flat is None or not self.invariant_dims(
                     ct.row_dims):
@@ -294,10 +290,7 @@ class _Classifier:
         to functions (``vranlc(n, &x, a, &z[i][j][1])``): each access flat, widened by the
         span the callee reaches from it (``analysis.callspans``); None when a call passes it
         otherwise or a callee's span is unknown."""
-        passing = sum(1 for _, call in self.info.calls for arg in (
-            call.args.exprs if call.args else []) if any(
-                isinstance(n, c_ast.ID) and n.name == v.name for n in walk(arg)))
-        if passing != sum(1 for a in accs if a.call is not None):
+        if passings(v.name, self.info) != sum(1 for a in accs if a.call is not None):
             return None
         forms = []
         for a in accs:
@@ -402,6 +395,14 @@ class _Classifier:
             return None
         self.inspections.append(found[1])
         return found[0]
+
+
+def _mode(accs: list[RawAccess], passed: str) -> str:
+    """An array's mode: its own reads and writes, and (``passed``) what callees do with it
+    (an access passed to a call is in the callee's mode)."""
+    own = [a for a in accs if a.call is None]
+    return ("r" if any(a.read for a in own) or "r" in passed else "") + (
+        "w" if any(a.write for a in own) or "w" in passed else "")
 
 
 def _element_param(fdef: c_ast.FuncDef, k: int, base: str, env: TypeEnv) -> bool:

@@ -23,8 +23,8 @@ from pycparser import c_ast
 from ..frontend.clone import clone, clone_with
 from ..frontend.library import ExternalFunction
 from ..ir import Var
-from .ctypes_ import TypeEnv, walk
-from .members import assigned_members, chain, chain_type, member_type, renamed
+from .ctypes_ import TypeEnv, renamed_type, walk
+from .members import assigned_members, chain, chain_type, member_type, resolve_typedefs
 
 SUFFIX = "__ompcl_s"
 
@@ -43,10 +43,7 @@ def _struct_type(t: c_ast.Node | None, env: TypeEnv) -> bool:
     """A struct type (or pointer to one) the device cannot hold."""
     if t is None or env.ctype(t) is not None:
         return False
-    t = t.type if isinstance(t, c_ast.PtrDecl) else t
-    while isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType) and \
-            len(t.type.names) == 1 and t.type.names[0] in env.typedefs:
-        t = env.typedefs[t.type.names[0]]
+    t = resolve_typedefs(t.type if isinstance(t, c_ast.PtrDecl) else t, env)
     return isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.Struct)
 
 
@@ -177,7 +174,7 @@ class _Splitter:
             for path in split[k]:
                 pname = _param_name(p.name, path)
                 t = path_type(p.type, path, self.env)
-                new_params.append(c_ast.Decl(pname, [], [], [], [], renamed(t, pname), None,
+                new_params.append(c_ast.Decl(pname, [], [], [], [], renamed_type(t, pname), None,
                                              None))
         uses = {q: self._uses(fdef.body, q) for q in types}
         body = clone_with(fdef.body, lambda n: self._rewrite(n, types, uses))

@@ -8,8 +8,9 @@ region touches into one block (``ompcl_rt_tree``), checking that every pointer i
 every row it copies lies inside the process's writable memory, that written rows do not
 overlap each other or the region's other arrays; after the launch it scatters written rows
 back. So every access must give all the tree's subscripts, each affine in the loop variables
-with bounds known at entry; the region must not assign the tree's pointers, take a row's
-address or pass the tree to a function.
+with bounds known at entry, or pass a row or an element's address to a function whose span
+is known (which widens the rows gathered); the region must not assign the tree's pointers
+or pass the tree itself to a function.
 """
 from __future__ import annotations
 
@@ -20,22 +21,18 @@ from pycparser import c_ast
 
 from ..diagnostics import Reason
 from ..ir import Affine, Bound, BoundExpr, CType, Extent, Storage, Tree, Var
-from .accesses import BodyInfo, RawAccess
-from .ctypes_ import TypeEnv, walk
+from .accesses import BodyInfo, RawAccess, passings
+from .ctypes_ import TypeEnv, pointer_depth
 from .extents import array_extent
 
 #: the deepest pointer tree gathered (``T ***``)
 MAX_DEPTH = 3
 
 
-def tree_type(decl: c_ast.Node | None, env: TypeEnv) -> tuple[str, int] | None:
-    """(element type, pointer depth) of a declaration ``T **x`` or ``T ***x`` whose element
-    type is an arithmetic scalar (typedefs resolved); None otherwise."""
-    t = getattr(decl, "type", None)
-    depth = 0
-    while isinstance(t, c_ast.PtrDecl):
-        depth += 1
-        t = t.type
+def tree_type(t: c_ast.Node | None, env: TypeEnv) -> tuple[str, int] | None:
+    """(element type, pointer depth) of a type ``T **`` or ``T ***`` whose element type is
+    an arithmetic scalar (typedefs resolved); None otherwise."""
+    depth, t = pointer_depth(t)
     if not 2 <= depth <= MAX_DEPTH or not isinstance(t, c_ast.TypeDecl):
         return None
     ct = env.ctype(t)
@@ -56,7 +53,7 @@ def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use
     root's rows, the ``Tree``, the width variables) or the reason the region cannot gather
     it; None when ``v`` is no pointer tree. ``span(view, access)``: the offsets a callee
     reaches from a row or element the loop passes it (``sharing.call_span``)."""
-    found = tree_type(v.decl, env)
+    found = tree_type(getattr(v.decl, "type", None), env)
     if found is None:
         return None
     base, depth = found
@@ -64,7 +61,7 @@ def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use
     view = Var(v.name, CType(base, names, True), v.storage, v.decl)
     element = Var(v.name, CType(base), v.storage, v.decl)
     calls = {id(a): span(element, a) for a in accs if a.call is not None}
-    covered = bool(calls) and None not in calls.values() and len(calls) == _passings(v, info)
+    covered = bool(calls) and None not in calls.values() and len(calls) == passings(v.name, info)
     accs = _with_spans(accs, depth, calls) if covered else accs
     why = _unfit(v, accs, info, "" if covered else passed, ptr_use, depth)
     if why is not None:
@@ -99,12 +96,6 @@ def _with_spans(accs: list[RawAccess], depth: int, spans: dict) -> list[RawAcces
             out.append(replace(a, index=a.index[:depth - 1] + (form,), subscripts=subs,
                                call=None))
     return out
-
-
-def _passings(v: Var, info: BodyInfo) -> int:
-    """The call arguments that mention ``v``."""
-    return sum(1 for _, call in info.calls for arg in (call.args.exprs if call.args else [])
-               if any(isinstance(n, c_ast.ID) and n.name == v.name for n in walk(arg)))
 
 
 def _unfit(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use: bool,

@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import C_PRINTER
-from ..analysis.ctypes_ import walk
+from ..analysis.ctypes_ import renamed_type, walk
 from ..analysis.loops import loop_start
 from ..analysis.teams import region_private
-from ..frontend.clone import clone
 from ..frontend.program import Program
 from ..frontend.textscan import IDENT, Scanner
 from ..ir import BoundDirective, Region, Var
@@ -249,9 +248,6 @@ def _unbound_ids(v: Var, scope: dict[str, Var]) -> bool:
 
 def declaration(v: Var, name: str, init: str = "") -> str:
     """A declaration of ``name`` with the type of ``v`` (uninitialised unless ``init``)."""
-    t = clone(v.decl.type)
-    for sub in walk(t):
-        if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = name
+    t = renamed_type(v.decl.type, name)
     text = _GEN.visit(c_ast.Decl(name, list(v.decl.quals or []), [], [], [], t, None, None))
     return text + (f" = {init}" if init else "") + ";"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import SCALARS, walk
+from ..analysis.ctypes_ import SCALARS, renamed_type, walk
 from ..analysis.loops import CONSTANT_TEXT
 from ..frontend.clone import clone
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
@@ -158,11 +158,7 @@ def kernel_spec(region: Region) -> KernelSpec:
 # -- the outlined host function ---------------------------------------------------------------
 
 def _renamed_type(decl: c_ast.Decl, name: str) -> c_ast.Node:
-    t = clone(decl.type)
-    for sub in walk(t):
-        if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = name
-    return t
+    return renamed_type(decl.type, name)
 
 
 def _param(decl: c_ast.Decl, name: str, t: c_ast.Node) -> c_ast.Decl:
