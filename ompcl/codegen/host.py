@@ -138,12 +138,11 @@ def _hoists(region: Region) -> list[str]:
     for v in region.hoists:
         d = v.decl
         text = _GEN.visit(d.init)
-        decl = _GEN.visit(c_ast.Decl(d.name, [], [], [], [], d.type, None, None))
         checks = " && ".join(f"({c})" for c in null_checks(d.init))
         if not checks:
-            out.append(f"{decl} = {text};")
+            out.append(_decl(v, d.name, text))
             continue
-        out.append(f"{decl} = 0;")
+        out.append(_decl(v, d.name, "0"))
         out.append(f"if ({checks}) {d.name} = {text}; else ompcl_rt_decline(&ompcl_L, "
                    f"\"a pointer on the way to a member is null\");")
     return out

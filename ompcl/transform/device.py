@@ -27,6 +27,20 @@ class DeviceCode:
     helpers: frozenset = frozenset()  # (operator, OpenCL type) called by device functions
 
 
+def _array_typedef(n: c_ast.Node, env: TypeEnv):
+    """(the node holding it, the TypeDecl, the typedef's array type) of a declaration whose
+    type is a typedef name of an array type, under any pointers; None otherwise."""
+    if not isinstance(n, (c_ast.Decl, c_ast.Typename)):
+        return None
+    holder, t = n, n.type  # the node whose .type is the TypeDecl (under any pointers)
+    while isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+        holder, t = t, t.type
+    names = getattr(getattr(t, "type", None), "names", None)
+    target = env.typedefs.get(names[0]) if names and len(names) == 1 else None
+    return (holder, t, target) if isinstance(t, c_ast.TypeDecl) and isinstance(
+        target, c_ast.ArrayDecl) else None
+
+
 def expand_array_typedefs(node: c_ast.Node, env: TypeEnv | None) -> None:
     """Declarations in ``node`` whose type is a typedef name of an array type, or a pointer to
     one (``real3 a``, ``real3 *p`` of ``typedef double real3[3]``), spelled out (``double
@@ -35,14 +49,9 @@ def expand_array_typedefs(node: c_ast.Node, env: TypeEnv | None) -> None:
     if env is None:
         return
     for n in walk(node):
-        if not isinstance(n, (c_ast.Decl, c_ast.Typename)):
-            continue
-        holder, t = n, n.type  # the node whose .type is the TypeDecl (under any pointers)
-        while isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)):
-            holder, t = t, t.type
-        names = getattr(getattr(t, "type", None), "names", None)
-        target = env.typedefs.get(names[0]) if names and len(names) == 1 else None
-        if isinstance(t, c_ast.TypeDecl) and isinstance(target, c_ast.ArrayDecl):
+        found = _array_typedef(n, env)
+        if found is not None:
+            holder, t, target = found
             spelled = clone(target)
             for sub in walk(spelled):
                 if isinstance(sub, c_ast.TypeDecl):
@@ -54,10 +63,7 @@ def expand_array_typedefs(node: c_ast.Node, env: TypeEnv | None) -> None:
 def spelled_out(k: KernelSpec, env: TypeEnv) -> KernelSpec:
     """The kernel with declarations of array typedef types spelled out (``real3 dr`` ->
     ``double dr[3]``), in a copy of its body (the program's own tree stays as it is)."""
-    decls = [n for n in (k.body, *k.privates) for n in walk(n) if isinstance(n, c_ast.Decl)]
-    if not any(isinstance(d.type, c_ast.TypeDecl) and isinstance(
-            env.typedefs.get((getattr(d.type.type, "names", None) or [""])[0]), c_ast.ArrayDecl)
-            for d in decls):
+    if not any(_array_typedef(n, env) for root in (k.body, *k.privates) for n in walk(root)):
         return k
     body, privates = clone(k.body), tuple(clone(p) for p in k.privates)
     for n in (body, *privates):
