@@ -21,6 +21,11 @@ void whiles(int n, double *y) { int i = 0; while (i < n) y[i++] = 0; }
 void mixed(int n, double *y) { int i; for (i = 0; i < n; i++) y[2 * i] = y[i]; }
 void changed(int n, double *y) { n = n + 1; y[n] = 0; }
 void skips(int n, double *y) { int i; for (i = 0; i < n; i++) { i += 3; y[i] = 0; } }
+void nested(int m, double *y) { around(m - 1, &y[1]); around(m, y); }
+void per_row(int rows, double *y) { int r; for (r = 0; r < rows; r++) around(3, y + 4 * r); }
+void cast_on(int n, double *y) { twice(n, (double *)y); }
+void to_int(int n, int *y);
+void as_int(int n, double *y) { to_int(n, (int *)y); }
 """
 
 CASES = [
@@ -28,7 +33,11 @@ CASES = [
     ("both_sides_of_the_loop", "around", 1, ({"": 0}, {"n": 1, "": 1})),
     ("strided", "twice", 1, ({"": 0}, {"n": 2, "": -2})),
     ("pointer_moved", "moved", 1, None),
-    ("pointer_passed_on", "passed", 1, None),
+    ("pointer_passed_on_as_a_value_it_reads_and_writes", "passed", 1, None),
+    ("passed_on_with_offsets", "nested", 1, ({"": 0}, {"m": 1, "": 1})),
+    ("passed_on_in_a_loop", "per_row", 1, ({"": 0}, {"rows": 4, "": 0})),
+    ("passed_on_through_a_cast", "cast_on", 1, None),
+    ("passed_on_as_another_type", "as_int", 1, None),
     ("while_loop", "whiles", 1, None),
     ("ends_of_different_shapes", "mixed", 1, None),
     ("parameter_changed", "changed", 1, None),
@@ -40,7 +49,8 @@ CASES = [
 def test_callee_span(name, func, k, span):
     ast = c_parser.CParser().parse(FUNCS)
     fdef = next(e for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name == func)
-    got = callee_span(fdef, k)
+    funcs = {e.decl.name: e for e in ast.ext if isinstance(e, c_ast.FuncDef)}
+    got = callee_span(fdef, k, funcs.get)
     if span is None:
         assert got is None
     else:
@@ -150,3 +160,43 @@ def test_elements_passed_to_callees_run_on_the_device(tmp_path, opencl_available
             compare_outputs(expected, out.stdout, 1e-12)
             if opencl_available:
                 assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1, 1]
+
+
+NESTED = r"""#include <stdio.h>
+#include <stdlib.h>
+static float d2(const float *a, const float *b, int n) {
+  int i; float s = 0;
+  for (i = 0; i < n; i++) s += (a[i] - b[i]) * (a[i] - b[i]);
+  return s;
+}
+static float near(const float *pt, int nf, const float *c) {
+  return d2(pt, c, nf) + d2(pt + 1, c, nf - 1);
+}
+int main(void) {
+  int np = 3000, nf = 6, i;
+  float **f = malloc(np * sizeof(float *));
+  float *g = malloc(np * nf * sizeof(float)), *out = malloc(np * sizeof(float));
+  float c[6] = {1, 2, 3, 4, 5, 6};
+  f[0] = malloc(np * nf * sizeof(float));
+  for (i = 1; i < np; i++) f[i] = f[i - 1] + nf;
+  for (i = 0; i < np * nf; i++) { f[0][i] = i % 7; g[i] = i % 5; }
+#pragma omp parallel for
+  for (i = 0; i < np; i++) out[i] = near(f[i], nf, c);
+#pragma omp parallel for
+  for (i = 0; i < np; i++) out[i] += near(g + i * nf, nf, c);
+  double t = 0;
+  for (i = 0; i < np; i++) t += out[i];
+  printf("%.3f\n", t);
+  return 0;
+}
+"""
+
+
+def test_pointers_passed_on_through_helpers_run_on_the_device(tmp_path):
+    """A row of a pointer tree and a heap row passed to a helper that passes them on (k-means'
+    find_nearest_point -> euclid_dist_2): the span composes through the calls."""
+    from conftest import build_both, device_runs, every_path
+    assert {(19, "offloaded"), (21, "offloaded")} <= _remarks(tmp_path, NESTED)
+    ref, exe = build_both(tmp_path, NESTED, "nested.c")
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [1, 1])

@@ -341,7 +341,7 @@ class _Classifier:
         fdef = self.lookup(fname)
         if fdef is None or not _element_param(fdef, k, v.ctype.base, self.env):
             return None
-        span = callee_span(fdef, k)
+        span = callee_span(fdef, k, self.lookup)
         if span is None:
             return None
         names = [getattr(p, "name", None) for p in fdef.decl.type.args.params]
