@@ -327,6 +327,9 @@ class Tree:
     names: tuple[str, ...]
     widths: tuple["BoundExpr", ...]
     los: tuple["BoundExpr", ...]
+    #: levels (below the root) whose width comes from the blocks their rows point into, at
+    #: entry (``ompcl_rt_tree_width``), not from ``widths``
+    objects: tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -477,6 +480,8 @@ class SpliceRange:
     end: int
     func_start: int
     func_line: int
+    #: conditional lines the text needs opened again before it (``placement.reopened``)
+    reopen: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -122,3 +122,77 @@ def test_a_pointer_the_body_moves_stays_on_the_host(tmp_path):
     src.write_text(MOVED)
     (region,) = translate(str(src)).regions
     assert not region.offload
+
+
+ASSIGNED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { double v, x; } four;
+typedef struct { int offset, nn; int nei[4]; } box_t;
+int main(void) {
+  int nb = 64, per = 20, l, k, i, j, first_i, first_j, pointer;
+  box_t *box = malloc(nb * sizeof(box_t));
+  four *rv = malloc(nb * per * sizeof(four)), *fv = calloc(nb * per, sizeof(four));
+  double *qv = malloc(nb * per * sizeof(double));
+  four *rA, *rB, *fA;
+  double *qB;
+  for (l = 0; l < nb; l++) {
+    box[l].offset = ((l * 7) % nb) * per;  /* a permutation of the boxes' particle blocks */
+    box[l].nn = l % 4;
+    for (k = 0; k < 4; k++) box[l].nei[k] = (l + k + 1) % nb;
+  }
+  for (i = 0; i < nb * per; i++) { rv[i].v = (i % 13) * 0.1; rv[i].x = (i % 7) * 0.2; qv[i] = i % 3; }
+#pragma omp parallel for private(i, j, k, first_i, rA, fA, pointer, first_j, rB, qB)
+  for (l = 0; l < nb; l++) {
+    first_i = box[l].offset;
+    rA = &rv[first_i];
+    fA = &fv[first_i];
+    for (k = 0; k < 1 + box[l].nn; k++) {
+      pointer = k == 0 ? l : box[l].nei[k - 1];
+      first_j = box[pointer].offset;
+      rB = &rv[first_j];
+      qB = &qv[first_j];
+      for (i = 0; i < per; i++)
+        for (j = 0; j < per; j++) {
+          double r2 = rA[i].v + rB[j].v - rA[i].x * rB[j].x;
+          fA[i].v += qB[j] * r2;
+          fA[i].x += qB[j] * (rA[i].x - rB[j].x);
+        }
+    }
+  }
+  double t = 0;
+  for (i = 0; i < nb * per; i++) t += fv[i].v + 2 * fv[i].x;
+  printf("%.9f\n", t);
+  return 0;
+}
+"""
+
+REASSIGNED = r"""
+double a[100], b[100];
+void f(int n, int m) {
+  int i, j;
+  double *p;
+#pragma omp parallel for private(p, j)
+  for (i = 0; i < n; i++) {
+    p = &a[i];
+    b[i] = p[0];
+    p = &a[m];  /* assigned twice: left alone */
+    b[i] += p[0];
+  }
+}
+"""
+
+
+def test_private_pointers_assigned_in_the_body_run_on_the_device(tmp_path):
+    """lavaMD's kernel: private pointers assigned from array elements at the top of a block
+    (``rA = &rv[first_i];`` after ``first_i = box[l].offset;``), used only after that."""
+    ref, exe = build_both(tmp_path, ASSIGNED, "assigned.c")
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [1])
+
+
+def test_a_private_pointer_assigned_twice_is_not_substituted(tmp_path):
+    src = tmp_path / "twice.c"
+    src.write_text(REASSIGNED)
+    (region,) = translate(str(src)).regions
+    assert not region.offload

@@ -45,8 +45,19 @@ SHAPES = {
                       "#endif\n  {\n#pragma omp for\n  " + LOOP + "  }\n}\n", 1),
     "loop_from_macro": ("#define LOOP for (i = 0; i < n; i++) a[i] = i * 0.5;\nstatic\n"
                         "void kern(int n)\n{\n  int i;\n#pragma omp parallel for\n  LOOP\n}\n", 0),
+    # code above the directive in its conditional (Rodinia: omp_set_num_threads(4) there)
     "code_between_conditional": ("void kern(int n)\n{\n  int i;\n#ifdef _OPENMP\n  a[0] = 1;\n"
-                                 "#pragma omp parallel for\n#endif\n  " + LOOP + "}\n", 0),
+                                 "#pragma omp parallel for\n#endif\n  " + LOOP + "}\n", 1),
+    "thread_count_in_conditional": ("#include <omp.h>\nvoid kern(int n)\n{\n  int i;\n"
+                                    "#ifdef _OPENMP\n  omp_set_num_threads(2);\n  a[1] = "
+                                    "omp_get_max_threads();\n#ifndef NO_PAR\n#if 1\n#endif\n"
+                                    "  #pragma omp parallel for\n#endif\n#endif\n  " + LOOP
+                                    + "}\n", 1),
+    "code_in_else_branch": ("void kern(int n)\n{\n  int i;\n#ifndef _OPENMP\n#else\n  a[0] = 1;"
+                            "\n#pragma omp parallel for\n#endif\n  " + LOOP + "}\n", 0),
+    "define_in_conditional": ("void kern(int n)\n{\n  int i;\n#ifdef _OPENMP\n  a[0] = 1;\n"
+                              "#define PAR 1\n#pragma omp parallel for\n#endif\n  " + LOOP
+                              + "}\n", 0),
 }
 
 

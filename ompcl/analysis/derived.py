@@ -1,5 +1,6 @@
 """Pointers derived from arrays inside a loop body or a block in it (an inner loop's body):
-``double *rA = &a[i * m];`` then ``rA[j]``, as base plus offset.
+``double *rA = &a[i * m];`` then ``rA[j]``, as base plus offset; also a private pointer
+assigned so (``rA = &rv[first_i];``, lavaMD) and used only after that in its block.
 
 Consumes a candidate loop and the variables in scope; produces a copy of the loop in which
 each such pointer is replaced by what it stands for (``rA[j]`` becomes ``a[(i * m) + (j)]``,
@@ -71,25 +72,58 @@ def _plain_pointer(d: c_ast.Decl) -> bool:
         isinstance(t.type.type, c_ast.IdentifierType)
 
 
-def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str]
-                ) -> dict[str, tuple[c_ast.Decl, c_ast.Node, list[c_ast.Node]]]:
-    """The body's top-level ``T *p = <array element address>;`` whose base and subscripts the
-    loop does not change, and which nothing assigns again."""
+def _definition(item: c_ast.Node, loop: c_ast.Node, later: list[c_ast.Node],
+                private: frozenset[str], scope: dict[str, Var]
+                ) -> tuple[str, c_ast.Node] | None:
+    """(pointer, value) of a block item ``T *p = value;``, or of ``p = value;`` where ``p`` is
+    a plain pointer private to each iteration (in ``private``, or declared in ``loop``)
+    that nothing else in the loop assigns and only the items after it (``later``) use."""
+    if isinstance(item, c_ast.Decl) and item.name and _plain_pointer(item):
+        return item.name, item.init
+    if not (isinstance(item, c_ast.Assignment) and item.op == "=" and
+            isinstance(item.lvalue, c_ast.ID)):
+        return None
+    name = item.lvalue.name
+    v = scope.get(name)
+    declared = [n for n in walk(loop) if isinstance(n, c_ast.Decl) and n.name == name]
+    if len(declared) > 1 or not declared and (name not in private or v is None or not (
+            isinstance(v.decl, c_ast.Decl) and _plain_pointer(v.decl))) or \
+            declared and not _plain_pointer(declared[0]):
+        return None
+    uses = sum(1 for n in walk(loop) if isinstance(n, c_ast.ID) and n.name == name)
+    after = sum(1 for x in later for n in walk(x) if isinstance(n, c_ast.ID) and n.name == name)
+    if uses != after + 1 or name in names_written(c_ast.Compound(later)):
+        return None
+    return name, item.rvalue
+
+
+def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str],
+                loop: c_ast.Node | None = None, private: frozenset[str] = frozenset()
+                ) -> dict[str, tuple[c_ast.Node, c_ast.Node, list[c_ast.Node]]]:
+    """The body's top-level ``T *p = <array element address>;`` (or ``p = ...;``, see
+    ``_definition``) whose base and subscripts nothing after it in the block or outside
+    the block (``written``) changes, and which nothing assigns again."""
     out = {}
-    for item in body.block_items or []:
-        if not (isinstance(item, c_ast.Decl) and item.name and _plain_pointer(item)):
+    items = body.block_items or []
+    for k, item in enumerate(items):
+        found = _definition(item, loop or body, items[k + 1:], private, scope)
+        if found is None:
             continue
-        found = _target(item.init, scope)
+        name, value = found
+        found = _target(value, scope)
         if found is None:
             continue
         base, subs = found
         names = {n.name for s in subs for n in walk(s) if isinstance(n, c_ast.ID)}
-        if base.name in written or names & written or item.name in written or not all(
+        changed = written | names_written(c_ast.Compound(items[k + 1:]))
+        if isinstance(item, c_ast.Decl):
+            changed |= names_written(body)
+        if base.name in changed or names & changed or name in changed or not all(
                 isinstance(n, _PURE) for s in subs for n in walk(s)) or any(
                 isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&", "*")
                 for s in subs for n in walk(s)):
             continue
-        out[item.name] = (item, base, subs)
+        out[name] = (item, base, subs)
     return out
 
 
@@ -125,7 +159,8 @@ def _element(base: c_ast.ID, subs: list[c_ast.Node], coord) -> c_ast.ArrayRef:
     return out
 
 
-def _block(body: c_ast.Node, scope: dict[str, Var], written_outside: set[str]
+def _block(body: c_ast.Node, scope: dict[str, Var], written_outside: set[str],
+           loop: c_ast.Node | None = None, private: frozenset[str] = frozenset()
            ) -> tuple[c_ast.Compound, dict] | None:
     """The first block of ``body`` (itself, then the blocks inside it, inner loops' bodies
     among them) declaring derived pointers, and those pointers: each block's pointers are
@@ -134,21 +169,24 @@ def _block(body: c_ast.Node, scope: dict[str, Var], written_outside: set[str]
     for c in walk(body):
         if not isinstance(c, c_ast.Compound):
             continue
-        ptrs = _candidates(c, scope, names_written(c) | written_outside)
+        ptrs = _candidates(c, scope, written_outside, loop, private)
         declared = [n.name for n in walk(c) if isinstance(n, c_ast.Decl)]
-        ptrs = {k: v for k, v in ptrs.items() if declared.count(k) == 1}
+        ptrs = {k: v for k, v in ptrs.items() if declared.count(k) == (
+            0 if isinstance(v[0], c_ast.Assignment) else 1)}
         if ptrs:
             return c, ptrs
     return None
 
 
-def substituted(loop: c_ast.For, scope: dict[str, Var]) -> c_ast.For | None:
-    """The loop with its derived pointers replaced (see module), or None."""
+def substituted(loop: c_ast.For, scope: dict[str, Var], private: frozenset[str] = frozenset()
+                ) -> c_ast.For | None:
+    """The loop with its derived pointers replaced (see module), or None (``private``: the
+    variables the directive makes private to each iteration)."""
     if not isinstance(loop.stmt, c_ast.Compound):
         return None
     done = 0
     while done < 16:  # one block at a time: the blocks of a copy are the copy's
-        found = _block(loop.stmt, scope, set())
+        found = _block(loop.stmt, scope, set(), loop.stmt, private)
         if found is None:
             break
         block, ptrs = found

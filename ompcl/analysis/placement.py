@@ -47,7 +47,13 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
             return Reason("splice-text", "the loop does not directly follow its directive in "
                           "the source text", loc)
         end = scan.statement_end(stmt)
-        start, end = balanced(scan, start, end)
+        reopen: tuple[str, ...] = ()
+        try:
+            start, end = balanced(scan, start, end)
+        except ScanError:
+            if isinstance(region, Team) or region.context == "region":
+                raise   # a team's text is copied whole: no split conditional in it
+            reopen = reopened(scan, start, stmt, end)
     except ScanError as e:
         why = "macro-expansion" if "macro" in str(e) else "splice-text"
         return Reason(why, f"cannot find the loop's extent in the source text ({e})", loc)
@@ -57,7 +63,7 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
     # outlined code goes before the whole declaration: its storage class and return type may
     # stand on the lines above the name
     fstart = scan.declaration_start(scan.offset(fline, 1))
-    return SpliceRange(start, end, fstart, scan.line_of(fstart))
+    return SpliceRange(start, end, fstart, scan.line_of(fstart), reopen)
 
 
 _OPENERS = ("if", "ifdef", "ifndef")
@@ -97,6 +103,55 @@ def balanced_start(scan: Scanner, start: int, stmt: int, closed: bool = True) ->
             need += 1
         start = scan.offset(line, 1)
     return start
+
+
+def reopened(scan: Scanner, start: int, stmt: int, end: int) -> tuple[str, ...]:
+    """The conditional lines to repeat before a region's text when its directive stands in
+    conditionals that also hold code above it (Rodinia's ``#ifdef OPEN`` /
+    ``omp_set_num_threads(4);`` / ``#pragma omp parallel for`` / ``#endif`` / loop): the
+    splice closes them before the directive (the code above stays conditional) and its
+    copies of the text open them again (outermost first). Only ``#endif`` lines may stand
+    between the directive and its loop, and only code, blank lines, pragmas and whole
+    conditionals between the directive and the lines opening what they close (no
+    ``#define``, no ``#else`` of those): the conditions then mean the same at both places.
+    ScanError otherwise."""
+    need = 0
+    for line in range(scan.line_of(start), scan.line_of(stmt)):
+        word = scan.directive_line(scan.offset(line, 1))
+        if word is not None and word != "endif" and word != "pragma":
+            raise ScanError("a preprocessor conditional opens between the directive and its "
+                            "loop")
+        need += word == "endif"
+    depth = 0
+    for line in range(scan.line_of(stmt), scan.line_of(end) + 1):
+        word = scan.directive_line(scan.offset(line, 1))
+        depth += 1 if word in _OPENERS else -1 if word == "endif" else 0
+        if depth < 0:
+            raise ScanError("the loop ends outside the preprocessor conditional it starts in")
+    if depth or not need:
+        raise ScanError("unbalanced preprocessor conditional around the loop")
+    openers: list[str] = []
+    line, depth = scan.line_of(start), 0
+    while len(openers) < need:
+        line -= 1
+        if line < 1:
+            raise ScanError("unbalanced preprocessor conditional")
+        off = scan.offset(line, 1)
+        word = scan.directive_line(off)
+        if word is None or word == "pragma" or line in scan.inactive:
+            continue
+        text = scan.text[off:scan.line_end(off)]
+        if word in _OPENERS and depth == 0 and "__LINE__" not in text and \
+                "__COUNTER__" not in text:
+            openers.insert(0, text)
+        elif word in _OPENERS and depth > 0:
+            depth -= 1
+        elif word == "endif":
+            depth += 1
+        elif not (word in _ELSES and depth > 0):
+            raise ScanError("the directive is inside a preprocessor conditional that also "
+                            f"holds other code and a '#{word}' line")
+    return tuple(openers)
 
 
 def _passable(scan: Scanner, line: int, why: str) -> str | None:

@@ -20,7 +20,7 @@ from ..frontend.pragma import DATA_CLAUSES
 from ..frontend.library import SourceLibrary
 from ..frontend.program import Program
 from ..frontend.textscan import IDENT
-from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, SymKind, Team, Var
+from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, Team, Var
 from .accesses import BodyInfo, IndexScope, names_written
 from .bodyscan import scan_body
 from .builtins import is_math
@@ -28,17 +28,18 @@ from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
 from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
-from .sharing import ATOMIC_C_TYPES, classify_sharing, dim_syms
+from .sharing import classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
+from .threadupdates import thread_pointer_writes, thread_updates, update_reasons
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
 from .members import assigned_members, hoisted
 from .structargs import SUFFIX as SPLIT_SUFFIX, WithCopies, specialized
 from .vla import capped
 from .unswitch import choose, guarded_calls, without
-from .updates import Updates, array_updates
+from .updates import Updates
 
 
 @dataclass(frozen=True)
@@ -199,66 +200,6 @@ def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
     return tuple(seen.values())
 
 
-def _on_dims(form) -> bool:
-    """Whether an index form varies with the region's own loop variables."""
-    return any(sym.kind == SymKind.DIM
-               or sym.kind in (SymKind.MOD, SymKind.DIV) and _on_dims(sym.payload[0])
-               for sym in form.syms())
-
-
-def thread_updates(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
-                   through: dict[str, str], body: c_ast.Node, lookup) -> dict[str, Updates]:
-    """The thread's arrays and pointers the loop writes only by updating their elements (of
-    types the device updates atomically), and how."""
-    written = {a.name for a in info.accesses if a.write} | {
-        n for n, mode in through.items() if "w" in mode}
-    out = {}
-    for name in sorted(written & view.private):
-        v = scope.get(name)
-        if v is None or not v.ctype.is_array_like or v.ctype.base not in ATOMIC_C_TYPES or \
-                v.ctype.pointer and not _writes_may_meet(name, info, through):
-            continue  # a pointer's writes on the loop's own elements need no atomics
-        upd = array_updates(name, body, v.ctype.base, lookup,
-                            v.storage in (Storage.GLOBAL, Storage.STATIC))
-        if upd is not None:
-            out[name] = upd
-    return out
-
-
-def _update_reasons(updated: dict[str, Updates]) -> list[Reason]:
-    return [Reason("update-order", f"'{name}' is private to each thread and only updated in "
-                   "the loop, but its floating-point sums could change in another order (an "
-                   "OpenMP array reduction would allow it)")
-            for name, u in sorted(updated.items()) if not u.exact]
-
-
-def _writes_may_meet(name: str, info: BodyInfo, through: dict[str, str]) -> bool:
-    """Whether iterations may write the same elements through pointer ``name``: a callee
-    writes through it, or a write's subscripts do not follow the loop's variables."""
-    writes = [a for a in info.accesses if a.name == name and a.write]
-    return "w" in through.get(name, "") or any(
-        not any(f is not None and _on_dims(f) for f in a.index) for a in writes)
-
-
-def _thread_pointer_writes(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
-                           through: dict[str, str], updated: dict[str, Updates] | None = None
-                           ) -> list[Reason]:
-    """A pointer each thread has its own copy of may point to memory each thread has its own
-    copy of (a scratch buffer passed down): iterations that write the same elements through
-    it would share one buffer on the device. Writes whose subscripts follow the loop's
-    variables are the loop's own elements (shared memory, as the directive promises)."""
-    out = []
-    for name in sorted(view.private):
-        v = scope.get(name)
-        if v is None or not v.ctype.pointer or v.ctype.dims or name in (updated or {}):
-            continue  # updates of the one thread's memory meet in it as device atomics
-        if _writes_may_meet(name, info, through):
-            out.append(Reason("thread-private", f"'{name}' is each thread's pointer and the "
-                              "loop writes through it where iterations may meet (it may point "
-                              "to memory each thread has its own copy of)"))
-    return out
-
-
 def _with_scratch_loops(view: ThreadView, name: str, v: Var, others: tuple, lookup
                         ) -> ThreadView:
     """The view with the other work-sharing loops that write what they read of array
@@ -316,8 +257,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         reasons += [Reason("thread-private", f"'{name}' is private to each thread and an "
                            f"iteration may read what an earlier one left in it{why}")
                     for name in (unproved if check is None else ())]
-    reasons += _update_reasons(t.updated) + _thread_pointer_writes(view, info, scope, through,
-                                                                    t.updated)
+    reasons += update_reasons(t.updated) + thread_pointer_writes(view, info, scope, through,
+                                                                 t.updated)
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
               if isinstance(n, c_ast.ID)}
     used = info.scalar_reads | {a.name for a in info.accesses} | bounds | set(through)
@@ -426,7 +367,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     if region.offload or not region.loops:
         return region
     # pointers derived from arrays in the body, as base plus offset (``derived``)
-    loop = substituted(cand.loop, region.scope) or cand.loop
+    loop = substituted(cand.loop, region.scope, frozenset(
+        cand.directive.names_in("private"))) or cand.loop
     if loop is not cand.loop:
         again = _build_region(*args, loop=loop)
         if again.offload:
@@ -527,7 +469,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     updated: dict[str, Updates] = {}
     if view is not None:
         lookup = _definitions(funcs, library)
-        updated = thread_updates(view, info, scope, through, body, lookup)
+        updated = thread_updates(view, info, scope, through, body, lookup, env)
         extra, why, conds, check = thread_reasons(
             view, cand, loops, info, scope, through, lookup,
             tuple(c.loop for c in cands if c is not cand), updated,

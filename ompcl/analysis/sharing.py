@@ -159,7 +159,8 @@ class _Classifier:
                              "device")
         if isinstance(found, Reason):
             return self.fail(found.id, found.message)
-        view, extent, tree, widths = found
+        view, extent, tree, widths, looks = found
+        self.inspections += looks
         mode = _mode(accs, self.calls.through_calls().get(v.name, ""))
         if any(t.target == v.name for t in self.info.atomics) and \
                 view.ctype.base not in ATOMIC_C_TYPES:

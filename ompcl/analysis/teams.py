@@ -17,6 +17,7 @@ from pycparser import c_ast
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
 from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Team, Var
+from .accumulators import NONE, Accumulators, accumulators
 from .bodyscan import scan_body
 from .builtins import HOST_ONLY, is_math
 from .candidates import Candidate, TeamCandidate
@@ -37,6 +38,8 @@ class ThreadView:
     dependent: frozenset[str]  # variables whose value depends on the thread
     container: c_ast.Node  # the region statement or the function body
     loops: frozenset[int] = frozenset()  # ids of the work-sharing loops in it
+    #: arrays each thread adds into its own row of (``analysis.accumulators``)
+    accumulators: frozenset[str] = frozenset()
 
 
 def thread_dependent(container: c_ast.Node) -> frozenset[str]:
@@ -197,7 +200,7 @@ def thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandida
                           frozenset({id(cand.loop)}))
     if view is not None and threadprivate:
         return ThreadView(view.private | threadprivate, view.dependent, view.container,
-                          view.loops)
+                          view.loops, view.accumulators)
     return view
 
 
@@ -208,7 +211,9 @@ def _thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandid
         stmt = team.bound.stmt
         private = region_private(team.bound, scope)
         loops = frozenset(id(cands[k].loop) for k in team.loops) if cands else frozenset()
-        return ThreadView(frozenset(private), thread_dependent(stmt), stmt, loops)
+        acc = team_accumulators(team, loops)
+        return ThreadView(frozenset(private), thread_dependent(stmt) - acc.tids, stmt, loops,
+                          acc.arrays)
     if cand.context == "orphaned" and cand.bound.func is not None:
         body = cand.bound.func.body
         private = {name for name, v in scope.items() if v.storage in ("local", "param")}
@@ -216,6 +221,15 @@ def _thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandid
                           and c.bound.func is cand.bound.func)
         return ThreadView(frozenset(private), thread_dependent(body), body, loops)
     return None
+
+
+def team_accumulators(tc: TeamCandidate, loops: frozenset[int]) -> Accumulators:
+    """The per-thread accumulators of a ``parallel`` region (``loops``: the ids of its
+    work-sharing loops); none where the region's clauses choose its size."""
+    d = tc.bound.directive
+    if d.clause("num_threads") or d.clause("if"):
+        return NONE
+    return accumulators(tc.bound.stmt, tc.bound.func, loops)
 
 
 def privatised(d: Directive, names: set[str]) -> Directive:
@@ -337,6 +351,8 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
     definition, see ``observe_reasons``)."""
     d = tc.bound.directive
     answered = once_queries(tc, prog)
+    answered.update((c, "omp_get_thread_num") for c in team_accumulators(
+        tc, frozenset(id(r.bound.stmt) for r in loops)).calls)
     reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup,
                                                                answered)
     privates, firsts, reds = [], [], []

@@ -7,10 +7,15 @@ The kernel never follows the host's pointers. At entry the runtime gathers the l
 region touches into one block (``ompcl_rt_tree``), checking that every pointer it follows and
 every row it copies lies inside the process's writable memory, that written rows do not
 overlap each other or the region's other arrays; after the launch it scatters written rows
-back. So every access must give all the tree's subscripts, each affine in the loop variables
-with bounds known at entry, or pass a row or an element's address to a function whose span
-is known (which widens the rows gathered); the region must not assign the tree's pointers
-or pass the tree itself to a function.
+back. So every access must give all the tree's subscripts, or pass a row or an element's
+address to a function whose span is known (which widens the rows gathered); the region must
+not assign the tree's pointers or pass the tree itself to a function. A level whose
+subscripts are all affine in the loop variables, with bounds known at entry, gathers what
+they reach; one with a subscript that is not (k-means' ``partial[tid][index][j]``, an index
+computed in the body) takes its extent from the allocations at entry: the root's rows from
+the block the root points into (``extents.object_extent``), a level below from the blocks its
+rows point into (``Tree.objects``, ``ompcl_rt_tree_width``: each row to its block's end, rows
+sharing a block at one stride no further than the next; else the host runs the loop).
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from ..diagnostics import Reason
 from ..ir import Affine, Bound, BoundExpr, CType, Extent, Storage, Tree, Var
 from .accesses import BodyInfo, RawAccess, passings
 from .ctypes_ import TypeEnv, pointer_depth
-from .extents import array_extent
+from .extents import array_extent, object_extent
 
 #: the deepest pointer tree gathered (``T ***``)
 MAX_DEPTH = 3
@@ -48,11 +53,13 @@ def width_name(name: str, level: int) -> str:
 
 def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use: bool,
              env: TypeEnv, dims: dict, span: Callable[[Var, RawAccess], tuple | None]
-             = lambda v, a: None) -> tuple[Var, Extent, Tree, list[Var]] | Reason | None:
+             = lambda v, a: None
+             ) -> tuple[Var, Extent, Tree, list[Var], list] | Reason | None:
     """The kernel's view of pointer tree ``v`` (its row-pointer ``Var``, the extent of its
-    root's rows, the ``Tree``, the width variables) or the reason the region cannot gather
-    it; None when ``v`` is no pointer tree. ``span(view, access)``: the offsets a callee
-    reaches from a row or element the loop passes it (``sharing.call_span``)."""
+    root's rows, the ``Tree``, the width variables, the inspections finding the root's
+    block) or the reason the region cannot gather it; None when ``v`` is no pointer tree.
+    ``span(view, access)``: the offsets a callee reaches from a row or element the loop
+    passes it (``sharing.call_span``)."""
     found = tree_type(getattr(v.decl, "type", None), env)
     if found is None:
         return None
@@ -67,17 +74,27 @@ def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use
     if why is not None:
         return Reason("data-type", f"pointer tree '{v.name}' {why}",
                       accs[0].loc if accs else None)
-    levels = []
+    levels, objects, found = [], [], []
     for k in range(depth):
+        if any(f is None or not f.is_affine_in_loops() for a in accs for f in a.index[k:k + 1]):
+            if k == 0:
+                ext, look = object_extent(Var(v.name, CType("?", (), True), v.storage, v.decl))
+                found.append(look)
+            else:
+                ext = Extent(Affine.constant(0), Affine.constant(-1))
+            levels.append(ext)
+            objects.append(True)
+            continue
         ext = array_extent(v, [replace(a, index=a.index[k:], subscripts=a.subscripts[k:])
                                for a in accs], dims, info.inner)
         if isinstance(ext, Reason):
             return Reason("data-type", f"pointer tree '{v.name}': {ext.message}", ext.loc)
         levels.append(ext)
+        objects.append(False)
     widths = tuple(_plus_one(e.hi) for e in levels[1:])
-    tree = Tree(depth, names, widths, tuple(e.lo for e in levels[1:]))
+    tree = Tree(depth, names, widths, tuple(e.lo for e in levels[1:]), tuple(objects[1:]))
     width_vars = [Var(n, CType("long"), Storage.GENERATED, _long_decl(n)) for n in names]
-    return view, Extent(levels[0].lo, levels[0].hi, names), tree, width_vars
+    return view, Extent(levels[0].lo, levels[0].hi, names), tree, width_vars, found
 
 
 def _with_spans(accs: list[RawAccess], depth: int, spans: dict) -> list[RawAccess]:
@@ -112,8 +129,6 @@ def _unfit(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use: 
             return "has an element's address passed to a function"
         if len(a.subscripts) != depth:
             return f"is used with {len(a.subscripts)} of its {depth} subscripts"
-        if any(f is None or not f.is_affine_in_loops() for f in a.index):
-            return "has a subscript that is not affine in the loop variables"
     return None
 
 

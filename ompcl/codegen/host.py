@@ -149,9 +149,22 @@ def _hoists(region: Region) -> list[str]:
 
 
 def _tree_widths(region: Region) -> list[str]:
-    """Host C declaring the row widths of each pointer tree the kernel indexes."""
-    return [f"long {n} = (long)({N.bound(w)});" for a in region.arrays if a.tree
-            for n, w in zip(a.tree.names, a.tree.widths)]
+    """Host C declaring the row widths of each pointer tree the kernel indexes, from the
+    bounds of its subscripts or (``Tree.objects``) the blocks its rows point into."""
+    out = []
+    for a in (a for a in region.arrays if a.tree):
+        t = a.tree
+        for k, (n, w) in enumerate(zip(t.names, t.widths)):
+            if not (t.objects and t.objects[k]):
+                out.append(f"long {n} = (long)({N.bound(w)});")
+                continue
+            los = ", ".join(f"(long)({N.bound(x)})" for x in t.los[:k]) or "0"
+            esize = f"sizeof({a.var.ctype.base})" if k == t.depth - 2 else "sizeof(void *)"
+            out.append(f"long {n} = ompcl_rt_tree_width(&ompcl_L, (const void *)({a.name}), "
+                       f"{k + 1}, (long)({N.bound(a.extent.lo)}), (long)({N.bound(a.extent.hi)}"
+                       f"), (const long[]){{{los}}}, (const long[]){{{', '.join(t.names[:k]) or '0'}"
+                       f"}}, {esize});")
+    return out
 
 
 def _distinct_pairs(region: Region) -> list[tuple[int, int]]:
@@ -221,7 +234,7 @@ def region_function(hr: HostRegion, keep: bool) -> str:
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
         preconditions=list(region.preconditions),
-        inspections=_hoists(region) + _tree_widths(region) + _inspections(region),
+        inspections=_hoists(region) + _inspections(region) + _tree_widths(region),
         distinct=_distinct_pairs(region),
         check=check_lines(region, _array_args(region)))
 
@@ -301,6 +314,17 @@ def _call(prog: Program, hr: HostRegion, text: str, scan: Scanner, host: str = "
             f"device ran it */\n#line {scan.line_of(rg.start)} \"{path}\"\n{host or text}\n"
             f"{ind}ompcl_rt_end(&{N.descriptor(hr.region.id)}, 0); }}\n"
             f"{resume(scan, rg.end, path)}")
+
+
+def _reopened(prog: Program, hr: HostRegion, text: str, scan: Scanner) -> str:
+    """``_call`` for a loop whose directive stands in conditionals that also hold code above
+    it (``SpliceRange.reopen``): those conditionals closed before it, opened again around
+    the original text of its host path."""
+    rg = hr.splice
+    if not rg.reopen:
+        return _call(prog, hr, text, scan)
+    again = "\n".join(rg.reopen) + f'\n#line {scan.line_of(rg.start)} "{c_string(prog.path)}"\n'
+    return "#endif\n" * len(rg.reopen) + _call(prog, hr, again + text, scan)
 
 
 #: constructs whose directive line a team of one drops (the statement runs as plain code)
@@ -481,7 +505,7 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
         rg = hr.splice
         text = src[rg.start:rg.end]
         if hr.region.context != "region":  # a team's loops are called from its device version
-            replace.append((rg.start, rg.end, _call(prog, hr, text, scan)))
+            replace.append((rg.start, rg.end, _reopened(prog, hr, text, scan)))
         fn = region_function(hr, residency.keep[hr.region.id])
         protos, defs = check_functions(hr.region)
         if defs:   # loops calling the same callees have the same slices: compiled once

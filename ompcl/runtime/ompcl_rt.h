@@ -309,6 +309,15 @@ void ompcl_rt_decline(ompcl_launch *L, const char *why);
 void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long hi,
                     const long *los, const long *widths, unsigned long esize, int mode);
 
+/* The width of level `level` (1: the rows below the root) of a pointer tree whose subscripts
+ * there the compiler cannot bound: the elements (esize bytes) from each of the level's
+ * pointers -- root[lo..hi], or their rows' pointers in [los[0], widths[0]) -- to the end of
+ * the heap block or array it points into, at most the distance to the next one where they
+ * share a block at one stride. 0 and a decline (the host runs the loop) when a pointer is
+ * null, points into no known object, or shares one unevenly. */
+long ompcl_rt_tree_width(ompcl_launch *L, const void *root, int level, long lo, long hi,
+                         const long *los, const long *widths, unsigned long esize);
+
 /* The kernel was transformed assuming array arguments a and b (indexes among the launch's
  * array arguments) are different memory: when the ranges they touch overlap, the host runs
  * the original loop (no failure). */

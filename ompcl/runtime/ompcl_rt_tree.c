@@ -308,3 +308,52 @@ void ompcl_trees_free(ompcl_launch *L) {
     free(t);
   }
 }
+
+/* One pointer of a tree level: how many elements lie between it and the end of its object,
+ * at most the stride to the next pointer where the two share an object (*prev_start,
+ * *prev: the previous pointer's object and address; *stride: the distance kept). -1 when it
+ * cannot be bounded. */
+static long row_room(uintptr_t p, unsigned long esize, uintptr_t *prev_start, uintptr_t *prev,
+                     long *stride) {
+  uintptr_t s, e;
+  long room;
+  if (!p || !ompcl_find_object(p, &s, &e)) return -1;
+  room = (long)((e - p) / esize);
+  if (*prev && s == *prev_start) {
+    long d = (long)p - (long)*prev;
+    if (d <= 0 || (*stride && d != *stride) || d % (long)esize) return -1;
+    *stride = d;
+  }
+  *prev_start = s;
+  *prev = p;
+  return room;
+}
+
+long ompcl_rt_tree_width(ompcl_launch *L, const void *root, int level, long lo, long hi,
+                         const long *los, const long *widths, unsigned long esize) {
+  void *const *top = (void *const *)root;
+  uintptr_t prev_start = 0, prev = 0;
+  long best = -1, stride = 0, room;
+  if (!L->ok || !esize) return 0;
+  for (long i = lo; i <= hi; i++) {
+    if (level == 1) {
+      room = row_room((uintptr_t)top[i], esize, &prev_start, &prev, &stride);
+      if (room < 0) goto fail;
+      best = best < 0 || room < best ? room : best;
+      continue;
+    }
+    void *const *mid = (void *const *)top[i];
+    if (!mid) goto fail;
+    for (long j = los[0]; j < widths[0]; j++) {
+      room = row_room((uintptr_t)mid[j], esize, &prev_start, &prev, &stride);
+      if (room < 0) goto fail;
+      best = best < 0 || room < best ? room : best;
+    }
+  }
+  if (stride && stride / (long)esize < best) best = stride / (long)esize;
+  return best < 0 ? 0 : best;
+fail:
+  tree_decline(L, "a pointer tree's row is null, in no object the runtime knows, or shares "
+               "one unevenly with another");
+  return 0;
+}

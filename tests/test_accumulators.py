@@ -1,0 +1,128 @@
+"""Per-thread accumulators (issue 37, analysis.accumulators): a parallel region whose threads
+each add into their own row of a shared array, indexed by ``omp_get_thread_num()``, merged
+after the region (k-means' partial centres, histogram codes). The region's device version
+(a team of one) adds every iteration into row 0 with device atomics; the merges see the same
+sums. Each program runs on every path against the original built with gcc; where a use could
+tell a team of one from the team, the loop stays on the host."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import build_both, device_runs, every_path
+from ompcl.pipeline import translate
+
+FLAT = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+int main(void) {
+  int n = 200000, nb = 16, i, j, t, step;
+  int nthreads = omp_get_max_threads();
+  double *x = malloc(n * sizeof(double));
+  long *part = calloc(nthreads * nb, sizeof(long));
+  int **cnt = malloc(nthreads * sizeof(int *));
+  long hist[16] = {0};
+  int total[16] = {0};
+  for (t = 0; t < nthreads; t++) cnt[t] = calloc(nb, sizeof(int));
+  for (i = 0; i < n; i++) x[i] = (i * 37 % 1000) / 10.0;
+  for (step = 0; step < 3; step++) {
+#pragma omp parallel
+    {
+      int tid;
+      tid = omp_get_thread_num();
+#pragma omp for
+      for (i = 0; i < n; i++) {
+        int b = (int)(x[i] / 100.0 * nb);
+        part[tid * nb + b] += (long)x[i] + step;
+        cnt[tid][b]++;
+      }
+    }
+    for (t = 0; t < nthreads; t++)
+      for (j = 0; j < nb; j++) {
+        hist[j] += part[t * nb + j];
+        total[j] += cnt[t][j];
+        part[t * nb + j] = 0;
+        cnt[t][j] = 0;
+      }
+  }
+  for (j = 0; j < nb; j++) printf("%d %ld %d\n", j, hist[j], total[j]);
+  return 0;
+}
+"""
+
+MERGED_IN_REGION = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+int main(void) {
+  int n = 100000, i, j;
+  int nthreads = omp_get_max_threads();
+  double *v = malloc(n * sizeof(double));
+  double (*acc)[8] = calloc(nthreads, sizeof *acc);
+  double q[8] = {0};
+  for (i = 0; i < n; i++) v[i] = (i % 1000) * 0.25;
+#pragma omp parallel private(j)
+  {
+    int me = omp_get_thread_num();
+#pragma omp for
+    for (i = 0; i < n; i++) acc[me][i % 8] += v[i];
+#pragma omp critical
+    for (j = 0; j < 8; j++) q[j] += acc[me][j];
+  }
+  for (j = 0; j < 8; j++) printf("%.3f\n", q[j]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("text", [FLAT, MERGED_IN_REGION], ids=["merged-after", "critical"])
+def test_per_thread_accumulators_run_on_the_device(text, tmp_path):
+    ref, exe = build_both(tmp_path, text)
+    every_path(ref, exe, 1e-12)
+    runs = device_runs(exe)
+    assert runs is None or runs and all(r >= 1 for r in runs)
+
+
+HOST_ONLY = {
+    # a thread's row read by itself after the region: its contents depend on the team
+    "row_read_alone": "for (j = 0; j < 4; j++) printf(\"%ld\\n\", part[j]);",
+    # rows zeroed inside the region: a team of one would leave the others' stale rows
+    "zeroed_in_region": None,
+    # the thread number used otherwise than as an accumulator's row
+    "tid_as_value": None,
+}
+
+BASE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+int main(void) {
+  int n = 1000, i, j, t, nt = omp_get_max_threads();
+  long *part = calloc(nt * 4, sizeof(long)), total[4] = {0};
+  long *out = calloc(n, sizeof(long));
+#pragma omp parallel
+  {
+    int tid = omp_get_thread_num();
+    ZERO
+#pragma omp for
+    for (i = 0; i < n; i++) { part[tid * 4 + i % 4] += i; VALUE }
+  }
+  for (t = 0; t < nt; t++) for (j = 0; j < 4; j++) total[j] += part[t * 4 + j];
+  AFTER
+  printf("%ld %ld\n", total[0], out[3]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("name", sorted(HOST_ONLY))
+def test_uses_that_could_tell_the_team_keep_the_loop_on_the_host(name, tmp_path):
+    text = BASE.replace("ZERO", "for (j = 0; j < 4; j++) part[tid * 4 + j] = 0;"
+                        if name == "zeroed_in_region" else "")
+    text = text.replace("VALUE", "out[i] = tid;" if name == "tid_as_value" else "")
+    text = text.replace("AFTER", HOST_ONLY[name] or "")
+    src = tmp_path / f"{name}.c"
+    src.write_text(text)
+    (region,) = translate(str(src)).regions
+    assert not region.offload
+    assert any(r.id in ("thread-dependent", "team") for r in region.reasons), region.reasons
