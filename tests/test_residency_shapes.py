@@ -167,3 +167,42 @@ def test_a_call_through_a_function_pointer_between_kernels(tmp_path, opencl_avai
     st = _build_and_check({"main.c": FUNCTION_POINTER}, tmp_path)
     if st["device"]["available"]:
         assert all(r["device_runs"] == STEPS for r in st["regions"])
+
+
+GROWING = r"""#include <stdio.h>
+#include <stdlib.h>
+#define B 16
+int main(void) {
+  int n = 40 * B, blk, i, j;
+  long *m = malloc(sizeof(long) * n * n);
+  for (i = 0; i < n * n; i++) m[i] = i % 7;
+  /* an anti-diagonal front (Needleman-Wunsch's blocks): each step maps a wider range */
+  for (blk = 1; blk <= n / B; blk++) {
+#pragma omp parallel for private(i, j)
+    for (int bx = 0; bx < blk; bx++) {
+      int by = blk - 1 - bx;
+      for (i = 0; i < B; i++)
+        for (j = 0; j < B; j++)
+          m[n * (by * B + i) + bx * B + j] += m[n * (by * B + i) + bx * B + (j + B) % n] % 5 + blk;
+    }
+  }
+  long s = 0;
+  for (i = 0; i < n * n; i++) s += m[i] * (i % 13);
+  printf("%ld\n", s);
+  free(m);
+  return 0;
+}
+"""
+
+
+def test_a_range_growing_each_step_stays_on_the_device(tmp_path, opencl_available):
+    """A region whose mapped range grows at every step (the front of a wave): the mapping is
+    widened on the device (its resident part copied there), not read back and sent again
+    whole at each step."""
+    st = _build_and_check({"main.c": GROWING}, tmp_path)
+    if not st["device"]["available"]:
+        pytest.skip("no OpenCL device")
+    t = st["totals"]
+    assert st["regions"][0]["device_runs"] == 40
+    assert t["bytes_to_device"] <= 1.5 * t["data_bytes"], t
+    assert t["bytes_to_host"] <= 1.5 * t["data_bytes"], t

@@ -39,7 +39,7 @@
   X(SetKernelArg) X(CreateBuffer) X(EnqueueWriteBuffer) X(EnqueueReadBuffer)                  \
   X(EnqueueNDRangeKernel) X(Finish) X(ReleaseMemObject) X(ReleaseKernel) X(ReleaseProgram)   \
   X(ReleaseCommandQueue) X(ReleaseContext) X(EnqueueMapBuffer) X(EnqueueUnmapMemObject)       \
-  X(GetEventProfilingInfo) X(ReleaseEvent) X(WaitForEvents)
+  X(GetEventProfilingInfo) X(ReleaseEvent) X(WaitForEvents) X(EnqueueCopyBuffer)
 
 typedef struct cl_api {
 #define OMPCL_FIELD(f) __typeof__(&cl##f) f;

@@ -226,9 +226,96 @@ static int upload(ompcl_launch *L, mapping *m) {
   return 1;
 }
 
+/* Upload host bytes [a, b) into `m`'s device buffer (a part of it). */
+static int upload_part(ompcl_launch *L, mapping *m, uintptr_t a, uintptr_t b) {
+  cl_event ev = 0;
+  double dt;
+  cl_int err;
+  if (a >= b) return 1;
+  err = ompcl_cl.EnqueueWriteBuffer(ompcl_dev.queue, m->mem, CL_TRUE, a - m->start, b - a,
+                                    (void *)a, 0, 0, &ev);
+  if (err != CL_SUCCESS) {
+    ompcl_launch_fail(L, "copy to the device failed", err);
+    return 0;
+  }
+  dt = ompcl_event_seconds(ev);
+  L->r->bytes_to_device += (long)(b - a);
+  L->r->b_to_device += (long)(b - a);
+  L->r->transfers_to_device++;
+  L->r->transfer_seconds += dt;
+  L->r->t_transfer += dt;
+  ompcl_log("%s:%d: upload %zu bytes (growing a mapping)", L->r->file, L->r->line,
+            (size_t)(b - a));
+  return 1;
+}
+
+/* The device copy of the new mapping `m` from the mappings it absorbs (`old`, by address):
+ * their device copies move on the device, the gaps between them come from the host. The
+ * host copy stays valid where every absorbed one had it. 0 on a failure (`old` untouched
+ * but for host writes pushed to their device copies). */
+static int fill_from(ompcl_launch *L, mapping *m, mapping **old, int n) {
+  uintptr_t p = m->start;
+  for (int i = 0; i < n; i++) {
+    mapping *o = old[i];
+    if (!o->dev_valid) continue; /* its host copy is the valid one: a gap */
+    ompcl_push_spans(o, o->start, o->end); /* host writes reach its device copy first */
+    if (!upload_part(L, m, p, o->start) ||
+        ompcl_cl.EnqueueCopyBuffer(ompcl_dev.queue, o->mem, m->mem, 0, o->start - m->start,
+                                   o->end - o->start, 0, 0, 0) != CL_SUCCESS)
+      return 0;
+    p = o->end;
+  }
+  if (!upload_part(L, m, p, m->end) || ompcl_cl.Finish(ompcl_dev.queue) != CL_SUCCESS)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    if (old[i]->dev_valid && !old[i]->host_valid) m->host_valid = 0;
+    if (old[i]->dev_valid && old[i]->owner) m->owner = old[i]->owner;
+  }
+  m->dev_valid = 1;
+  m->ndirty = 0;
+  m->version = ++ompcl_present.epoch;
+  return 1;
+}
+
+/* A mapping over [a, b) widened over the mappings it partly overlaps, on a copying device:
+ * their device copies stay on the device (fill_from), where the general way (absorb_overlaps)
+ * reads each back and sends the whole range again. */
+static mapping *grow_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
+  mapping *old[32], **link, *m;
+  int n = 0;
+  uintptr_t lo = a, hi = b;
+  while (n < 32 && (link = find_overlap(lo, hi)) && !used_by(L, *link)) {
+    mapping *o = *link;
+    int i = n++;
+    *link = o->next;
+    while (i > 0 && old[i - 1]->start > o->start) old[i] = old[i - 1], i--;
+    old[i] = o;
+    lo = OMPCL_MIN(lo, o->start);
+    hi = OMPCL_MAX(hi, o->end);
+  }
+  m = n && !find_overlap(lo, hi) ? new_mapping(L, lo, hi) : 0;
+  if (m && fill_from(L, m, old, n)) {
+    for (int i = 0; i < n; i++) ompcl_release_mapping(old[i]);
+    return m;
+  }
+  if (m) { /* new_mapping put it first */
+    ompcl_present.maps = m->next;
+    ompcl_release_mapping(m);
+  }
+  for (int i = 0; i < n; i++) { /* back in the table: the general way takes them */
+    old[i]->next = ompcl_present.maps;
+    ompcl_present.maps = old[i];
+  }
+  if (!L->ok) return 0;
+  if (!absorb_overlaps(L, &a, &b) || !(m = new_mapping(L, a, b))) return 0;
+  return m->dev_valid || upload(L, m) ? m : 0;
+}
+
 /* The mapping holding host bytes [a, b), created or widened as needed, device copy valid. */
 mapping *ompcl_map_range(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   mapping *m = ompcl_find_containing(a, b);
+  if (!m && !ompcl_dev.zero_copy && find_overlap(a, b))
+    return (m = grow_mapping(L, a, b)) ? (ompcl_push_dirty(m, L->r), m) : 0;
   if (!m && (!absorb_overlaps(L, &a, &b) || !(m = new_mapping(L, a, b)))) return 0;
   if (!m->dev_valid && !upload(L, m)) return 0;
   ompcl_push_dirty(m, L->r);
