@@ -35,6 +35,7 @@ from .scratchcheck import NoCheck, scratch_check
 from .threadupdates import thread_pointer_writes, thread_updates, update_reasons
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
+from .inline import inlined
 from .members import assigned_members, hoisted
 from .structargs import SUFFIX as SPLIT_SUFFIX, WithCopies, specialized
 from .vla import capped
@@ -371,6 +372,14 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         cand.directive.names_in("private"))) or cand.loop
     if loop is not cand.loop:
         again = _build_region(*args, loop=loop)
+        if again.offload:
+            return again
+    # calls of functions given pointer trees, as their bodies (``inline``)
+    inl = inlined(loop, region.scope, _definitions(funcs, library))
+    if inl is not None:
+        inl = substituted(inl, region.scope, frozenset(cand.directive.names_in("private"))) \
+            or inl
+        again = _build_region(*args, loop=inl)
         if again.offload:
             return again
     # calls passing structs the device cannot hold call copies taking their members

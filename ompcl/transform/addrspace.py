@@ -141,13 +141,15 @@ def _clone(fdef: c_ast.FuncDef, spaces: tuple[str, ...]) -> c_ast.FuncDef:
     return out
 
 
-def specialise(bodies: list[tuple[c_ast.Node, set[str]]], fdefs: dict[str, c_ast.FuncDef]
+def specialise(bodies: list[tuple[c_ast.Node, set[str], set[str]]],
+               fdefs: dict[str, c_ast.FuncDef]
                ) -> tuple[list[c_ast.Node], list[c_ast.FuncDef]]:
-    """Kernel bodies (with their private array names) -> rewritten bodies, and every device
-    function version they need (in first-needed order, callees before callers not implied)."""
+    """Kernel bodies (with their private array names and the pointers to their buffers) ->
+    rewritten bodies, and every device function version they need (in first-needed order,
+    callees before callers not implied)."""
     out_bodies, todo = [], []
-    for body, private in bodies:
-        calls = _Calls(fdefs, private | _locals(body), {})
+    for body, private, buffers in bodies:
+        calls = _Calls(fdefs, private | _locals(body), {b: GLOBAL for b in buffers})
         out_bodies.append(calls.rewrite(body))
         todo += calls.needed
     done: dict[tuple[str, tuple[str, ...]], c_ast.FuncDef] = {}
@@ -171,7 +173,8 @@ def device_code(specs: tuple[KernelSpec, ...], functions: tuple[Function, ...]) 
     """One program's kernels calling the versions of the device ``functions`` their
     arguments' spaces need, and those versions (each with its function's type environment)."""
     envs = {f.decl.name: fenv for f, fenv in functions}
-    bodies, clones = specialise([(s.body, {d.name for d in s.privates}) for s in specs],
+    bodies, clones = specialise([(s.body, {d.name for d in s.privates}, {
+        d.name for d in s.prologue if isinstance(d.type, c_ast.PtrDecl)}) for s in specs],
                                 {f.decl.name: f for f, _ in functions})
     return DeviceCode(tuple(replace(s, body=b) for s, b in zip(specs, bodies)),
                       tuple((c, envs[origin(c.decl.name, envs)]) for c in clones))

@@ -1,0 +1,110 @@
+"""Inlining calls of functions given pointer trees (issue 37, analysis.inline): k-means'
+``find_nearest_point(feature[i], nfeatures, clusters, nclusters)`` takes ``float **pts``,
+which no device function can; its body in the loop reads ``clusters[i]`` as the loop's own
+rows. Executed against gcc on every path; unit cases for what keeps a call as it is."""
+from __future__ import annotations
+
+import pytest
+from pycparser import c_ast, c_generator, c_parser
+
+from conftest import build_both, device_runs, every_path
+from ompcl.analysis.inline import inlined
+from ompcl.ir import CType, Storage, Var
+
+KMEANS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+#define BIG 3.0e38f
+static float dist2(const float *a, const float *b, int n) {
+  int i; float s = 0.0f;
+  for (i = 0; i < n; i++) s += (a[i] - b[i]) * (a[i] - b[i]);
+  return s;
+}
+static int nearest(float *pt, int nf, float **pts, int npts) {
+  int index = 0, i;
+  float best = BIG;
+  for (i = 0; i < npts; i++) {
+    float d = dist2(pt, pts[i], nf);
+    if (d < best) { best = d; index = i; }
+  }
+  return index;
+}
+int main(void) {
+  int n = 6000, nf = 4, k = 5, i, j, t, step;
+  int nt = omp_get_max_threads();
+  float **feature = malloc(n * sizeof(float *)), **centres = malloc(k * sizeof(float *));
+  int *member = malloc(n * sizeof(int));
+  int **counts = malloc(nt * sizeof(int *));
+  feature[0] = malloc(n * nf * sizeof(float));
+  centres[0] = malloc(k * nf * sizeof(float));
+  for (i = 1; i < n; i++) feature[i] = feature[i - 1] + nf;
+  for (i = 1; i < k; i++) centres[i] = centres[i - 1] + nf;
+  for (t = 0; t < nt; t++) counts[t] = calloc(k, sizeof(int));
+  for (i = 0; i < n; i++)   /* five well separated groups */
+    for (j = 0; j < nf; j++) feature[i][j] = (float)(i % 5) * 10.0f + (float)((i * 7 + j) % 13) * 0.1f;
+  for (i = 0; i < k; i++) for (j = 0; j < nf; j++) centres[i][j] = feature[i * 3][j] + 1.0f;
+  long total[5] = {0};
+  for (step = 0; step < 4; step++) {
+#pragma omp parallel
+    {
+      int tid = omp_get_thread_num();
+#pragma omp for private(j)
+      for (i = 0; i < n; i++) {
+        int c = nearest(feature[i], nf, centres, k);
+        member[i] = c;
+        counts[tid][c]++;
+      }
+    }
+    for (t = 0; t < nt; t++) for (j = 0; j < k; j++) { total[j] += counts[t][j]; counts[t][j] = 0; }
+  }
+  long s = 0;
+  for (i = 0; i < n; i++) s += member[i] * (i % 7);
+  for (j = 0; j < k; j++) printf("%ld ", total[j]);
+  printf("%ld\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_function_given_a_pointer_tree_runs_inlined_on_the_device(tmp_path):
+    ref, exe = build_both(tmp_path, KMEANS, "kmeans.c")
+    every_path(ref, exe, 0)
+    assert device_runs(exe) in (None, [4])
+
+
+FUNCS = r"""
+int g;
+static int pick(float **p, int n) { return (int)p[n][0]; }
+static int two(float **p, int n) { if (n) return 1; return (int)p[0][0]; }
+static int global(float **p, int n) { return (int)p[n][g]; }
+static int flat(float *p, int n) { return (int)p[n]; }
+void f(float **a, float *b, int *out, int n) {
+  int i;
+  for (i = 0; i < n; i++) { out[i] = pick(a, i); }
+  for (i = 0; i < n; i++) { out[i] = two(a, i); }
+  for (i = 0; i < n; i++) { int g = i; out[i] = global(a, g); }
+  for (i = 0; i < n; i++) { out[i] = flat(b, i); }
+}
+"""
+
+
+def _loops():
+    ast = c_parser.CParser().parse(FUNCS)
+    funcs = {e.decl.name: e for e in ast.ext if isinstance(e, c_ast.FuncDef)}
+    loops = [n for n in funcs["f"].body.block_items if isinstance(n, c_ast.For)]
+    scope = {"g": Var("g", CType("int"), Storage.GLOBAL, None)}
+    return loops, funcs, scope
+
+
+@pytest.mark.parametrize("k,inlines", [(0, True), (1, False), (2, False), (3, False)],
+                         ids=["tree-parameter", "two-returns", "global-hidden", "flat-pointer"])
+def test_which_calls_are_inlined(k, inlines):
+    loops, funcs, scope = _loops()
+    if k == 2:   # the loop body's own 'g' hides the global the callee reads
+        scope = {"g": Var("g", CType("int"), Storage.LOCAL, None)}
+    out = inlined(loops[k], scope, funcs.get)
+    assert (out is not None) == inlines
+    if inlines:
+        text = c_generator.CGenerator().visit(out)
+        assert "pick(" not in text and "(int)a[n_i" in text.replace(" ", "")
