@@ -107,4 +107,4 @@ def test_which_calls_are_inlined(k, inlines):
     assert (out is not None) == inlines
     if inlines:
         text = c_generator.CGenerator().visit(out)
-        assert "pick(" not in text and "(int)a[n_i" in text.replace(" ", "")
+        assert "pick(" not in text and "(int)a[n_ompcl" in text.replace(" ", "")

@@ -76,7 +76,7 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     args = call.args.exprs if call.args else []
     if params is None or len(params) != len(args):
         return None
-    tag = f"_i{next(_counter)}"
+    tag = f"_ompcl{next(_counter)}"
     body = fdef.body.block_items or []
     ret = body[-1] if body and isinstance(body[-1], c_ast.Return) else None
     locals_ = {n.name for n in walk(fdef.body) if isinstance(n, c_ast.Decl) and n.name}
@@ -88,6 +88,8 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     subst: dict[str, c_ast.Node] = {}
     copies: list[c_ast.Node] = []
     outer = written - locals_ - {p.name for p in params}  # globals the callee assigns
+    outer |= {n.expr.name for x in args for n in walk(x) if isinstance(n, c_ast.UnaryOp)
+              and n.op == "&" and isinstance(n.expr, c_ast.ID)}  # its pointers to them
     for p, a in zip(params, args):
         if p.name in written or not _stable(a, p, scope, outer):
             copy = clone(p)

@@ -54,8 +54,32 @@ class OpenCLPrinter(c_generator.CGenerator):
                 texts = [f"(double)({self.visit(args[0])})", f"(int)({self.visit(args[1])})"]
             if name in _INT_ABS:  # OpenCL's abs returns an unsigned type; C's is signed
                 return f"(({_INT_ABS[name]})abs(({_INT_ABS[name]})({texts[0]})))"
+            if name in ("pow", "powf") and len(args) == 2 and _is_two(args[1]) and \
+                    _pure(args[0]):  # as gcc folds it: exact, where OpenCL's pow is slow
+                return f"({texts[0]} * {texts[0]})"
             return f"{cl_name}({', '.join(texts)})"
         return super().visit_FuncCall(n)
+
+
+#: calls without side effects: the math built-ins, a checked access (OMPCL_AT)
+_PURE_CALLS = set(MATH) | {"OMPCL_AT"}
+
+
+def _is_two(e: c_ast.Node) -> bool:
+    """A literal 2 (``2``, ``2.0``, ``2.f``)."""
+    if not isinstance(e, c_ast.Constant) or e.type not in ("int", "double", "float"):
+        return False
+    try:
+        return float(e.value.rstrip("fFlLuU")) == 2.0
+    except ValueError:
+        return False
+
+
+def _pure(e: c_ast.Node) -> bool:
+    """An expression without side effects: evaluated twice, it gives the same value."""
+    return not any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) and not (
+        isinstance(n, c_ast.FuncCall) and getattr(n.name, "name", None) in _PURE_CALLS) or
+        isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") for n in walk(e))
 
 
 #: nodes whose ``name`` attribute the printer writes as an identifier
