@@ -126,3 +126,68 @@ def test_uses_that_could_tell_the_team_keep_the_loop_on_the_host(name, tmp_path)
     (region,) = translate(str(src)).regions
     assert not region.offload
     assert any(r.id in ("thread-dependent", "team") for r in region.reasons), region.reasons
+
+
+def _variant(seed: int) -> str:
+    """A per-thread accumulator program drawn from ``seed``: element type, flat rows
+    (``a[t * k + b]``), rows of a 2-D array or of a pointer tree, the update (``+=``,
+    ``-=``, ``++``), a data-dependent bucket, the merge after the region or under
+    ``critical``, several steps."""
+    import random
+    r = random.Random(seed)
+    ctype = r.choice(("int", "long", "double"))
+    k = r.randint(1, 40)
+    shape = r.choice(("flat", "rows", "tree"))
+    critical = r.random() < 0.4
+    op = r.choice(("+=", "-=", "++"))
+    fmt = "%.3f" if ctype == "double" else "%ld"
+    cast = "(double)" if ctype == "double" else "(long)"
+    at = {"flat": "acc[tid * K + b]", "rows": "acc[tid][b]", "tree": "acc[tid][b]"}[shape]
+    row_t = {"flat": "acc[t * K + j]", "rows": "acc[t][j]", "tree": "acc[t][j]"}[shape]
+    mine = row_t.replace("t * K", "tid * K").replace("[t]", "[tid]")
+    decl = {"flat": f"{ctype} *acc = calloc((size_t)nt * K, sizeof *acc);",
+            "rows": f"{ctype} (*acc)[K] = calloc((size_t)nt, sizeof *acc);",
+            "tree": f"{ctype} **acc = malloc(nt * sizeof *acc);\n"
+                    "  for (t = 0; t < nt; t++) acc[t] = calloc(K, sizeof **acc);"}[shape]
+    update = f"{at}++;" if op == "++" else f"{at} {op} v[i] * (step + 1);"
+    merge = (f"#pragma omp critical\n    for (j = 0; j < K; j++) total[j] += {cast}{mine};"
+             if critical else "")
+    after = "" if critical else (f"  for (t = 0; t < nt; t++) for (j = 0; j < K; j++) "
+                                 f"total[j] += {cast}{row_t};\n")
+    zero = f"  for (t = 0; t < nt; t++) for (j = 0; j < K; j++) {row_t} = 0;\n"
+    return f"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+#define K {k}
+int main(void) {{
+  int n = {r.randint(1, 30000)}, i, j, t, step, nt = omp_get_max_threads();
+  {ctype} *v = malloc((n + 1) * sizeof *v);
+  {"double" if ctype == "double" else "long"} total[K] = {{0}};
+  {decl}
+  for (i = 0; i < n; i++) v[i] = ({ctype})((i * 37 + {seed}) % 101) / {4 if ctype == "double" else 1};
+  for (step = 0; step < 3; step++) {{
+#pragma omp parallel private(j)
+  {{
+    int tid = omp_get_thread_num();
+#pragma omp for
+    for (i = 0; i < n; i++) {{
+      int b = (int)((i * 7 + step) % K);
+      {update}
+    }}
+    {merge}
+  }}
+{after}{zero}  }}
+  for (j = 0; j < K; j++) printf("{fmt}\\n", total[j]);
+  return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_drawn_accumulator_programs_on_every_path(seed, tmp_path):
+    """Drawn shapes of the pattern, each built by gcc and by ompcl and run on every path."""
+    ref, exe = build_both(tmp_path, _variant(seed), f"acc{seed}.c")
+    every_path(ref, exe, 1e-9)
+    runs = device_runs(exe)
+    assert runs is None or runs == [3]
