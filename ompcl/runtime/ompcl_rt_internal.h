@@ -233,6 +233,7 @@ int ompcl_decline(ompcl_launch *L, long *counter);
  * and out after a launch (ok), their staging blocks forgotten */
 int ompcl_trees_gather(ompcl_launch *L);
 void ompcl_trees_finish(ompcl_launch *L, int ok);
+double ompcl_tree_bytes(const ompcl_launch *L);
 void ompcl_trees_free(ompcl_launch *L);
 
 /* ompcl_rt_launch.c */

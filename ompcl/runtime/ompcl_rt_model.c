@@ -236,6 +236,21 @@ static int measured(ompcl_region *r, ompcl_size_stats *z) {
   return dev;
 }
 
+/* The pointer trees' staging copies (rows gathered in, written rows back: host memcpy work
+ * whatever the buffers, from rows scattered over the heap) move more than a quarter of the
+ * bytes the loop itself reads and writes (`f`: its features, mem = memory operations per
+ * work-item, taken as 8 bytes each): then the host runs the loop in about the time the
+ * copies take (Rodinia's backprop: a million rows of 17 floats gathered for a loop that
+ * reads each element a few times). The model's training rows rarely show such copies, so
+ * this is checked apart from it; a wrong "host" here costs speed, never an answer. */
+static int trees_outweigh(const ompcl_launch *L, const double *f) {
+  double trees = ompcl_tree_bytes(L);
+  if (trees <= 0 || trees <= 0.25 * 8.0 * f[1] * (f[7] > 1 ? f[7] : 1.0)) return 0;
+  ompcl_log("%s:%d: host: its pointer trees would copy %.0f bytes, more than the loop moves",
+            L->r->file, L->r->line, trees);
+  return 1;
+}
+
 /* The device/host choice for a launch, once the device is ready and the launch sized: 1 for
  * the device.  Forced modes and programs without a model take the device; in auto mode the
  * model decides once per problem-size class (and whether data has to move), and measurement
@@ -263,8 +278,9 @@ int ompcl_decide(ompcl_launch *L) {
   if (cached)
     dev = z->decision[moves] == 1;
   else
-    dev = ompcl_dispatch.model ? model_predict(ompcl_dispatch.model, r->last_features)
-                   : r->predict(r->last_features, OMPCL_NFEATURES);
+    dev = (ompcl_dispatch.model ? model_predict(ompcl_dispatch.model, r->last_features)
+                    : r->predict(r->last_features, OMPCL_NFEATURES)) &&
+          !trees_outweigh(L, r->last_features);
   if (cached && ompcl_probe_due(z, dev)) {
     z->probe = 1;
     z->probe_device = (signed char)!dev;
@@ -333,8 +349,8 @@ static int host_whatever_device(ompcl_launch *L, int ndim, const long n[]) {
   for (int t = t0; t < nt; t++)
     for (int w = w0; w < nw; w++) {
       entry_features(L, transfers[t], wgs[w], f);
-      if (ompcl_dispatch.model ? model_predict(ompcl_dispatch.model, f)
-                               : r->predict(f, OMPCL_NFEATURES))
+      if ((ompcl_dispatch.model ? model_predict(ompcl_dispatch.model, f)
+                                : r->predict(f, OMPCL_NFEATURES)) && !trees_outweigh(L, f))
         return 0;
     }
   memcpy(r->last_features, f, sizeof f);

@@ -324,10 +324,11 @@ mapping *ompcl_map_range(ompcl_launch *L, uintptr_t a, uintptr_t b) {
 
 /* Bytes a launch would move: the array ranges no valid device copy holds (the mapping they
  * would join is taken whole), and what the kernel writes, which the host reads back unless it
- * stays resident.  Zero-copy buffers move nothing. */
+ * stays resident (zero-copy buffers move none of those), and the rows its pointer trees
+ * gather and scatter. */
 double ompcl_transfer_bytes(const ompcl_launch *L) {
-  double bytes = 0;
-  if (ompcl_dev.zero_copy) return 0;
+  double bytes = ompcl_tree_bytes(L); /* the trees' staging copies, whatever the buffers */
+  if (ompcl_dev.zero_copy) return bytes;
   for (int k = 0; k < L->narrays; k++) {
     const ompcl_array_arg *a = &L->arrays[k];
     uintptr_t lo = (uintptr_t)a->ptr + (uintptr_t)a->lo * a->esize;

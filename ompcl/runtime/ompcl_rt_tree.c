@@ -357,3 +357,12 @@ fail:
                "one unevenly with another");
   return 0;
 }
+
+/* Bytes the launch's pointer trees move through their staging blocks on the host: every
+ * gathered row in, the written ones back (a transfer, also with zero-copy buffers). */
+double ompcl_tree_bytes(const ompcl_launch *L) {
+  double bytes = 0;
+  for (const ompcl_tree *t = (const ompcl_tree *)L->trees; t; t = t->next)
+    bytes += (double)t->rows * (double)t->row_bytes * ((t->mode & OMPCL_WRITE) ? 2 : 1);
+  return bytes;
+}
