@@ -221,6 +221,10 @@ class Driver:
         if not done:
             res = self.call(original)
             sys.stderr.write(res.stderr)
+            if res.returncode != 0 and "ompcl_rt_abi_" in res.stderr:
+                print("ompcl: note: an object was translated by another version of ompcl, "
+                      "whose runtime interface differs (OMPCL_RT_ABI); rebuild it (for "
+                      "example 'make clean')", file=sys.stderr)
             if res.returncode != 0 or not failed:
                 return res.returncode    # the compiler rejects the user's own file
             return self.fall_back(failed, {}, res.returncode)

@@ -14,6 +14,9 @@
  */
 #include "ompcl_rt_internal.h"
 
+/* the interface number translated files refer to (ompcl_rt.h) */
+const int OMPCL_RT_ABI_SYMBOL = OMPCL_RT_ABI;
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Calls between instrumented functions: the caller announces, the callee takes it at entry. */

@@ -16,7 +16,18 @@
 extern "C" {
 #endif
 
-#define OMPCL_RT_ABI 6
+/* The interface between translated files and this runtime; bumped at every change of this
+ * header (tests/test_rt_abi.py holds the header's hash for each number). Every translated
+ * file refers to the symbol named after it, which only a runtime of the same number defines:
+ * an object translated by another ompcl fails to link instead of running with a runtime
+ * whose records it misreads. */
+#define OMPCL_RT_ABI 7
+#define OMPCL_ABI_CAT3(a, b, c) a##b##c
+#define OMPCL_ABI_CAT(a, b, c) OMPCL_ABI_CAT3(a, b, c)
+/* (the name is the linker's message: "undefined reference to ompcl_rt_abi_6_...") */
+#define OMPCL_RT_ABI_SYMBOL \
+  OMPCL_ABI_CAT(ompcl_rt_abi_, OMPCL_RT_ABI, _rebuild_objects_translated_by_another_ompcl)
+extern const int OMPCL_RT_ABI_SYMBOL;
 #define OMPCL_READ 1
 #define OMPCL_WRITE 2
 #define OMPCL_READWRITE 3
