@@ -248,3 +248,46 @@ def test_thirdparty_trees_on_every_path(case, tmp_path, opencl_available):
     assert "1 right in every mode" in res.stdout, res.stdout[-3000:]
     if opencl_available:  # the harness counts the kernels each run launched
         assert "1 of those launched kernels" in res.stdout, res.stdout[-3000:]
+
+
+ONE_BLOCK_STEPS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  int n = 400, m = 64, i, j, step;
+  double **a = malloc(n * sizeof *a), **b = malloc(n * sizeof *b);
+  a[0] = malloc((size_t)n * m * sizeof **a);
+  b[0] = malloc((size_t)n * m * sizeof **b);
+  for (i = 1; i < n; i++) { a[i] = a[i - 1] + m; b[i] = b[i - 1] + m; }
+  for (i = 0; i < n; i++) for (j = 0; j < m; j++) { a[i][j] = (i * 3 + j) % 17; b[i][j] = 0; }
+  for (step = 0; step < 10; step++) {
+#pragma omp parallel for private(j)
+    for (i = 1; i < n - 1; i++)
+      for (j = 0; j < m; j++) b[i][j] = 0.25 * (a[i - 1][j] + a[i + 1][j]) + 0.5 * a[i][j];
+#pragma omp parallel for private(j)
+    for (i = 1; i < n - 1; i++)
+      for (j = 0; j < m; j++) a[i][j] = b[i][j];
+  }
+  double s = 0;
+  for (i = 0; i < n; i++) for (j = 0; j < m; j++) s += a[i][j] * (j + 1);
+  printf("%.9e\n", s);
+  return 0;
+}
+"""
+
+
+def test_trees_cut_from_one_block_stay_on_the_device(tmp_path):
+    """Rows cut from one allocation, back to back: the kernels index that memory itself,
+    mapped and kept between the steps like any array (no staging block gathered at each
+    launch): with copying buffers, each tree crosses about once."""
+    ref, exe = build_both(tmp_path, ONE_BLOCK_STEPS, "oneblock.c")
+    every_path(ref, exe, 1e-12)
+    stats = tmp_path / "cp.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    st = load_stats(stats)
+    if not st["device"]["available"]:
+        pytest.skip("no OpenCL device")
+    assert [r["device_runs"] for r in st["regions"]] == [10, 10]
+    data = 2 * 400 * 64 * 8
+    assert st["totals"]["bytes_to_device"] <= 1.5 * data, st["totals"]

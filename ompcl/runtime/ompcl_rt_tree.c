@@ -8,7 +8,9 @@
  * memory, the written rows must not overlap each other, and no row may overlap another array
  * argument where either is written; else the host runs the original loop. After a launch that succeeded, ompcl_trees_finish copies the written rows back (the
  * host copies of device-resident rows kept right through ompcl_host_range) and forgets the
- * block, whose mapping never stays on the device. */
+ * block, whose mapping never stays on the device. A tree whose leaf rows lie back to back in
+ * one object (rows cut from one allocation) needs no staging block: the kernel indexes that
+ * memory, mapped and kept like any array. */
 
 #include "ompcl_rt_internal.h"
 
@@ -22,6 +24,8 @@ typedef struct ompcl_tree {
   char *staging;
   size_t rows, row_bytes; /* leaf rows, bytes of each */
   char **segs;           /* each leaf row's host address */
+  int direct;            /* the rows lie back to back in one object: the kernel reads them
+                            there (no staging block) */
 } ompcl_tree;
 
 /* Largest staging block (bytes): a bound from a wrong analysis never allocates the machine. */
@@ -68,6 +72,22 @@ static void tree_decline(ompcl_launch *L, const char *why) {
     ompcl_log("%s:%d: host: %s", L->r->file, L->r->line, why);
 }
 
+static int find_rows(ompcl_tree *t);
+static void fresh_areas(void);
+
+/* Whether the tree's leaf rows lie back to back, in order, inside one heap block or array
+ * (k-means' feature[i] = feature[0] + i * n): the kernel then indexes that memory itself,
+ * which stays mapped like any array, instead of a staging block gathered at each launch. */
+static int back_to_back(ompcl_tree *t) {
+  uintptr_t s, e, first;
+  fresh_areas();
+  if (!t->rows || !find_rows(t)) return 0;
+  first = (uintptr_t)t->segs[0];
+  for (size_t r = 1; r < t->rows; r++)
+    if ((uintptr_t)t->segs[r] != first + r * t->row_bytes) return 0;
+  return ompcl_find_object(first, &s, &e) && first + t->rows * t->row_bytes <= e;
+}
+
 void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long hi,
                     const long *los, const long *widths, unsigned long esize, int mode) {
   ompcl_tree *t;
@@ -101,10 +121,14 @@ void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long 
     tree_decline(L, "a pointer tree's staging block would be too large");
     return (void *)root;
   }
-  t->staging = staging_alloc(rows * t->row_bytes);
   t->segs = malloc(rows * sizeof *t->segs);
   t->next = (ompcl_tree *)L->trees;
   L->trees = t;
+  if (t->segs && back_to_back(t)) {
+    t->direct = 1;
+    return (void *)((uintptr_t)t->segs[0] - (uintptr_t)lo * per_root * t->row_bytes);
+  }
+  t->staging = staging_alloc(rows * t->row_bytes);
   if (!t->staging || !t->segs) {
     tree_decline(L, "no memory for a pointer tree's staging block");
     return (void *)root;
@@ -122,6 +146,14 @@ static struct { uintptr_t a, b; } *areas;
 static size_t nareas, cap_areas;
 static int areas_fresh;
 static uintptr_t last_a, last_b; /* the area found last: rows of one arena */
+
+static void read_areas(void);
+
+/* The next lookup may read the areas again (memory may have been mapped or unmapped). */
+static void fresh_areas(void) {
+  areas_fresh = 0;
+  last_a = last_b = 0;
+}
 
 static void read_areas(void) {
   FILE *f = fopen("/proc/self/maps", "r");
@@ -225,9 +257,9 @@ static interval *intervals(ompcl_launch *L, size_t *n) {
   for (int a = 0; a < L->narrays; a++) {
     const ompcl_array_arg *x = &L->arrays[a];
     int staging = 0;
-    for (ompcl_tree *t = L->trees; t; t = t->next)
+    for (ompcl_tree *t = L->trees; t; t = t->next) /* a tree's own argument: its rows */
       staging |= (uintptr_t)x->ptr + (uintptr_t)(x->lo * (long)x->esize) ==
-                 (uintptr_t)t->staging;
+                 (uintptr_t)(t->direct ? t->segs[0] : t->staging);
     if (staging || x->hi < x->lo) continue;
     v[k++] = (interval){(uintptr_t)x->ptr + (uintptr_t)(x->lo * (long)x->esize),
                         (uintptr_t)x->ptr + (uintptr_t)((x->hi + 1) * (long)x->esize), -1,
@@ -242,10 +274,9 @@ int ompcl_trees_gather(ompcl_launch *L) {
   interval *v;
   int overlap;
   if (!L->trees || !L->ok) return L->ok;
-  areas_fresh = 0;
-  last_a = last_b = 0; /* memory may have been unmapped since */
+  fresh_areas();
   for (ompcl_tree *t = L->trees; t; t = t->next)
-    if (!find_rows(t)) {
+    if (!t->direct && !find_rows(t)) {
       tree_decline(L, "a pointer tree's row is not inside the program's writable memory");
       return 0;
     }
@@ -260,7 +291,7 @@ int ompcl_trees_gather(ompcl_launch *L) {
     return 0;
   }
   for (ompcl_tree *t = L->trees; t; t = t->next)
-    for (size_t r = 0; r < t->rows; r++) {
+    for (size_t r = 0; r < t->rows && !t->direct; r++) {
       ompcl_host_range(t->segs[r], t->row_bytes, OMPCL_READ);
       memcpy(t->staging + r * t->row_bytes, t->segs[r], t->row_bytes);
     }
@@ -363,6 +394,7 @@ fail:
 double ompcl_tree_bytes(const ompcl_launch *L) {
   double bytes = 0;
   for (const ompcl_tree *t = (const ompcl_tree *)L->trees; t; t = t->next)
-    bytes += (double)t->rows * (double)t->row_bytes * ((t->mode & OMPCL_WRITE) ? 2 : 1);
+    if (!t->direct)
+      bytes += (double)t->rows * (double)t->row_bytes * ((t->mode & OMPCL_WRITE) ? 2 : 1);
   return bytes;
 }
