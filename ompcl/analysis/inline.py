@@ -70,11 +70,10 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     if call is None or not isinstance(call.name, c_ast.ID):
         return None
     fdef = lookup(call.name.name)
-    if fdef is None or not _wants_inlining(fdef) or not _inlinable(fdef, scope):
-        return None
-    params = _param_decls(fdef)
+    params = _param_decls(fdef) if fdef is not None else None
     args = call.args.exprs if call.args else []
-    if params is None or len(params) != len(args):
+    if params is None or len(params) != len(args) or not _inlinable(fdef, scope) or not (
+            _wants_inlining(fdef) or any(_address_of(a) for a in args)):
         return None
     tag = f"_ompcl{next(_counter)}"
     body = fdef.body.block_items or []
@@ -88,10 +87,12 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     subst: dict[str, c_ast.Node] = {}
     copies: list[c_ast.Node] = []
     outer = written - locals_ - {p.name for p in params}  # globals the callee assigns
-    outer |= {n.expr.name for x in args for n in walk(x) if isinstance(n, c_ast.UnaryOp)
-              and n.op == "&" and isinstance(n.expr, c_ast.ID)}  # its pointers to them
-    for p, a in zip(params, args):
-        if p.name in written or not _stable(a, p, scope, outer):
+    for k, (p, a) in enumerate(zip(params, args)):
+        # names another argument passes the address of: the callee may assign them
+        pointed = {n.expr.name for j, x in enumerate(args) if j != k for n in walk(x)
+                   if isinstance(n, c_ast.UnaryOp) and n.op == "&"
+                   and isinstance(n.expr, c_ast.ID)}
+        if p.name in written or not _stable(a, p, scope, outer | pointed):
             copy = clone(p)
             copy.init = clone(a)
             _rename_decl(copy, p.name + tag)
@@ -115,6 +116,14 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
         return [c_ast.Compound(copies + stmts + [c_ast.Assignment("=", clone(how), value)],
                                item.coord)]
     return [c_ast.Compound(copies + stmts, item.coord)]
+
+
+def _address_of(e: c_ast.Node) -> str | None:
+    """``x`` of an argument ``&x``: the callee reads and writes ``x`` through its parameter
+    (cfd's ``compute_velocity(&density, &momentum, &velocity)``, C's references)."""
+    if isinstance(e, c_ast.UnaryOp) and e.op == "&" and isinstance(e.expr, c_ast.ID):
+        return e.expr.name
+    return None
 
 
 def _wants_inlining(fdef: c_ast.FuncDef) -> bool:
@@ -201,6 +210,14 @@ def _renamed(node: c_ast.Node, subst: dict[str, c_ast.Node], tag: str) -> c_ast.
     """A copy of the callee's ``node`` with its parameters replaced (``subst``) and its
     locals renamed (declarations too)."""
     def replace(n: c_ast.Node):
+        # a parameter given &x: p->m is x.m, *p is x (the callee works on x itself)
+        if isinstance(n, c_ast.StructRef) and n.type == "->" and \
+                isinstance(n.name, c_ast.ID) and _address_of(subst.get(n.name.name)):
+            return c_ast.StructRef(c_ast.ID(_address_of(subst[n.name.name])), ".",
+                                   clone(n.field), n.coord)
+        if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.ID) and \
+                _address_of(subst.get(n.expr.name)):
+            return c_ast.ID(_address_of(subst[n.expr.name]), n.coord)
         if isinstance(n, c_ast.ID) and n.name in subst:
             s = subst[n.name]
             return clone(s)

@@ -12,6 +12,8 @@ from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
 from ..analysis.ctypes_ import SCALARS, TypeEnv, walk
+from ..frontend.clone import clone
+from ..transform.rename import device_name, needs_rename
 
 
 _INT_ABS = {"abs": "int", "labs": "long", "llabs": "long"}
@@ -28,7 +30,20 @@ class OpenCLPrinter(c_generator.CGenerator):
         base = self.env.scalar_of(n.names)
         if base is not None and base in SCALARS:
             return SCALARS[base][0]
+        if len(n.names) == 1 and n.names[0] in self.env.typedefs:
+            return device_name(n.names[0])  # a typedef named like an OpenCL type (float3)
         return " ".join(n.names)
+
+    def visit_Typedef(self, n: c_ast.Typedef) -> str:
+        if not needs_rename(n.name):
+            return super().visit_Typedef(n)
+        t = clone(n)
+        t.name = device_name(n.name)
+        inner = t.type
+        while not isinstance(inner, c_ast.TypeDecl):
+            inner = inner.type
+        inner.declname = t.name
+        return super().visit_Typedef(t)
 
     def visit_Constant(self, n: c_ast.Constant) -> str:
         v = n.value

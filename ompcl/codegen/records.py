@@ -13,6 +13,7 @@ from pycparser import c_ast
 
 from ..analysis.ctypes_ import TypeEnv
 from . import names as N
+from ..transform.rename import device_name
 from .cprinter import OpenCLPrinter, printed_names
 
 
@@ -70,7 +71,7 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
             defs[k] = text
             wanted |= printed_names(ext if tname else s, env) | {s.name, alias} - {None}
             host = tname or f"struct {s.name}"
-            device = tname or alias
+            device = device_name(tname) if tname else alias
             layout.append(Layout(f"sizeof({host})", f"sizeof({device})"))
             layout += [Layout(f"__builtin_offsetof({host}, {m})", f"__builtin_offsetof({device}, "
                               f"{m})") for m in _members(s)]
