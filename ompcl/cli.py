@@ -117,6 +117,7 @@ def _print_ranking(offloaded: int, total: int, blocked: dict[str, int]) -> None:
     """The summary: loops offloaded, then the reasons by the loops they keep on the host (a
     loop with several reasons counts under each), so a user sees what to change first."""
     if not total:
+        click.echo("summary: no OpenMP work-sharing loops (nothing to offload)")
         return
     click.echo(f"summary: {offloaded} of {total} OpenMP loops offloaded")
     for rid, n in sorted(blocked.items(), key=lambda x: (-x[1], x[0])):

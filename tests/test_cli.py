@@ -244,3 +244,15 @@ def test_every_bench_command_is_click_with_help(capsys):
         assert f"Usage: ompcl bench {name} [OPTIONS]" in capsys.readouterr().out
         assert mod.main(["--no-such-option"]) == 2
         assert capsys.readouterr().err == "ompcl: error: No such option '--no-such-option'.\n"
+
+
+def test_report_of_a_file_without_work_sharing_loops_says_so(tmp_path):
+    """A file whose OpenMP is only regions with barriers (streamcluster's manual partitioning)
+    or none: the report says there is nothing to offload instead of printing nothing."""
+    src = tmp_path / "n.c"
+    src.write_text("#include <omp.h>\nint a[64];\nint main(void){\n#pragma omp parallel\n{ int t ="
+                   " omp_get_thread_num();\n#pragma omp barrier\n a[t] = t; }\nreturn 0;}\n")
+    res = ompcl("translate", str(src), "-o", str(tmp_path / "out"), "--report")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[-1] == "summary: no OpenMP work-sharing loops (nothing to " \
+        "offload)"
