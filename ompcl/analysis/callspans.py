@@ -64,9 +64,20 @@ class _Walk:
             self.node(e, env)
         self.node(n.stmt, {**env, dim.var: (lb, hi)})
 
+    def lin(self, e: c_ast.Node, env: dict) -> Lin:
+        """``e`` as a form over the function's unchanged parameters and the open loops'
+        variables (``_Unknown`` otherwise)."""
+        return _lin(e, {v: {v: 1} for v in env}, lambda name: name in env or self.fixed(name))
+
+    def affine(self, e: c_ast.Node, env: dict) -> bool:
+        try:
+            self.lin(e, env)
+            return True
+        except _Unknown:
+            return False
+
     def access(self, e: c_ast.Node, env: dict) -> None:
-        lin = _lin(e, {v: {v: 1} for v in env}, lambda name: name in env or self.fixed(name))
-        lo, hi = self.ranged(lin, env)
+        lo, hi = self.ranged(self.lin(e, env), env)
         self.los.append(lo)
         self.his.append(hi)
 
@@ -83,19 +94,17 @@ class _Walk:
                 self.node(a, env)
                 continue
             off = _offset(a, self.p)
-            if off is None or _pointee(fdef, j) != self.base:
+            if off is None or pointee_names(fdef, j) != self.base:
                 raise _Unknown()
             self.node(off, env)
             span = callee_span(fdef, j, self.lookup, self.depth + 1)
             if span is None:
                 raise _Unknown()
             names = _params(fdef) or []
-            subs = {q: _lin(args[i], {v: {v: 1} for v in env},
-                            lambda name: name in env or self.fixed(name))
-                    for i, q in enumerate(names) if q is not None and i < len(args)
-                    and not _uses(self.p, args[i]) and _affine(args[i], env, self.fixed)}
-            start = _lin(off, {v: {v: 1} for v in env},
-                         lambda name: name in env or self.fixed(name))
+            subs = {q: self.lin(args[i], env) for i, q in enumerate(names)
+                    if q is not None and i < len(args) and not _uses(self.p, args[i])
+                    and self.affine(args[i], env)}
+            start = self.lin(off, env)
             for end, into in zip(span, (self.los, self.his)):
                 form = dict(start)
                 for key, c in end.items():
@@ -117,14 +126,6 @@ class _Walk:
         return lo, hi
 
 
-def _affine(e: c_ast.Node, env: dict, fixed) -> bool:
-    try:
-        _lin(e, {v: {v: 1} for v in env}, lambda name: name in env or fixed(name))
-        return True
-    except _Unknown:
-        return False
-
-
 def _offset(a: c_ast.Node, p: str) -> c_ast.Node | None:
     """``e`` of an argument ``p``, ``p + e``, ``e + p`` or ``&p[e]``; None for any other
     use of ``p``."""
@@ -141,7 +142,7 @@ def _offset(a: c_ast.Node, p: str) -> c_ast.Node | None:
     return None
 
 
-def _pointee(fdef: c_ast.FuncDef, k: int) -> tuple | None:
+def pointee_names(fdef: c_ast.FuncDef, k: int) -> tuple | None:
     """The element type's names of parameter ``k`` when it is a plain pointer (or array)
     of a named type, qualifiers aside; None otherwise."""
     params = fdef.decl.type.args.params if fdef.decl.type.args else []
@@ -171,7 +172,7 @@ def callee_span(fdef: c_ast.FuncDef, k: int, lookup=lambda name: None,
     if p in changed or any(isinstance(n, c_ast.Decl) and n.name == p for n in walk(fdef.body)):
         return None
     keep = {q for q in params if q is not None and q != p and q not in changed}
-    w = _Walk(p, lambda name: name in keep, _pointee(fdef, k), lookup, depth)
+    w = _Walk(p, lambda name: name in keep, pointee_names(fdef, k), lookup, depth)
     try:
         w.node(fdef.body, {})
         return (_extreme(w.los, min), _extreme(w.his, max)) if w.los else None

@@ -164,11 +164,15 @@ def _walk(node: c_ast.Node):
 
 
 def renamed_type(t: c_ast.Node, name: str) -> c_ast.Node:
-    """A copy of type ``t`` declaring ``name``."""
+    """A copy of type ``t`` declaring ``name``: its declarator's name changed, through its
+    pointers, arrays and function result (not a struct member's, or a parameter's of a
+    function pointer)."""
     t = clone(t)
-    for sub in _walk(t):
-        if isinstance(sub, c_ast.TypeDecl):
-            sub.declname = name
+    sub = t
+    while isinstance(sub, (c_ast.PtrDecl, c_ast.ArrayDecl, c_ast.FuncDecl)):
+        sub = sub.type
+    if isinstance(sub, c_ast.TypeDecl):
+        sub.declname = name
     return t
 
 

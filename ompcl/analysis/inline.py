@@ -23,7 +23,7 @@ from pycparser import c_ast
 from ..frontend.clone import clone, clone_with
 from ..ir import Storage, Var
 from .accesses import names_written
-from .ctypes_ import free_names, pointer_depth, walk
+from .ctypes_ import free_names, pointer_depth, renamed_type, walk
 
 #: the largest callee inlined, in AST nodes
 MAX_NODES = 400
@@ -72,8 +72,9 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     fdef = lookup(call.name.name)
     params = _param_decls(fdef) if fdef is not None else None
     args = call.args.exprs if call.args else []
-    if params is None or len(params) != len(args) or not _inlinable(fdef, scope) or not (
-            _wants_inlining(fdef) or any(_address_of(a) for a in args)):
+    if params is None or len(params) != len(args) or not (
+            _wants_inlining(fdef) or any(_address_of(a) for a in args)) or \
+            not _inlinable(fdef, scope):
         return None
     tag = f"_ompcl{next(_counter)}"
     body = fdef.body.block_items or []
@@ -81,17 +82,14 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     locals_ = {n.name for n in walk(fdef.body) if isinstance(n, c_ast.Decl) and n.name}
     if locals_ & {p.name for p in params}:
         return None  # a block of the callee hides a parameter
-    written = names_written(fdef.body) | {
-        n.expr.name for n in walk(fdef.body) if isinstance(n, c_ast.UnaryOp) and n.op == "&"
-        and isinstance(n.expr, c_ast.ID)}
+    written = names_written(fdef.body) | _addressed(fdef.body)
     subst: dict[str, c_ast.Node] = {}
     copies: list[c_ast.Node] = []
     outer = written - locals_ - {p.name for p in params}  # globals the callee assigns
+    addressed = [_addressed(a) for a in args]
     for k, (p, a) in enumerate(zip(params, args)):
         # names another argument passes the address of: the callee may assign them
-        pointed = {n.expr.name for j, x in enumerate(args) if j != k for n in walk(x)
-                   if isinstance(n, c_ast.UnaryOp) and n.op == "&"
-                   and isinstance(n.expr, c_ast.ID)}
+        pointed = set().union(*(x for j, x in enumerate(addressed) if j != k))
         if p.name in written or not _stable(a, p, scope, outer | pointed):
             copy = clone(p)
             copy.init = clone(a)
@@ -118,6 +116,11 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     return [c_ast.Compound(copies + stmts, item.coord)]
 
 
+def _addressed(node: c_ast.Node) -> set[str]:
+    """The names whose address ``node`` takes (``&x``)."""
+    return {x for n in walk(node) if (x := _address_of(n))}
+
+
 def _address_of(e: c_ast.Node) -> str | None:
     """``x`` of an argument ``&x``: the callee reads and writes ``x`` through its parameter
     (cfd's ``compute_velocity(&density, &momentum, &velocity)``, C's references)."""
@@ -130,8 +133,7 @@ def _wants_inlining(fdef: c_ast.FuncDef) -> bool:
     """A callee with a parameter the device cannot take: a pointer to pointers, or an array
     of variable-length rows."""
     for p in _param_decls(fdef) or []:
-        depth, inner = pointer_depth(p.type)
-        if depth >= 2:
+        if pointer_depth(p.type)[0] >= 2:
             return True
         t = p.type
         while isinstance(t, (c_ast.ArrayDecl, c_ast.PtrDecl)):
@@ -200,10 +202,7 @@ def _stable(arg: c_ast.Node, param: c_ast.Decl, scope: dict[str, Var], written: 
 
 def _rename_decl(decl: c_ast.Decl, name: str) -> None:
     decl.name = name
-    t = decl.type
-    while not isinstance(t, c_ast.TypeDecl):
-        t = t.type
-    t.declname = name
+    decl.type = renamed_type(decl.type, name)
 
 
 def _renamed(node: c_ast.Node, subst: dict[str, c_ast.Node], tag: str) -> c_ast.Node:

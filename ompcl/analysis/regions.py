@@ -368,8 +368,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     if region.offload or not region.loops:
         return region
     # pointers derived from arrays in the body, as base plus offset (``derived``)
-    loop = substituted(cand.loop, region.scope, frozenset(
-        cand.directive.names_in("private"))) or cand.loop
+    private = frozenset(cand.directive.names_in("private"))
+    loop = substituted(cand.loop, region.scope, private) or cand.loop
     if loop is not cand.loop:
         again = _build_region(*args, loop=loop)
         if again.offload:
@@ -377,8 +377,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     # calls of functions given pointer trees, as their bodies (``inline``)
     inl = inlined(loop, region.scope, _definitions(funcs, library))
     if inl is not None:
-        inl = substituted(inl, region.scope, frozenset(cand.directive.names_in("private"))) \
-            or inl
+        inl = substituted(inl, region.scope, private) or inl
         again = _build_region(*args, loop=inl)
         if again.offload:
             return again

@@ -14,7 +14,7 @@ from ..ir import (Affine, ArrayArg, Directive, Extent, Inspection, LoopDim, Redu
                   SymKind, Var)
 from .accesses import BodyInfo, RawAccess, names_written, passings
 from .calls import CallInfo
-from .callspans import callee_span
+from .callspans import callee_span, pointee_names
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
 from .loops import const_int
 from .extents import (
@@ -408,15 +408,8 @@ def _mode(accs: list[RawAccess], passed: str) -> str:
 
 def _element_param(fdef: c_ast.FuncDef, k: int, base: str, env: TypeEnv) -> bool:
     """Whether parameter ``k`` is a plain pointer to (or array of) ``base`` elements."""
-    params = fdef.decl.type.args.params if fdef.decl.type.args else []
-    if k >= len(params) or not isinstance(params[k], c_ast.Decl):
-        return False
-    t = params[k].type
-    if not isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl)) or not isinstance(t.type,
-                                                                          c_ast.TypeDecl):
-        return False
-    names = getattr(t.type.type, "names", None)
-    return names is not None and env.scalar_of(names) == base
+    names = pointee_names(fdef, k)
+    return names is not None and env.scalar_of(list(names)) == base
 
 
 def classify_sharing(d: Directive, loops: tuple[LoopDim, ...], info: BodyInfo, calls: CallInfo,

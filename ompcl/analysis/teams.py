@@ -223,13 +223,20 @@ def _thread_view(cand: Candidate, scope: dict[str, Var], teams: tuple[TeamCandid
     return None
 
 
+_ACCUMULATORS: "weakref.WeakKeyDictionary[c_ast.Node, dict]" = weakref.WeakKeyDictionary()
+
+
 def team_accumulators(tc: TeamCandidate, loops: frozenset[int]) -> Accumulators:
     """The per-thread accumulators of a ``parallel`` region (``loops``: the ids of its
-    work-sharing loops); none where the region's clauses choose its size."""
+    work-sharing loops); none where the region's clauses choose its size. Once per region
+    (each of its loops' analyses, and the team's, ask)."""
     d = tc.bound.directive
     if d.clause("num_threads") or d.clause("if"):
         return NONE
-    return accumulators(tc.bound.stmt, tc.bound.func, loops)
+    known = _ACCUMULATORS.setdefault(tc.bound.stmt, {})
+    if loops not in known:
+        known[loops] = accumulators(tc.bound.stmt, tc.bound.func, loops)
+    return known[loops]
 
 
 def privatised(d: Directive, names: set[str]) -> Directive:

@@ -74,12 +74,12 @@ def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use
     if why is not None:
         return Reason("data-type", f"pointer tree '{v.name}' {why}",
                       accs[0].loc if accs else None)
-    levels, objects, found = [], [], []
+    levels, objects, looks = [], [], []
     for k in range(depth):
         if any(f is None or not f.is_affine_in_loops() for a in accs for f in a.index[k:k + 1]):
             if k == 0:
                 ext, look = object_extent(Var(v.name, CType("?", (), True), v.storage, v.decl))
-                found.append(look)
+                looks.append(look)
             else:
                 ext = Extent(Affine.constant(0), Affine.constant(-1))
             levels.append(ext)
@@ -94,7 +94,7 @@ def tree_arg(v: Var, accs: list[RawAccess], info: BodyInfo, passed: str, ptr_use
     widths = tuple(_plus_one(e.hi) for e in levels[1:])
     tree = Tree(depth, names, widths, tuple(e.lo for e in levels[1:]), tuple(objects[1:]))
     width_vars = [Var(n, CType("long"), Storage.GENERATED, _long_decl(n)) for n in names]
-    return view, Extent(levels[0].lo, levels[0].hi, names), tree, width_vars, found
+    return view, Extent(levels[0].lo, levels[0].hi, names), tree, width_vars, looks
 
 
 def _with_spans(accs: list[RawAccess], depth: int, spans: dict) -> list[RawAccess]:

@@ -11,8 +11,7 @@ from __future__ import annotations
 from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH
-from ..analysis.ctypes_ import SCALARS, TypeEnv, walk
-from ..frontend.clone import clone
+from ..analysis.ctypes_ import SCALARS, TypeEnv, renamed_type, walk
 from ..transform.rename import device_name, needs_rename
 
 
@@ -37,13 +36,9 @@ class OpenCLPrinter(c_generator.CGenerator):
     def visit_Typedef(self, n: c_ast.Typedef) -> str:
         if not needs_rename(n.name):
             return super().visit_Typedef(n)
-        t = clone(n)
-        t.name = device_name(n.name)
-        inner = t.type
-        while not isinstance(inner, c_ast.TypeDecl):
-            inner = inner.type
-        inner.declname = t.name
-        return super().visit_Typedef(t)
+        name = device_name(n.name)
+        return super().visit_Typedef(c_ast.Typedef(name, n.quals, n.storage,
+                                                   renamed_type(n.type, name), n.coord))
 
     def visit_Constant(self, n: c_ast.Constant) -> str:
         v = n.value

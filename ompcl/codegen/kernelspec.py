@@ -157,10 +157,6 @@ def kernel_spec(region: Region) -> KernelSpec:
 
 # -- the outlined host function ---------------------------------------------------------------
 
-def _renamed_type(decl: c_ast.Decl, name: str) -> c_ast.Node:
-    return renamed_type(decl.type, name)
-
-
 def _param(decl: c_ast.Decl, name: str, t: c_ast.Node) -> c_ast.Decl:
     return c_ast.Decl(name, list(decl.quals or []), [], [], [], t, None, None)
 
@@ -179,19 +175,20 @@ def host_interface(region: Region) -> HostInterface:
         decl = v.decl
         scalar = v.ctype.is_scalar or v.ctype.base == "?" and not v.ctype.is_array_like
         shared = any(a.name == v.name and a.var.ctype.is_scalar for a in region.arrays)
+        ref = c_ast.PtrDecl([], renamed_type(decl.type, N.outer_ref(v.name)))
         if v.name in private:
             continue
         elif shared:  # updated atomically by the kernel, in the caller's variable
-            role, t = "shared", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
+            role, t = "shared", ref
         elif scalar and v.name in lastp:
-            role, t = "lastprivate", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
+            role, t = "lastprivate", ref
         elif scalar and v.name in reds:
-            role, t = "reduction", c_ast.PtrDecl([], _renamed_type(decl, N.outer_ref(v.name)))
+            role, t = "reduction", ref
         elif isinstance(decl.type, c_ast.ArrayDecl):  # arrays decay to pointers to rows
-            t = _renamed_type(decl, v.name)
+            t = renamed_type(decl.type, v.name)
             role, t = "array", c_ast.PtrDecl([], t.type)
         else:  # read-only scalars and pointers: by value, under their own names
-            role, t = "value", _renamed_type(decl, v.name)
+            role, t = "value", renamed_type(decl.type, v.name)
         name = N.outer_ref(v.name) if role in ("lastprivate", "reduction", "shared") else v.name
         params.append(HostParam(v, role, _param(decl, name, t)))
     return HostInterface(region.id, tuple(params))

@@ -201,19 +201,15 @@ static mapping *new_mapping(ompcl_launch *L, uintptr_t a, uintptr_t b) {
   return m;
 }
 
-static int upload(ompcl_launch *L, mapping *m) {
-  size_t bytes = m->end - m->start;
-  cl_event ev = 0;
+/* An upload of `bytes` (event `ev`) charged to the launch's region; 0 (the launch failed)
+ * when `err` says it did not happen. */
+static int charged_upload(ompcl_launch *L, cl_int err, size_t bytes, cl_event ev,
+                          const char *why) {
   double dt;
-  cl_int err;
-  err = copy_mapping(m, 1, &bytes, &ev);
   if (err != CL_SUCCESS) {
     ompcl_launch_fail(L, "copy to the device failed", err);
     return 0;
   }
-  m->dev_valid = 1;
-  m->ndirty = 0;
-  m->version = ++ompcl_present.epoch;
   if (bytes) {
     L->r->bytes_to_device += (long)bytes;
     L->r->b_to_device += (long)bytes;
@@ -222,31 +218,29 @@ static int upload(ompcl_launch *L, mapping *m) {
     L->r->transfer_seconds += dt;
     L->r->t_transfer += dt;
   }
-  ompcl_log("%s:%d: upload %zu bytes", L->r->file, L->r->line, bytes);
+  ompcl_log("%s:%d: upload %zu bytes%s", L->r->file, L->r->line, bytes, why);
+  return 1;
+}
+
+static int upload(ompcl_launch *L, mapping *m) {
+  size_t bytes = m->end - m->start;
+  cl_event ev = 0;
+  cl_int err = copy_mapping(m, 1, &bytes, &ev); /* sets bytes and ev */
+  if (!charged_upload(L, err, bytes, ev, "")) return 0;
+  m->dev_valid = 1;
+  m->ndirty = 0;
+  m->version = ++ompcl_present.epoch;
   return 1;
 }
 
 /* Upload host bytes [a, b) into `m`'s device buffer (a part of it). */
 static int upload_part(ompcl_launch *L, mapping *m, uintptr_t a, uintptr_t b) {
   cl_event ev = 0;
-  double dt;
   cl_int err;
   if (a >= b) return 1;
   err = ompcl_cl.EnqueueWriteBuffer(ompcl_dev.queue, m->mem, CL_TRUE, a - m->start, b - a,
-                                    (void *)a, 0, 0, &ev);
-  if (err != CL_SUCCESS) {
-    ompcl_launch_fail(L, "copy to the device failed", err);
-    return 0;
-  }
-  dt = ompcl_event_seconds(ev);
-  L->r->bytes_to_device += (long)(b - a);
-  L->r->b_to_device += (long)(b - a);
-  L->r->transfers_to_device++;
-  L->r->transfer_seconds += dt;
-  L->r->t_transfer += dt;
-  ompcl_log("%s:%d: upload %zu bytes (growing a mapping)", L->r->file, L->r->line,
-            (size_t)(b - a));
-  return 1;
+                                    (void *)a, 0, 0, &ev); /* sets ev */
+  return charged_upload(L, err, b - a, ev, " (growing a mapping)");
 }
 
 /* The device copy of the new mapping `m` from the mappings it absorbs (`old`, by address):

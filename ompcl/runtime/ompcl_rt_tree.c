@@ -26,6 +26,7 @@ typedef struct ompcl_tree {
   char **segs;           /* each leaf row's host address */
   int direct;            /* the rows lie back to back in one object: the kernel reads them
                             there (no staging block) */
+  int found;             /* segs holds the rows, each inside writable memory (find_rows) */
 } ompcl_tree;
 
 /* Largest staging block (bytes): a bound from a wrong analysis never allocates the machine. */
@@ -81,7 +82,7 @@ static void fresh_areas(void);
 static int back_to_back(ompcl_tree *t) {
   uintptr_t s, e, first;
   fresh_areas();
-  if (!t->rows || !find_rows(t)) return 0;
+  if (!t->rows || !(t->found = find_rows(t))) return 0;
   first = (uintptr_t)t->segs[0];
   for (size_t r = 1; r < t->rows; r++)
     if ((uintptr_t)t->segs[r] != first + r * t->row_bytes) return 0;
@@ -274,9 +275,8 @@ int ompcl_trees_gather(ompcl_launch *L) {
   interval *v;
   int overlap;
   if (!L->trees || !L->ok) return L->ok;
-  fresh_areas();
-  for (ompcl_tree *t = L->trees; t; t = t->next)
-    if (!t->direct && !find_rows(t)) {
+  for (ompcl_tree *t = L->trees; t; t = t->next) /* rows found when the tree was set up */
+    if (!t->found) {
       tree_decline(L, "a pointer tree's row is not inside the program's writable memory");
       return 0;
     }
@@ -340,49 +340,45 @@ void ompcl_trees_free(ompcl_launch *L) {
   }
 }
 
-/* One pointer of a tree level: how many elements lie between it and the end of its object,
- * at most the stride to the next pointer where the two share an object (*prev_start,
- * *prev: the previous pointer's object and address; *stride: the distance kept). -1 when it
- * cannot be bounded. */
-static long row_room(uintptr_t p, unsigned long esize, uintptr_t *prev_start, uintptr_t *prev,
-                     long *stride) {
+/* The pointers of a tree level, one after another: the fewest elements between one and the
+ * end of its object, at most the stride between consecutive ones that share an object. */
+typedef struct {
+  unsigned long esize;
+  uintptr_t prev_start, prev; /* the previous pointer and the start of its object */
+  long stride, best;          /* the distance kept between pointers of one object; -1: none */
+} row_walk;
+
+/* One more pointer of the level: 0 when it cannot be bounded (null, in no known object, or
+ * sharing one unevenly). */
+static int take_row(row_walk *w, uintptr_t p) {
   uintptr_t s, e;
   long room;
-  if (!p || !ompcl_find_object(p, &s, &e)) return -1;
-  room = (long)((e - p) / esize);
-  if (*prev && s == *prev_start) {
-    long d = (long)p - (long)*prev;
-    if (d <= 0 || (*stride && d != *stride) || d % (long)esize) return -1;
-    *stride = d;
+  if (!p || !ompcl_find_object(p, &s, &e)) return 0;
+  room = (long)((e - p) / w->esize);
+  if (w->prev && s == w->prev_start) {
+    long d = (long)p - (long)w->prev;
+    if (d <= 0 || (w->stride && d != w->stride) || d % (long)w->esize) return 0;
+    w->stride = d;
   }
-  *prev_start = s;
-  *prev = p;
-  return room;
+  w->prev_start = s;
+  w->prev = p;
+  w->best = w->best < 0 || room < w->best ? room : w->best;
+  return 1;
 }
 
 long ompcl_rt_tree_width(ompcl_launch *L, const void *root, int level, long lo, long hi,
                          const long *los, const long *widths, unsigned long esize) {
   void *const *top = (void *const *)root;
-  uintptr_t prev_start = 0, prev = 0;
-  long best = -1, stride = 0, room;
+  row_walk w = {esize, 0, 0, 0, -1};
   if (!L->ok || !esize) return 0;
   for (long i = lo; i <= hi; i++) {
-    if (level == 1) {
-      room = row_room((uintptr_t)top[i], esize, &prev_start, &prev, &stride);
-      if (room < 0) goto fail;
-      best = best < 0 || room < best ? room : best;
-      continue;
-    }
     void *const *mid = (void *const *)top[i];
-    if (!mid) goto fail;
-    for (long j = los[0]; j < widths[0]; j++) {
-      room = row_room((uintptr_t)mid[j], esize, &prev_start, &prev, &stride);
-      if (room < 0) goto fail;
-      best = best < 0 || room < best ? room : best;
-    }
+    if (level == 1 ? !take_row(&w, (uintptr_t)mid) : !mid) goto fail;
+    for (long j = los[0]; level > 1 && j < widths[0]; j++)
+      if (!take_row(&w, (uintptr_t)mid[j])) goto fail;
   }
-  if (stride && stride / (long)esize < best) best = stride / (long)esize;
-  return best < 0 ? 0 : best;
+  if (w.stride && w.stride / (long)esize < w.best) w.best = w.stride / (long)esize;
+  return w.best < 0 ? 0 : w.best;
 fail:
   tree_decline(L, "a pointer tree's row is null, in no object the runtime knows, or shares "
                "one unevenly with another");
