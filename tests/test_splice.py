@@ -86,3 +86,15 @@ def test_splice_shape(name, tmp_path, opencl_available):
     compare_outputs(run(ref).stdout, out.stdout, 0)
     if opencl_available and offloaded:
         assert [r["device_runs"] for r in load_stats(stats)["regions"]] == [1]
+
+
+@pytest.mark.parametrize("name", ["code_between_conditional", "thread_count_in_conditional"])
+def test_reopened_conditionals_on_every_path(name, tmp_path):
+    """A directive in a conditional that also holds code above it: the splice closes the
+    conditional before the directive and opens it again around the host copy, so every path
+    runs the code above once and the original loop on the host: the host path, the device
+    with copying and zero-copy buffers, at 1, 2, 3 and 7 threads."""
+    from conftest import build_both, device_runs, every_path
+    ref, exe = build_both(tmp_path, HEAD + SHAPES[name][0] + MAIN, f"{name}.c")
+    every_path(ref, exe, 0)
+    assert device_runs(exe) in (None, [1])
