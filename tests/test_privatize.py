@@ -1,4 +1,4 @@
-"""Private copies of small integer arrays a kernel only updates atomically (transform.privatize,
+"""Private copies of small arrays a kernel only updates atomically (transform.privatize,
 pass 'privatize'): which arrays qualify (golden checks on the kernel text), and programs built
 and run against gcc -fopenmp on the device in both buffer modes, in the GPU shape (direct
 atomics) and bounds-checked (direct atomics), with 1 and 2 OpenMP threads."""
@@ -19,6 +19,8 @@ static int key[N];
 static unsigned mask[8];
 static int h2[4][16];
 int hist[64];
+double hd[32];
+long lh[16];
 """
 
 PROGRAMS = {
@@ -64,6 +66,31 @@ PROGRAMS = {
 #pragma omp critical
     for (j = 0; j < 64; j++) hist[j] += local[j];
   }""", {"local"}),
+    # floating-point partial sums only where the program allows any grouping
+    "double_array_reduction": (r"""
+#pragma omp parallel for reduction(+:hd[0:32])
+  for (i = 0; i < N; i++) {
+    hd[key[i] % 32] += (key[i] % 7) * 0.5;
+    hd[(key[i] / 32) % 32] -= 0.25;
+  }""", {"hd"}),
+    "double_team_array_of_one_constant": (r"""
+#pragma omp parallel
+  {
+    double local[32];
+    int j;
+    for (j = 0; j < 32; j++) local[j] = 0.0;
+#pragma omp for
+    for (i = 0; i < N; i++)
+      local[key[i] % 32] += 1.0;
+#pragma omp critical
+    for (j = 0; j < 32; j++) hd[j] += local[j];
+  }""", set()),
+    "long_atomics": (r"""
+#pragma omp parallel for
+  for (i = 0; i < N; i++) {
+#pragma omp atomic
+    lh[key[i] % 16] += (long)key[i] * 40000;
+  }""", {"lh"}),
 }
 
 
@@ -73,6 +100,8 @@ def _program(loop: str) -> str:
             + loop + "\n  for (i = 0; i < 64; i++) s += (long)hist[i] * (i + 1);\n"
             "  for (i = 0; i < 64; i++) s += (long)h2[i / 16][i % 16] * (i + 3);\n"
             "  for (i = 0; i < 8; i++) s += mask[i] % 1000;\n"
+            "  for (i = 0; i < 32; i++) s += (long)(hd[i] * 4) * (i + 5);\n"
+            "  for (i = 0; i < 16; i++) s += lh[i] % 1000003 * (i + 7);\n"
             "  printf(\"%ld\\n\", s);\n  return 0;\n}\n")
 
 

@@ -244,8 +244,9 @@ def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[F
     defs_ = [(f, OpenCLPrinter(fenv).visit(f)) for f, fenv in code.functions]
     functions_text = [guarded(t) if f.decl.name in wide else t for f, t in protos + defs_]
     kernels = [_kernel_view(s, by_id[s.region_id], env) for s in specs]
-    for k, s in zip(kernels, specs):  # a kernel with 64-bit atomics exists only where the
-        k["int64"] = bool(mentioned(s.body) & wide)  # device has them
+    for k, s in zip(kernels, specs):  # a kernel with 64-bit atomics (its copies' merges
+        k["int64"] = bool(mentioned(s.body) & wide  # too) exists only where the device has them
+                          | wide_helpers({(p.merge, p.cl) for p in s.copies}))
     used = _used_names(code, env, offload)
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)

@@ -1,11 +1,16 @@
-"""Private copies of small integer arrays that a kernel only updates atomically (histograms,
-the per-thread counts of a team's array): in the CPU shape each work-item accumulates its own
-updates in private memory and, when its chunk is done, merges every element it changed into
-the array with one atomic operation. The atomics of the original form all go to the same few
-cache lines from every core; this way each core works in its own memory.
+"""Private copies of small arrays that a kernel only updates atomically (histograms, the
+per-thread counts of a team's array, array reductions): in the CPU shape each work-item
+accumulates its own updates in private memory and, when its chunk is done, merges every
+element it changed into the array with one atomic operation. The atomics of the original form
+all go to the same few cache lines from every core; this way each core works in its own
+memory (an array reduction's per-work-item partials, combined once).
 
-Sound because the updates commute exactly (integer ``+ - | ^ &``, wrapping arithmetic) and
-nothing in the kernel reads the array: every mention of it is the target of an atomic update.
+Sound because nothing in the kernel reads the array (every mention of it is the target of an
+atomic update) and the updates may be grouped: integer ``+ - | ^ &`` commute exactly
+(wrapping arithmetic); floating-point sums only where the program allows any grouping
+(``Region.reassociable``: reduction clauses, per-thread accumulators), never for a thread's
+array whose updates merely commute (adding one constant in any order gives the same values,
+adding partial sums of it need not).
 The GPU shape and bounds-checked builds keep the direct atomics (``OMPCL_PRIV_*`` macros
 choose), so the kernel text serves both.
 
@@ -30,9 +35,11 @@ from .rename import device_name
 
 #: operator classes whose updates merge with one atomic: operator -> merging operator
 MERGE = {"+": "+", "-": "+", "|": "|", "^": "^", "&": "&"}
-TYPES = ("int", "uint")
-#: elements of a private copy at most (4 bytes each: 16 KiB of a work-item's memory)
-MAX_ELEMENTS = 4096
+#: element types -> bytes: integers always, floating point where sums may be regrouped
+INTEGERS = {"int": 4, "uint": 4, "long": 8, "ulong": 8}
+FLOATS = {"float": 4, "double": 8}
+#: bytes of a private copy at most (16 KiB of a work-item's memory)
+MAX_BYTES = 16384
 #: the guard under which private copies exist
 GUARD = "defined(OMPCL_BLOCKED) && !defined(OMPCL_BOUNDS_CHECK)"
 
@@ -61,9 +68,7 @@ class Private:
 
     @property
     def identity(self) -> str:
-        if self.merge != "&":
-            return "0"
-        return "-1" if self.cl == "int" else "0xffffffffu"
+        return "0" if self.merge != "&" else f"({self.cl})-1"
 
 
 def privatized(spec: KernelSpec, region: Region) -> KernelSpec:
@@ -72,8 +77,9 @@ def privatized(spec: KernelSpec, region: Region) -> KernelSpec:
     found = []
     for k, a in enumerate(region.arrays):
         cl = SCALARS.get(a.var.ctype.base, ("",))[0]
-        n = _elements(a) if not a.var.ctype.pointer else None
-        if cl in TYPES and n is not None and 0 < n <= MAX_ELEMENTS:
+        size = INTEGERS.get(cl) or (FLOATS.get(cl) if a.name in region.reassociable else None)
+        n = _elements(a) if not a.var.ctype.pointer and size else None
+        if n is not None and 0 < n * size <= MAX_BYTES:
             ops = _update_ops(spec.body, device_name(a.name), cl)
             if ops:
                 merge = MERGE[next(iter(ops))]
@@ -136,9 +142,10 @@ def _update_ops(body: c_ast.Node, name: str, cl: str) -> set[str]:
 
 
 def _helper_of(call: c_ast.FuncCall) -> tuple[str, str] | None:
-    """(operator, OpenCL type) of a call of a 32-bit atomic helper, else None."""
+    """(operator, OpenCL type) of a call of an atomic helper of a type with private
+    copies, else None."""
     kind = helper_kind(call.name.name) if isinstance(call.name, c_ast.ID) else None
-    return kind if kind is not None and kind[1] in TYPES else None
+    return kind if kind is not None and (kind[1] in INTEGERS or kind[1] in FLOATS) else None
 
 
 def _target_id(call: c_ast.FuncCall) -> c_ast.ID | None:
