@@ -74,8 +74,39 @@ int main(void) {
 }
 """
 
+#: merged in the region by a loop over the rows after the updating loop's barrier, bounded by
+#: the team's size; rows that start non-zero (a team of one must sum every row, not its own)
+ROWS_AFTER_BARRIER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <omp.h>
+#define NB 64
+int main(void) {
+  int i, b, t, nt = omp_get_max_threads(), n = 150000;
+  double *x = malloc(n * sizeof *x);
+  double (*partial)[NB] = malloc(nt * sizeof *partial);
+  double hist[NB] = {0};
+  for (t = 0; t < nt; t++) for (b = 0; b < NB; b++) partial[t][b] = 1.0 + t;
+  for (i = 0; i < n; i++) x[i] = (i * 7919 % 1000) * 0.25;
+#pragma omp parallel private(b, t)
+  {
+    int tid = omp_get_thread_num();
+#pragma omp for
+    for (i = 0; i < n; i++)
+      partial[tid][(int)x[i] % NB] += x[i];
+#pragma omp for
+    for (b = 0; b < NB; b++)
+      for (t = 0; t < omp_get_num_threads(); t++)
+        hist[b] += partial[t][b];
+  }
+  for (b = 0; b < NB; b++) printf("%d %.3f\n", b, hist[b]);
+  return 0;
+}
+"""
 
-@pytest.mark.parametrize("text", [FLAT, MERGED_IN_REGION], ids=["merged-after", "critical"])
+
+@pytest.mark.parametrize("text", [FLAT, MERGED_IN_REGION, ROWS_AFTER_BARRIER],
+                         ids=["merged-after", "critical", "rows-after-barrier"])
 def test_per_thread_accumulators_run_on_the_device(text, tmp_path):
     ref, exe = build_both(tmp_path, text)
     every_path(ref, exe, 1e-12)
@@ -90,6 +121,8 @@ HOST_ONLY = {
     "zeroed_in_region": None,
     # the thread number used otherwise than as an accumulator's row
     "tid_as_value": None,
+    # the team's size used otherwise than as the bound of a merge over the rows
+    "size_as_value": None,
 }
 
 BASE = r"""
@@ -117,8 +150,9 @@ int main(void) {
 
 @pytest.mark.parametrize("name", sorted(HOST_ONLY))
 def test_uses_that_could_tell_the_team_keep_the_loop_on_the_host(name, tmp_path):
-    text = BASE.replace("ZERO", "for (j = 0; j < 4; j++) part[tid * 4 + j] = 0;"
-                        if name == "zeroed_in_region" else "")
+    zero = {"zeroed_in_region": "for (j = 0; j < 4; j++) part[tid * 4 + j] = 0;",
+            "size_as_value": "out[1] = omp_get_num_threads();"}
+    text = BASE.replace("ZERO", zero.get(name, ""))
     text = text.replace("VALUE", "out[i] = tid;" if name == "tid_as_value" else "")
     text = text.replace("AFTER", HOST_ONLY[name] or "")
     src = tmp_path / f"{name}.c"

@@ -30,6 +30,7 @@ from pycparser import c_ast
 from .ctypes_ import walk
 
 _THREAD_NUM = "omp_get_thread_num"
+_NUM_THREADS = "omp_get_num_threads"
 _UPDATES = ("+=", "-=")
 
 
@@ -40,6 +41,10 @@ class Accumulators:
     tids: frozenset[str]
     arrays: frozenset[str]
     calls: tuple[int, ...]  # ids of the omp_get_thread_num() calls that define the tids
+    #: ids of the omp_get_num_threads() calls that bound only loops over the rows of a merge
+    #: in the region (the team of one answers the host team's size: rows beyond its own
+    #: hold their first values, as they would after the team's additions, in the sum)
+    sizes: tuple[int, ...] = ()
 
 
 NONE = Accumulators(frozenset(), frozenset(), ())
@@ -68,9 +73,13 @@ def accumulators(stmt: c_ast.Node, func: c_ast.FuncDef | None,
             return NONE
         arrays.add(found[0])
         bases.add(found[1])
-    if not arrays or not all(_local_merged(x, func, stmt, parents, bases) for x in arrays):
+    updating = {id(n) for n in walk(stmt) if id(n) in loops and any(
+        id(x) in bases for x in walk(n))}  # the loops that add into a thread's row
+    if not arrays or not all(_local_merged(x, func, stmt, parents, bases, updating)
+                             for x in arrays):
         return NONE
-    return Accumulators(frozenset(names), frozenset(arrays), tuple(calls))
+    return Accumulators(frozenset(names), frozenset(arrays), tuple(calls),
+                        _row_counts(stmt, arrays, parents, updating))
 
 
 def _definitions(stmt: c_ast.Node) -> tuple[dict[str, set[int]], list[int]]:
@@ -101,13 +110,47 @@ def _definitions(stmt: c_ast.Node) -> tuple[dict[str, set[int]], list[int]]:
     return keep, [c for k in keep for c in calls[k]]
 
 
-def _thread_num(e: c_ast.Node | None) -> c_ast.FuncCall | None:
+def _thread_num(e: c_ast.Node | None, name: str = _THREAD_NUM) -> c_ast.FuncCall | None:
     while isinstance(e, c_ast.Cast):
         e = e.expr
     if isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID) and \
-            e.name.name == _THREAD_NUM and not (e.args and e.args.exprs):
+            e.name.name == name and not (e.args and e.args.exprs):
         return e
     return None
+
+
+def _row_counts(stmt: c_ast.Node, arrays: set[str], parents: dict,
+                updating: set[int]) -> tuple[int, ...]:
+    """The ids of the ``omp_get_num_threads()`` calls in ``stmt`` that are the bound of a
+    loop ``for (t = ..; t < omp_get_num_threads(); ..)`` outside the updating loops whose
+    variable is only the first subscript of merged elements of ``arrays``; none unless every
+    such call of the region is one."""
+    calls = [n for n in walk(stmt) if _thread_num(n, _NUM_THREADS) is not None]
+    out = []
+    for f in (n for n in walk(stmt) if isinstance(n, c_ast.For)):
+        cond = f.cond
+        if not (isinstance(cond, c_ast.BinaryOp) and cond.op == "<" and
+                isinstance(cond.left, c_ast.ID)) or id(f) in updating or any(
+                id(a) in updating for a in _ancestors(f, parents)):
+            continue
+        call = _thread_num(cond.right, _NUM_THREADS)
+        uses = [n for n in walk(f.stmt) if isinstance(n, c_ast.ID) and n.name == cond.left.name]
+        if call is not None and uses and all(_row_of_merge(u, arrays, parents) for u in uses):
+            out.append(id(call))
+    return tuple(out) if len(out) == len(calls) else ()
+
+
+def _row_of_merge(use: c_ast.ID, arrays: set[str], parents: dict) -> bool:
+    """Whether ``use`` is the whole first subscript of an element of one of ``arrays`` read
+    into a ``+=``."""
+    ref = parents.get(id(use))
+    if not (isinstance(ref, c_ast.ArrayRef) and ref.subscript is use and
+            isinstance(ref.name, c_ast.ID) and ref.name.name in arrays):
+        return False
+    top = ref
+    while isinstance(parents.get(id(top)), c_ast.ArrayRef) and parents[id(top)].name is top:
+        top = parents[id(top)]
+    return _merged(top, ref.name.name, parents)
 
 
 def _parents(root: c_ast.Node) -> dict[int, c_ast.Node]:
@@ -169,10 +212,12 @@ def _merged(ref: c_ast.Node, array: str, parents: dict) -> bool:
 
 
 def _local_merged(array: str, func: c_ast.FuncDef, stmt: c_ast.Node, parents: dict,
-                  bases: set[int]) -> bool:
+                  bases: set[int], updating: set[int]) -> bool:
     """Whether ``array`` is a local of ``func`` that the function, outside the region, only
     allocates, assigns, frees and merges (reads its elements into ``+=``), and the region
-    uses only with the thread number leading its first subscript (``bases``)."""
+    uses with the thread number leading its first subscript (``bases``) or merges outside
+    the loops that update it (``updating``: a loop over the rows after the barrier that
+    ends those loops)."""
     decls = [n for n in walk(func.body) if isinstance(n, c_ast.Decl) and n.name == array]
     if len(decls) != 1:
         return False
@@ -189,7 +234,9 @@ def _local_merged(array: str, func: c_ast.FuncDef, stmt: c_ast.Node, parents: di
                 isinstance(p, c_ast.ExprList) and not _freed(p, parents):
             return False
         if id(n) in region:
-            if id(n) not in bases:
+            if id(n) not in bases and not (
+                    subs == depth and _merged(ref, array, parents)
+                    and not any(id(a) in updating for a in _ancestors(n, parents))):
                 return False
             continue
         if subs == depth and not _merged(ref, array, parents) and not (

@@ -358,8 +358,9 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
     definition, see ``observe_reasons``)."""
     d = tc.bound.directive
     answered = once_queries(tc, prog)
-    answered.update((c, "omp_get_thread_num") for c in team_accumulators(
-        tc, frozenset(id(r.bound.stmt) for r in loops)).calls)
+    acc = team_accumulators(tc, frozenset(id(r.bound.stmt) for r in loops))
+    answered.update((c, "omp_get_thread_num") for c in acc.calls)
+    answered.update((c, "omp_get_num_threads") for c in acc.sizes)
     reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup,
                                                                answered)
     privates, firsts, reds = [], [], []
