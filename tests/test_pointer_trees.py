@@ -291,3 +291,46 @@ def test_trees_cut_from_one_block_stay_on_the_device(tmp_path):
     assert [r["device_runs"] for r in st["regions"]] == [10, 10]
     data = 2 * 400 * 64 * 8
     assert st["totals"]["bytes_to_device"] <= 1.5 * data, st["totals"]
+
+
+#: neighbours' rows read under a guard (leukocyte's dilation): the row subscript ``i + d``
+#: reaches below 0 and past the last row, where the original never reads
+GUARDED_NEIGHBOURS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static double **rows(int m, int n, int one_block) {
+  double **me = malloc(m * sizeof(double *)), *base = one_block ? calloc(m * n, 8) : 0;
+  int i;
+  for (i = 0; i < m; i++) me[i] = one_block ? base + i * n : calloc(n, sizeof(double));
+  return me;
+}
+int main(void) {
+  int m = 300, n = 200, i, j, d, blk;
+  for (blk = 0; blk < 2; blk++) {
+    double **in = rows(m, n, blk), **out = rows(m, n, blk), s = 0;
+    for (i = 0; i < m; i++) for (j = 0; j < n; j++) in[i][j] = (i * 31 + j * 17) % 101;
+#pragma omp parallel for private(j, d)
+    for (i = 0; i < m; i++)
+      for (j = 0; j < n; j++) {
+        double mx = 0.0;
+        for (d = -3; d <= 3; d++) {
+          int y = i + d;
+          if (y >= 0 && y < m && in[y][j] > mx) mx = in[y][j];
+        }
+        out[i][j] = mx + in[i][j];
+      }
+    for (i = 0; i < m; i++) for (j = 0; j < n; j++) s += out[i][j] * (i % 7 + 1);
+    printf("%d %.6e\n", blk, s);
+  }
+  return 0;
+}
+"""
+
+
+def test_guarded_neighbour_rows_run_on_the_device(tmp_path):
+    """The root's rows the kernel may reach are cut to the pointer array the root points
+    into: rows in one block and rows allocated one by one both run on the device."""
+    ref, exe = build_both(tmp_path, GUARDED_NEIGHBOURS, "guarded.c")
+    every_path(ref, exe, 1e-12)
+    runs = device_runs(exe)
+    assert runs is None or runs == [2], runs

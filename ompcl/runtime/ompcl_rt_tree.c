@@ -27,6 +27,8 @@ typedef struct ompcl_tree {
   int direct;            /* the rows lie back to back in one object: the kernel reads them
                             there (no staging block) */
   int found;             /* segs holds the rows, each inside writable memory (find_rows) */
+  const void *base;      /* what ompcl_rt_tree returned, and the elements below it the */
+  long elo, ehi;         /* kernel may reach (its argument's range, see ompcl_tree_clamp) */
 } ompcl_tree;
 
 /* Largest staging block (bytes): a bound from a wrong analysis never allocates the machine. */
@@ -89,10 +91,42 @@ static int back_to_back(ompcl_tree *t) {
   return ompcl_find_object(first, &s, &e) && first + t->rows * t->row_bytes <= e;
 }
 
+/* The root's rows [*lo, *hi] cut to the pointer array the root points into, when the
+ * runtime knows its block: a subscript outside it (a neighbour's row under a guard, i + d with
+ * 0 <= i + d < m tested) is one the original never reads, as reading it would read outside an
+ * object. */
+static void root_rows(const void *root, long *lo, long *hi) {
+  uintptr_t s, e, a = (uintptr_t)root;
+  const long ps = (long)sizeof(void *);
+  if (!ompcl_find_object(a, &s, &e) || (a - s) % ps) return;
+  if (*lo < -(long)((a - s) / ps)) *lo = -(long)((a - s) / ps);
+  if (*hi > (long)((e - a) / ps) - 1) *hi = (long)((e - a) / ps) - 1;
+}
+
+/* The range [*lo, *hi] of the array argument a tree's block gives the kernel, cut to the rows
+ * the tree holds (``root_rows``). */
+void ompcl_tree_clamp(const ompcl_launch *L, const void *ptr, long *lo, long *hi) {
+  for (const ompcl_tree *t = L->trees; t; t = t->next)
+    if (t->base == ptr) {
+      if (*lo < t->elo) *lo = t->elo;
+      if (*hi > t->ehi) *hi = t->ehi;
+      return;
+    }
+}
+
+static void *tree_base(ompcl_tree *t, void *base, size_t per_root) {
+  const long leaf = (long)(t->row_bytes / t->esize) * (long)per_root;
+  t->base = base;
+  t->elo = t->lo * leaf;
+  t->ehi = (t->hi + 1) * leaf - 1;
+  return base;
+}
+
 void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long hi,
                     const long *los, const long *widths, unsigned long esize, int mode) {
   ompcl_tree *t;
   size_t per_root = 1, rows;
+  if (L->ok && hi >= lo) root_rows(root, &lo, &hi);
   if (!L->ok || hi < lo || depth < 2 || depth > 3) return (void *)root;
   for (int k = 0; k < depth - 1; k++) {
     if (widths[k] <= 0) return (void *)root; /* nothing is touched: an empty range */
@@ -127,7 +161,8 @@ void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long 
   L->trees = t;
   if (t->segs && back_to_back(t)) {
     t->direct = 1;
-    return (void *)((uintptr_t)t->segs[0] - (uintptr_t)lo * per_root * t->row_bytes);
+    return tree_base(t, (void *)((uintptr_t)t->segs[0] - (uintptr_t)lo * per_root * t->row_bytes),
+                     per_root);
   }
   t->staging = staging_alloc(rows * t->row_bytes);
   if (!t->staging || !t->segs) {
@@ -135,7 +170,8 @@ void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long 
     return (void *)root;
   }
   /* the kernel indexes rows from the root's row `lo` on */
-  return (void *)((uintptr_t)t->staging - (uintptr_t)lo * per_root * t->row_bytes);
+  return tree_base(t, (void *)((uintptr_t)t->staging - (uintptr_t)lo * per_root * t->row_bytes),
+                   per_root);
 }
 
 /* The process's readable and writable memory, from /proc/self/maps: read again when a
