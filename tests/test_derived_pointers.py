@@ -196,3 +196,61 @@ def test_a_private_pointer_assigned_twice_is_not_substituted(tmp_path):
     src.write_text(REASSIGNED)
     (region,) = translate(str(src)).regions
     assert not region.offload
+
+
+#: row pointers whose offset reads struct members (cutcp's lattice rows): declared in the
+#: body, and private pointers assigned there
+MEMBER_OFFSETS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { int nx, ny; float *data; } Lattice;
+int main(void) {
+  Lattice lat, *lp = &lat;
+  int i, j;
+  float *pg;
+  lat.nx = 300; lat.ny = 200;
+  lat.data = calloc(lat.nx * lat.ny, sizeof(float));
+  float *base = lat.data, *out = calloc(lat.nx * lat.ny, sizeof(float));
+#pragma omp parallel for private(pg, i)
+  for (j = 0; j < lat.ny; j++) {
+    pg = base + j * lat.nx;
+    for (i = 0; i < lat.nx; i++) pg[i] = (float)(i + 2 * j);
+  }
+#pragma omp parallel for private(i)
+  for (j = 1; j < lp->ny; j++) {
+    float *q = out + j * lp->nx, *up = &base[(j - 1) * lp->nx];
+    for (i = 0; i < lp->nx; i++) q[i] = 0.5f * up[i] + i % 3;
+  }
+  double s = 0;
+  for (i = 0; i < lat.nx * lat.ny; i++) s += lat.data[i] * (i % 11) + out[i];
+  printf("sum %.1f\n", s);
+  return 0;
+}
+"""
+
+#: the offset's member written in the loop through another name
+MEMBER_WRITTEN = r"""
+typedef struct { int nx; float *data; } Lattice;
+void f(Lattice *lat, Lattice *other, int n) {
+  int j, i;
+#pragma omp parallel for private(i)
+  for (j = 0; j < n; j++) {
+    float *q = lat->data + j * lat->nx;
+    other->nx = 4;
+    for (i = 0; i < 4; i++) q[i] = 1.0f;
+  }
+}
+"""
+
+
+def test_row_pointers_with_member_offsets_run_on_the_device(tmp_path):
+    ref, exe = build_both(tmp_path, MEMBER_OFFSETS, "members.c")
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [1, 1])
+
+
+def test_an_offset_member_written_in_the_loop_is_not_substituted(tmp_path):
+    src = tmp_path / "written.c"
+    src.write_text(MEMBER_WRITTEN)
+    (region,) = translate(str(src)).regions
+    assert not region.offload

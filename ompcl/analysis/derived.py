@@ -20,7 +20,7 @@ from .accesses import names_written
 from .ctypes_ import pointer_depth, walk
 
 _PURE = (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.Cast, c_ast.Typename,
-         c_ast.TypeDecl, c_ast.IdentifierType, c_ast.ArrayRef)
+         c_ast.TypeDecl, c_ast.IdentifierType, c_ast.ArrayRef, c_ast.StructRef)
 
 
 def _target(init: c_ast.Node | None, scope: dict[str, Var]
@@ -115,6 +115,8 @@ def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str],
             continue
         base, subs = found
         names = {n.name for s in subs for n in walk(s) if isinstance(n, c_ast.ID)}
+        if _fields(subs) & _written_fields(loop or body):
+            continue  # a member the offset reads (lat->nx) may be written through another name
         changed = written | names_written(c_ast.Compound(items[k + 1:]))
         if isinstance(item, c_ast.Decl):
             changed |= names_written(body)
@@ -124,6 +126,24 @@ def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str],
                 for s in subs for n in walk(s)):
             continue
         out[name] = (item, base, subs)
+    return out
+
+
+def _fields(subs: list[c_ast.Node]) -> set[str]:
+    return {n.field.name for s in subs for n in walk(s) if isinstance(n, c_ast.StructRef)}
+
+
+def _written_fields(node: c_ast.Node) -> set[str]:
+    """The member names the code assigns or steps (``x.f = ..``, ``p->f++``), whatever the
+    struct."""
+    out = set()
+    for n in walk(node):
+        target = n.lvalue if isinstance(n, c_ast.Assignment) else n.expr if isinstance(
+            n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") else None
+        while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
+            if isinstance(target, c_ast.StructRef):
+                out.add(target.field.name)
+            target = target.name
     return out
 
 
