@@ -95,6 +95,41 @@ int main(void) {
 }
 """
 
+#: a small block (160 bytes: in the runtime's ring of small allocations) found after many
+#: newer small blocks were freed (spmv's JDS conversion frees its per-row temporaries), and
+#: one freed and allocated again at the same address
+SMALL_AFTER_FREES = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  int **tmp = malloc(sizeof(int *) * 20000), i, k, n = 50000, step;
+  for (i = 0; i < 20000; i++) tmp[i] = malloc(16);
+  int *ptr = malloc(40 * sizeof(int)), *cnt = malloc(n * sizeof(int));
+  float *out = malloc(n * sizeof(float)), s = 0;
+  for (i = 0; i < 20000; i++) free(tmp[i]);
+  for (i = 0; i < n; i++) cnt[i] = i % 40;
+  for (step = 0; step < 2; step++) {
+    for (k = 0; k < 40; k++) ptr[k] = k * 3 + step;
+#pragma omp parallel for
+    for (i = 0; i < n; i++) out[i] = (float)ptr[cnt[i]];
+    for (i = 0; i < n; i++) s += out[i];
+    free(ptr);
+    ptr = malloc(40 * sizeof(int));
+  }
+  printf("sum %.1f\n", s);
+  return 0;
+}
+"""
+
+
+def test_small_block_found_after_many_frees(tmp_path, opencl_available):
+    ref, exe = build_both(tmp_path, SMALL_AFTER_FREES)
+    every_path(ref, exe, 1e-12)
+    st = _device_stats(tmp_path, exe)
+    if st["device"]["available"]:
+        (r,) = st["regions"]
+        assert r["device_runs"] == 2 and r["block_declines"] == 0, r
+
 
 def _device_stats(tmp_path, exe) -> dict:
     stats = tmp_path / "s.json"

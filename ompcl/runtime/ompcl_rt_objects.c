@@ -138,29 +138,24 @@ static void ring_note(uintptr_t start, uintptr_t end) {
   __atomic_store_n(&e->start, start, __ATOMIC_RELEASE);
 }
 
-/* The small block holding a, from the newest entry back: one not freed after it. */
+/* The small block holding a, from the newest entry back: one not freed after it (the entries
+ * newer than the block are searched for its free only once the block is found: a program
+ * freeing many small blocks after allocating it leaves it findable). */
 static int ring_find(uintptr_t a, uintptr_t *start, uintptr_t *end) {
   block *r = __atomic_load_n(&ring, __ATOMIC_ACQUIRE);
-  unsigned long n = __atomic_load_n(&ring_next, __ATOMIC_ACQUIRE), k;
-  uintptr_t freed[64];
-  int nfreed = 0;
+  unsigned long n = __atomic_load_n(&ring_next, __ATOMIC_ACQUIRE), k, j;
   if (!r) return 0;
   for (k = n; k > 0 && n - k < OMPCL_RING; k--) {
     uintptr_t s = __atomic_load_n(&r[(k - 1) & (OMPCL_RING - 1)].start, __ATOMIC_ACQUIRE);
     uintptr_t e = __atomic_load_n(&r[(k - 1) & (OMPCL_RING - 1)].end, __ATOMIC_RELAXED);
-    if (!s || s > a) continue;
-    if (!e) { /* a free: an earlier block at s is gone */
-      if (nfreed < 64) freed[nfreed++] = s;
-      else return 0; /* too many to tell */
-      continue;
-    }
-    if (a < e) {
-      for (int i = 0; i < nfreed; i++)
-        if (freed[i] == s) return 0;
-      *start = s;
-      *end = e;
-      return 1;
-    }
+    if (!s || s > a || !e || a >= e) continue;
+    for (j = k; j < n; j++) /* freed since: gone (its address may be another block's now) */
+      if (__atomic_load_n(&r[j & (OMPCL_RING - 1)].start, __ATOMIC_ACQUIRE) == s &&
+          !__atomic_load_n(&r[j & (OMPCL_RING - 1)].end, __ATOMIC_RELAXED))
+        return 0;
+    *start = s;
+    *end = e;
+    return 1;
   }
   return 0;
 }
