@@ -155,3 +155,50 @@ def test_pointer_into_no_known_object_runs_on_the_host(tmp_path, opencl_availabl
         (r,) = st["regions"]
         assert r["device_runs"] == 1 and r["block_declines"] == 1 and r["host_runs"] == 1
 
+
+
+#: one array passed as two read-only parameters, read over ranges that overlap partially
+#: (tpacf's self pairs: data2 = data1); and once as a written and a read parameter of
+#: disjoint halves
+ONE_ARRAY_TWICE = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void pairs(const float *d1, int n1, const float *d2, int n2, long long *out) {
+  int i, j;
+#pragma omp parallel for private(j)
+  for (i = 0; i < n1 - 1; i++) {
+    long long c = 0;
+    for (j = i + 1; j < n2; j++) c += d1[i] < d2[j];
+    out[i] = c;
+  }
+}
+static void half(float *dst, const float *src, int n) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < n; i++) dst[i] = 2.0f * src[i] + 1.0f;
+}
+int main(void) {
+  int n = 3000, i;
+  float *a = malloc(2 * n * sizeof(float));
+  long long *out = calloc(n, sizeof(long long));
+  double s = 0;
+  for (i = 0; i < 2 * n; i++) a[i] = (float)((i * 7919) % n);
+  pairs(a, n, a, n, out);
+  pairs(a + 5, n - 5, a, n, out);
+  half(a + n, a, n);
+  for (i = 0; i < n; i++) s += out[i] + a[n + i];
+  printf("sum %.1f\n", s);
+  return 0;
+}
+"""
+
+
+def test_one_array_passed_as_two_arguments(tmp_path, opencl_available):
+    ref, exe = build_both(tmp_path, ONE_ARRAY_TWICE)
+    every_path(ref, exe, 1e-12)
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    st = load_stats(stats)
+    if st["device"]["available"]:
+        assert [r["kernels_launched"] for r in st["regions"]] == [2, 1]

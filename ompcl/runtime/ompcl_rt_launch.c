@@ -46,6 +46,27 @@ void ompcl_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long
   L->nargs += 4; /* buffer, offset, checked low and high element */
 }
 
+/* The bytes [*a, *b) of array argument k widened over every argument whose bytes overlap
+ * them, through one another (one array passed as two, read over different ranges): one
+ * mapping then holds them all, where two would overlap partially. */
+static void joined_range(const ompcl_launch *L, int k, uintptr_t *a, uintptr_t *b) {
+  int grown = 1;
+  while (grown) {
+    grown = 0;
+    for (int j = 0; j < L->narrays; j++) {
+      const ompcl_array_arg *x = &L->arrays[j];
+      uintptr_t xa = (uintptr_t)x->ptr + (uintptr_t)x->lo * x->esize;
+      uintptr_t xb = (uintptr_t)x->ptr + (uintptr_t)(x->hi + 1) * x->esize;
+      if (j == k || x->hi < x->lo || (L->variant && x->nd) || xb <= *a || *b <= xa ||
+          (xa >= *a && xb <= *b))
+        continue;
+      *a = OMPCL_MIN(*a, xa);
+      *b = OMPCL_MAX(*b, xb);
+      grown = 1;
+    }
+  }
+}
+
 /* Map array argument k (copying what is stale) and bind its four kernel parameters. */
 static void bind_array(ompcl_launch *L, int k) {
   const ompcl_array_arg *a = &L->arrays[k];
@@ -60,9 +81,9 @@ static void bind_array(ompcl_launch *L, int k) {
     checked_lo = 0;
     checked_hi = -1;
   } else {
-    if (!(m = ompcl_map_range(L, base + (uintptr_t)a->lo * a->esize,
-                        base + (uintptr_t)(a->hi + 1) * a->esize)))
-      return;
+    uintptr_t from = base + (uintptr_t)a->lo * a->esize, to = base + (uintptr_t)(a->hi + 1) * a->esize;
+    joined_range(L, k, &from, &to);
+    if (!(m = ompcl_map_range(L, from, to))) return;
     delta = (intptr_t)(base - m->start);
     if (delta % (intptr_t)a->esize) {
       ompcl_launch_fail(L, "array is misaligned within its mapping", CL_INVALID_VALUE);
