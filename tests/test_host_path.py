@@ -162,3 +162,11 @@ def test_shared_host_functions_keep_the_regions_data_sharing(tmp_path):
             assert own == expected - params, (src.name, r.loc, own, expected, params)
             checked += 1
     assert checked >= 20, checked
+
+
+def test_orphaned_loops_of_a_host_region_see_device_data(tmp_path):
+    """Orphaned loops reached inside a parallel region that runs on the host read what the
+    device wrote before the region (every thread brings the host copies up to date: with
+    copying buffers they read stale values from 2 threads on)."""
+    ref, exe = _build(HERE / "orphan_reads_device_data.c", tmp_path)
+    every_path(ref, exe, 0.0)

@@ -124,8 +124,10 @@ OMPCL_GLUE static int ompcl_region_0(double w)
   long ompcl_lb[3] = {0, 0, 0}, ompcl_st[3] = {1, 1, 1}, ompcl_n[3] = {1, 1, 1};
   int ompcl_done = 0;
   ompcl_launch ompcl_L;
-  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+  if (OMPCL_IN_PARALLEL()) {  /* a team of threads shares the loop: the original runs, */
+    ompcl_rt_sync_host();       /* on host copies brought up to date (every thread waits) */
     return 0;
+  }
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(64), ompcl_st[0], 0);

@@ -433,8 +433,10 @@ OMPCL_GLUE static int ompcl_region_0(void)
   static const long ompcl_ld1[] = { (24), (20), (16), (5) };
   static const int ompcl_lp1_0[] = { 1, 2, 0, 3 };
   static const int ompcl_lp1_1[] = { 0, 1, 3, 2 };
-  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+  if (OMPCL_IN_PARALLEL()) {  /* a team of threads shares the loop: the original runs, */
+    ompcl_rt_sync_host();       /* on host copies brought up to date (every thread waits) */
     return 0;
+  }
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(20), ompcl_st[0], 0);
@@ -494,8 +496,10 @@ OMPCL_GLUE static int ompcl_region_1(double w)
   static const int ompcl_lp0_1[] = { 1, 2, 0 };
   static const long ompcl_ld1[] = { (24), (20), (16), (5) };
   static const int ompcl_lp1_1[] = { 1, 2, 3, 0 };
-  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+  if (OMPCL_IN_PARALLEL()) {  /* a team of threads shares the loop: the original runs, */
+    ompcl_rt_sync_host();       /* on host copies brought up to date (every thread waits) */
     return 0;
+  }
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(24), ompcl_st[0], 0);

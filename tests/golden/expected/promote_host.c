@@ -399,8 +399,10 @@ OMPCL_GLUE static int ompcl_region_0(double alpha, int n)
   static const int ompcl_lp0_1[] = { 1, 0 };
   static const long ompcl_ld2[] = { (64), (64) };
   static const int ompcl_lp2_1[] = { 1, 0 };
-  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+  if (OMPCL_IN_PARALLEL()) {  /* a team of threads shares the loop: the original runs, */
+    ompcl_rt_sync_host();       /* on host copies brought up to date (every thread waits) */
     return 0;
+  }
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(n), ompcl_st[0], 0);
@@ -462,8 +464,10 @@ OMPCL_GLUE static int ompcl_region_1(double c, int n)
   static const int ompcl_lp0_1[] = { 1, 2, 0 };
   static const long ompcl_ld1[] = { (64), (64), (5) };
   static const int ompcl_lp1_1[] = { 1, 2, 0 };
-  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+  if (OMPCL_IN_PARALLEL()) {  /* a team of threads shares the loop: the original runs, */
+    ompcl_rt_sync_host();       /* on host copies brought up to date (every thread waits) */
     return 0;
+  }
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(n), ompcl_st[0], 0);

@@ -211,8 +211,10 @@ OMPCL_GLUE static int ompcl_region_0(double w)
   static const int ompcl_lp0_1[] = { 1, 0 };
   static const long ompcl_ld1[] = { (64), (48) };
   static const int ompcl_lp1_1[] = { 1, 0 };
-  if (OMPCL_IN_PARALLEL())  /* a team of threads shares the loop: the original runs */
+  if (OMPCL_IN_PARALLEL()) {  /* a team of threads shares the loop: the original runs, */
+    ompcl_rt_sync_host();       /* on host copies brought up to date (every thread waits) */
     return 0;
+  }
   ompcl_lb[0] = (long)(0);
   ompcl_st[0] = (long)(1);
   ompcl_n[0] = ompcl_trip(ompcl_lb[0], (long)(64), ompcl_st[0], 0);
