@@ -155,3 +155,56 @@ def test_functions_given_addresses_of_locals_run_inlined_on_the_device(tmp_path)
     ref, exe = build_both(tmp_path, REFERENCES, "refs.c")
     every_path(ref, exe, 1e-6)
     assert device_runs(exe) in (None, [1])
+
+
+#: views of flat arrays as rows of a run-time length (KASTORS' jacobi blocks): in a helper
+#: the loop calls (a body of one statement), in the loop's own body, and a helper with a
+#: variable-length local, which stays on the host while the file's other loops launch
+VLA_VIEWS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static void scale_row(int ny, int i, double *u_) {
+  double (*u)[ny] = (double (*)[ny])u_;
+  for (int j = 0; j < ny; j++) u[i][j] = 2.0 * u[i][j] + i;
+}
+static double scratch_row(int ny, int i, const double *u) {
+  double tmp[ny], s = 0;
+  for (int j = 0; j < ny; j++) tmp[j] = u[i * ny + j];
+  for (int j = 0; j < ny; j++) s += tmp[j] * (j % 3);
+  return s;
+}
+int main(void) {
+  int nx = 64, ny = 48, nz = 5;
+  double *u = malloc(sizeof(double) * nx * ny), *v = malloc(sizeof(double) * nx * ny * nz);
+  double *r = malloc(sizeof(double) * nx), s = 0.0;
+  for (int k = 0; k < nx * ny; k++) u[k] = k % 7;
+#pragma omp parallel for
+  for (int i = 0; i < nx; i++)
+    scale_row(ny, i, u);
+#pragma omp parallel for
+  for (int i = 0; i < nx; i++) {
+    double (*w)[ny][nz] = (double (*)[ny][nz])v;
+    for (int j = 0; j < ny; j++)
+      for (int k = 0; k < nz; k++) w[i][j][k] = u[i * ny + j] + k;
+  }
+#pragma omp parallel for
+  for (int i = 0; i < nx; i++)
+    r[i] = scratch_row(ny, i, u);
+  for (int k = 0; k < nx * ny; k++) s += u[k] * (k % 5);
+  for (int k = 0; k < nx * ny * nz; k++) s += v[k] * (k % 3);
+  for (int k = 0; k < nx; k++) s += r[k];
+  printf("sum %.1f\n", s);
+  return 0;
+}
+"""
+
+
+def test_views_of_flat_arrays_as_rows(tmp_path):
+    from ompcl.pipeline import translate
+    ref, exe = build_both(tmp_path, VLA_VIEWS, "views.c")
+    every_path(ref, exe, 1e-12)
+    regions = translate(str(tmp_path / "views.c")).regions
+    assert [r.offload for r in regions] == [True, True, False]
+    assert any(x.id == "callee-body" and "variable-length" in x.message
+               for x in regions[2].reasons)
+    assert device_runs(exe) in (None, [1, 1])

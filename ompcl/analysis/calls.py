@@ -19,7 +19,7 @@ from ..frontend.library import ExternalFunction, SourceLibrary
 from ..ir import Var
 from .bodyscan import scan_body
 from .builtins import host_only_reason, is_host_only, is_math
-from .ctypes_ import TypeEnv, c_text, is_constant_text, visible_vars
+from .ctypes_ import TypeEnv, c_text, is_constant_text, visible_vars, walk
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,19 @@ def _array_base(arg: c_ast.Node) -> c_ast.ID | None:
 
 def _merge(a: str, b: str) -> str:
     return "".join(sorted(set(a + b), key="rw".index))
+
+
+def _variable_length_local(body: c_ast.Node, env: TypeEnv) -> c_ast.Decl | None:
+    """The first local of ``body`` whose type has a dimension that is not a constant
+    (``double tmp[n]``, the view ``double (*u)[ny]``)."""
+    for d in walk(body):
+        t = d.type if isinstance(d, c_ast.Decl) else None
+        while isinstance(t, (c_ast.ArrayDecl, c_ast.PtrDecl)):
+            if isinstance(t, c_ast.ArrayDecl) and t.dim is not None and \
+                    not is_constant_text(c_text(t.dim), env):
+                return d
+            t = t.type
+    return None
 
 
 class _CallWalk:
@@ -194,6 +207,10 @@ class _CallWalk:
             if why.id == "return":
                 continue  # a function body may return; its value was scanned
             return self.fail("callee-body", f"function '{name}' {why.message}", fdef)
+        vla = _variable_length_local(fdef.body, self.env_of(name))
+        if vla is not None:  # OpenCL C has no variable-length types
+            return self.fail("callee-body", f"function '{name}' declares '{vla.name}' of a "
+                             "variable-length type", vla)
         # a callee may pass on its pointer parameters, its own variables' addresses and the
         # globals it uses (whose modes then include what the callee's callees do)
         used = (body.scalar_reads | body.scalar_writes | {a.name for a in body.accesses})

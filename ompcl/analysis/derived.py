@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..frontend.clone import clone_with
+from ..frontend.clone import clone, clone_with
 from ..ir import Var
 from .accesses import names_written
 from .ctypes_ import pointer_depth, walk
@@ -78,7 +78,8 @@ def _definition(item: c_ast.Node, loop: c_ast.Node, later: list[c_ast.Node],
     """(pointer, value) of a block item ``T *p = value;``, or of ``p = value;`` where ``p`` is
     a plain pointer private to each iteration (in ``private``, or declared in ``loop``)
     that nothing else in the loop assigns and only the items after it (``later``) use."""
-    if isinstance(item, c_ast.Decl) and item.name and _plain_pointer(item):
+    if isinstance(item, c_ast.Decl) and item.name and (_plain_pointer(item) or view_dims(
+            item.type) is not None):
         return item.name, item.init
     if not (isinstance(item, c_ast.Assignment) and item.op == "=" and
             isinstance(item.lvalue, c_ast.ID)):
@@ -110,22 +111,23 @@ def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str],
         if found is None:
             continue
         name, value = found
-        found = _target(value, scope)
+        dims = view_dims(item.type) if isinstance(item, c_ast.Decl) else None
+        found = _view_target(value, dims, item.type, scope) if dims else _target(value, scope)
         if found is None:
             continue
         base, subs = found
-        names = {n.name for s in subs for n in walk(s) if isinstance(n, c_ast.ID)}
-        if _fields(subs) & _written_fields(loop or body):
+        names = {n.name for s in subs + (dims or []) for n in walk(s) if isinstance(n, c_ast.ID)}
+        if _fields(subs + (dims or [])) & _written_fields(loop or body):
             continue  # a member the offset reads (lat->nx) may be written through another name
         changed = written | names_written(c_ast.Compound(items[k + 1:]))
         if isinstance(item, c_ast.Decl):
             changed |= names_written(body)
         if base.name in changed or names & changed or name in changed or not all(
-                isinstance(n, _PURE) for s in subs for n in walk(s)) or any(
+                isinstance(n, _PURE) for s in subs + (dims or []) for n in walk(s)) or any(
                 isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&", "*")
-                for s in subs for n in walk(s)):
+                for s in subs + (dims or []) for n in walk(s)):
             continue
-        out[name] = (item, base, subs)
+        out[name] = (item, base, subs, dims or [])
     return out
 
 
@@ -157,19 +159,76 @@ def _rewrite(node, ptrs, drop: set[int]):
     def replace(n: c_ast.Node) -> c_ast.Node | None:
         if id(n) in drop:
             return c_ast.EmptyStatement(n.coord)
+        view = _view_element(n, ptrs, drop)
+        if view is not None:
+            return view
         if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID) and \
-                n.name.name in ptrs:
-            _, base, subs = ptrs[n.name.name]
+                n.name.name in ptrs and not ptrs[n.name.name][3]:
+            _, base, subs, _ = ptrs[n.name.name]
             last = c_ast.BinaryOp("+", subs[-1], _rewrite(n.subscript, ptrs, drop))
             return _element(base, subs[:-1] + [last], n.coord)
         if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(
-                n.expr, c_ast.ID) and n.expr.name in ptrs:
-            _, base, subs = ptrs[n.expr.name]
+                n.expr, c_ast.ID) and n.expr.name in ptrs and not ptrs[n.expr.name][3]:
+            _, base, subs, _ = ptrs[n.expr.name]
             return _element(base, subs, n.coord)
         if isinstance(n, c_ast.ID) and n.name in ptrs:
             raise _Unsupported(n.name)
         return None
     return clone_with(node, replace)
+
+
+def view_dims(t: c_ast.Node) -> list[c_ast.Node] | None:
+    """The row dimensions of a pointer to (variable-length) rows, ``T (*p)[n][m]`` ->
+    [n, m]; else None."""
+    if not isinstance(t, c_ast.PtrDecl) or not isinstance(t.type, c_ast.ArrayDecl):
+        return None
+    dims, t = [], t.type
+    while isinstance(t, c_ast.ArrayDecl):
+        if t.dim is None:
+            return None
+        dims.append(t.dim)
+        t = t.type
+    ok = isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)
+    return dims if ok else None
+
+
+def _view_target(init: c_ast.Node | None, dims: list[c_ast.Node], t: c_ast.Node,
+                 scope: dict[str, Var]) -> tuple[c_ast.Node, list[c_ast.Node]] | None:
+    """(base, [offset]) of a view of a flat array as rows, ``(T (*)[n])a`` or ``(T
+    (*)[n])(a + e)``: ``a`` a one-dimensional array of the rows' element type ``T``."""
+    if not (isinstance(init, c_ast.Cast) and view_dims(init.to_type.type) is not None):
+        return None
+    inner = init.expr
+    while isinstance(inner, c_ast.Cast) and view_dims(inner.to_type.type) is not None:
+        inner = inner.expr
+    found = _target(inner, scope) if not isinstance(inner, c_ast.ArrayRef) else None
+    if found is None or len(found[1]) != 1:
+        return None
+    while not isinstance(t, c_ast.TypeDecl):
+        t = t.type
+    v = scope.get(found[0].name)
+    if v is None or " ".join(t.type.names) != v.ctype.base:
+        return None  # other elements: the view reinterprets the bytes
+    return found
+
+
+def _view_element(n: c_ast.Node, ptrs: dict, drop: set[int]) -> c_ast.Node | None:
+    """``p[a][b]`` of a view ``T (*p)[m]`` as ``base[off + a * m + b]``: exactly as many
+    subscripts as the view has levels; None when ``n`` is not such an element."""
+    subs, ref = [], n
+    while isinstance(ref, c_ast.ArrayRef):
+        subs.insert(0, ref.subscript)
+        ref = ref.name
+    if not (isinstance(ref, c_ast.ID) and ref.name in ptrs and ptrs[ref.name][3]):
+        return None
+    _, base, (off,), dims = ptrs[ref.name]
+    if len(subs) != len(dims) + 1:
+        raise _Unsupported(ref.name)  # a row used as a pointer
+    flat = _rewrite(subs[0], ptrs, drop)
+    for d, s in zip(dims, subs[1:]):
+        flat = c_ast.BinaryOp("+", c_ast.BinaryOp("*", flat, clone(d)), _rewrite(s, ptrs, drop))
+    return c_ast.ArrayRef(c_ast.ID(base.name, base.coord), c_ast.BinaryOp("+", clone(off), flat),
+                          n.coord)
 
 
 def _element(base: c_ast.ID, subs: list[c_ast.Node], coord) -> c_ast.ArrayRef:
@@ -210,7 +269,7 @@ def substituted(loop: c_ast.For, scope: dict[str, Var], private: frozenset[str] 
         if found is None:
             break
         block, ptrs = found
-        drop = {id(d) for d, _, _ in ptrs.values()}
+        drop = {id(d) for d, _, _, _ in ptrs.values()}
         try:
             loop = clone_with(loop, lambda n: _rewrite(n, ptrs, drop) if n is block else None)
         except _Unsupported:

@@ -24,6 +24,7 @@ from ..frontend.clone import clone, clone_with
 from ..ir import Storage, Var
 from .accesses import names_written
 from .ctypes_ import free_names, pointer_depth, renamed_type, walk
+from .derived import view_dims
 
 #: the largest callee inlined, in AST nodes
 MAX_NODES = 400
@@ -32,8 +33,9 @@ _counter = itertools.count()
 
 def inlined(loop: c_ast.For, scope: dict[str, Var], lookup) -> c_ast.For | None:
     """The loop with its calls of functions taking pointer trees inlined (see module)."""
-    if not isinstance(loop.stmt, c_ast.Compound):
-        return None
+    if not isinstance(loop.stmt, c_ast.Compound):  # a body of one statement, as a block
+        loop = c_ast.For(loop.init, loop.cond, loop.next,
+                         c_ast.Compound([loop.stmt], loop.stmt.coord), loop.coord)
     done = []
 
     def replace(n: c_ast.Node):
@@ -131,7 +133,11 @@ def _address_of(e: c_ast.Node) -> str | None:
 
 def _wants_inlining(fdef: c_ast.FuncDef) -> bool:
     """A callee with a parameter the device cannot take: a pointer to pointers, or an array
-    of variable-length rows."""
+    of variable-length rows; or a local view of such rows (``double (*u)[ny] = (double
+    (*)[ny])u_;``, which the loop's body turns into subscripts of the flat array)."""
+    if any(isinstance(d, c_ast.Decl) and any(not isinstance(x, c_ast.Constant) for x in (
+            view_dims(d.type) or [])) for d in walk(fdef.body)):
+        return True
     for p in _param_decls(fdef) or []:
         if pointer_depth(p.type)[0] >= 2:
             return True
