@@ -97,6 +97,8 @@ REASONS: dict[str, str] = {
                  "that stays on the host cannot be given a team of its own",
     "team-observed": "the parallel region, or a function it calls, may ask for its team "
                      "(thread or team queries, ICV setters, calls ompcl cannot see)",
+    # the generated code
+    "kernel-build": "the OpenCL C compiler rejects the loop's kernel (checked when translating)",
 }
 
 #: Ids of the remarks and warnings that are not host reasons.

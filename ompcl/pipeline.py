@@ -25,14 +25,15 @@ from .codegen.host import HostRegion, HostTeam, RelayoutInfo, generate_host
 from .codegen import dumps as D
 from .codegen.dumps import describe
 from .codegen.kernel import generate_kernels
+from .codegen.kernelcheck import rejected
 from .codegen.kernelspec import (atomic_targets, check_buffers, cl_type, global_param,
                                  host_interface, kernel_spec, view_decl, vla_views)
-from .diagnostics import (CSyntaxError, InternalCheckError, OmpclError, PreprocessError, Remark,
-                          SourceLoc, not_offloaded)
+from .diagnostics import (CSyntaxError, OmpclError, PreprocessError, Reason, Remark, SourceLoc,
+                          not_offloaded)
 from .frontend.library import SourceLibrary
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
-from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, SymKind, Team
+from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
 from .predict.model import resolve as resolve_model
 from .predict.schema import STATIC
 from .transform.addrspace import device_code
@@ -52,6 +53,7 @@ from .transform.rename import device_name, renamed
 from .transform.reorder import reordered_program
 from .transform.tiling import tiles
 from .transform.vectorize import vectorize_kernel
+from .unitcheck import check_unit
 
 
 def _knob(name: str) -> bool:
@@ -86,6 +88,8 @@ class Options:
     #: ``sources`` and this file are the whole program (``ompcl build``): a global array no
     #: other source mentions is used only here
     whole_program: bool = False
+    #: region id -> why its kernel is dropped (``codegen.kernelcheck``: a second translation)
+    rejected: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,7 +181,11 @@ def analyze_regions(u: Unit) -> Unit:
 def place_regions(u: Unit) -> Unit:
     """Find each offloadable loop's text in the user's file; a loop whose text is a macro
     expansion stays on the host. Ordering: the last pass that may change a verdict."""
-    placement = place(u.program, u.regions, u.teams)
+    why = dict(u.options.rejected)
+    regions = tuple(replace(r, reasons=(Reason("kernel-build", f"the OpenCL C compiler "
+                                               f"rejects its kernel: {why[r.id]}", r.loc),))
+                    if r.id in why and r.offload else r for r in u.regions)
+    placement = place(u.program, regions, u.teams)
     return replace(u, regions=placement.regions, splices=placement.ranges,
                    teams=placement.teams, team_splices=placement.team_ranges)
 
@@ -534,67 +542,28 @@ PASS_NAMES = tuple(p.name for p in PASSES)
 
 
 def translate(path: str, options: Options | None = None) -> Unit:
-    """Translate one OpenMP C file; raises OmpclError subclasses on bad input."""
-    u = Unit(path, options or Options())
+    """Translate one OpenMP C file; raises OmpclError subclasses on bad input. Kernels the
+    OpenCL C compiler rejects (``codegen.kernelcheck``) leave the device: their loops are
+    translated again as host loops, the file's others keep their kernels."""
+    u = _passes(Unit(path, options or Options()))
+    bad = rejected(u.kernel_source) if u.kernel_source and not u.options.rejected else {}
+    ids = {N.kernel(r.id): r.id for r in u.offloaded}
+    if bad and set(bad) <= set(ids):
+        u = _passes(Unit(path, replace(u.options, rejected=tuple(
+            sorted((ids[k], m) for k, m in bad.items())))))
+    return u
+
+
+def _passes(u: Unit) -> Unit:
     for p in PASSES:
         prev, u = u, p.run(u)
         if u.passed_through:
             return u
         if u.options.check:
-            check_unit(prev, u, p.name)
+            check_unit(prev, u, p.name, PASS_NAMES)
         if u.options.dump_after == p.name:
             print(f"/* ---- after {p.name} ---- */\n{p.dump(u)}", file=sys.stderr)
     return u
-
-
-# -- consistency checks (debug mode) ---------------------------------------------------------
-
-def check_unit(prev: Unit, u: Unit, after: str) -> None:
-    """Invariants that must hold after pass ``after`` (``prev`` is the unit before it); a
-    violation is an ompcl bug."""
-    done = PASS_NAMES[: PASS_NAMES.index(after) + 1]
-    if "place" in done and after != "place":
-        _expect([r.offload for r in prev.regions] == [r.offload for r in u.regions], after,
-                "a pass after 'place' changed an offload verdict")
-    ids = [r.id for r in u.regions]
-    _expect(ids == sorted(set(ids)), after, "region ids are not unique and ordered")
-    for r in u.regions:
-        _expect(r.offload or bool(r.reasons), after, f"region {r.id} has no verdict")
-        for a in r.arrays:
-            for sym in _extent_syms(a.extent):
-                _expect(sym.kind != SymKind.VAR or r.scope.get(sym.name) is sym.payload, after,
-                        f"extent of '{a.name}' names '{sym.name}' out of its scope")
-                _expect(sym.kind not in (SymKind.DIM, SymKind.INNER), after,
-                        f"extent of '{a.name}' still names loop variable '{sym.name}'")
-    if "place" in done:
-        _expect(set(u.splices) == {r.id for r in u.offloaded}, after,
-                "offloaded regions and splice ranges differ")
-        _expect(set(u.team_splices) == {t.id for t in u.teams if t.offload}, after,
-                "offloaded teams and splice ranges differ")
-        for r in u.offloaded:
-            _expect(r.context != "region" or u.teams[r.team].offload, after,
-                    f"loop {r.id} is offloaded but its team is not")
-    if "outline" in done:
-        _expect([k.region_id for k in u.kernels] == [r.id for r in u.offloaded], after,
-                "kernels and offloaded regions differ")
-
-
-def _extent_syms(e) -> list:
-    if e is None:
-        return []
-    out, todo = [], [e.lo, e.hi]
-    while todo:
-        b = todo.pop()
-        if hasattr(b, "terms"):
-            out += list(b.syms())
-        else:
-            todo += list(b.parts) + ([b.coef] if b.coef is not None else [])
-    return out
-
-
-def _expect(ok: bool, after: str, what: str) -> None:
-    if not ok:
-        raise InternalCheckError(f"internal check failed after pass '{after}': {what}")
 
 
 __all__ = ["Options", "PASSES", "PASS_NAMES", "Unit", "OmpclError", "translate"]

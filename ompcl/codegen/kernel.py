@@ -27,7 +27,7 @@ from pathlib import Path
 from pycparser import c_ast, c_generator
 
 from ..analysis.builtins import MATH, is_math
-from ..analysis.ctypes_ import TypeEnv, walk
+from ..analysis.ctypes_ import SCALARS, TypeEnv, walk
 from ..analysis.loops import const_int
 from ..ir import KernelSpec, LoopDim, Region
 from ..transform.atomics import (callers_of, guarded, helper, helpers, mentioned,
@@ -36,12 +36,15 @@ from ..transform.device import DeviceCode, Function
 from ..transform.narrowing import constant_step, constant_trip
 from ..transform.privatize import GUARD, Private, macro_definitions
 from ..transform.reductions import combine
+from ..transform.rename import device_name
 from ..transform.tiling import TILE
 from . import names as N
 from .cprinter import OpenCLPrinter, printed_names
 from .kernelspec import view_decl
 from .records import Layout, layout_kernel, records
 from .templates import render
+
+CL_SCALARS = {v[0] for v in SCALARS.values()}
 
 WORK_GROUP = 128
 #: most accumulators per floating-point reduction and work-item in the blocked shape (the
@@ -288,7 +291,8 @@ def _used_names(code: DeviceCode, env: TypeEnv, offload: list[Region]) -> set[st
 def _buffer_type(spec: KernelSpec, k: int) -> str:
     """OpenCL element type of buffer parameter ``k`` of a kernel."""
     decl = next(p for p in spec.params if p.name == N.buffer(k))
-    return decl.type.type.type.names[0]  # a struct's one-word spelling too
+    name = decl.type.type.type.names[0]  # a struct's one-word spelling too
+    return name if name in CL_SCALARS else device_name(name)  # as the printer spells it
 
 
 def _enums_used(ast: c_ast.FileAST, printer: OpenCLPrinter, used: set[str]) -> list[str]:

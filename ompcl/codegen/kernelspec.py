@@ -28,6 +28,13 @@ def cl_type(c_base: str) -> str:
     return N.struct_alias(c_base) if c_base.startswith("struct ") else c_base
 
 
+def _spelled(c_base: str) -> str:
+    """``cl_type`` as the kernel program spells it where it is no type node: a typedef named
+    like an OpenCL type (``complex``) renamed as the printer renames it."""
+    cl = cl_type(c_base)
+    return cl if c_base in SCALARS else device_name(cl)
+
+
 def _type(name: str | None, cl: str, quals: list[str]) -> c_ast.TypeDecl:
     return c_ast.TypeDecl(name, list(quals), None, c_ast.IdentifierType([cl]))
 
@@ -119,7 +126,7 @@ def atomic_targets(region: Region) -> tuple[set[str], dict[str, str], dict[str, 
 def check_buffers(region: Region) -> dict[str, tuple[int, str, str, int]]:
     """Device name -> (buffer index, OpenCL element type, user name, subscripts of an
     element) of each buffer, as the bounds checker wraps their accesses."""
-    return {device_name(a.name): (k, cl_type(a.var.ctype.base), a.name,
+    return {device_name(a.name): (k, _spelled(a.var.ctype.base), a.name,
                                   1 if is_vla(a) else
                                   len(a.var.ctype.dims) + int(a.var.ctype.pointer))
             for k, a in enumerate(region.arrays)}
