@@ -434,7 +434,19 @@ def _tree_row(sc: Scan, arg: c_ast.Node) -> bool:
 
 
 def expr_compound_literal(sc: Scan, n, write, read):
-    problem(sc, n, "unsupported-construct", "compound literal in the loop body")
+    """``(T){...}`` of a scalar or struct type ``T`` (FT's ``dcmplx_mul2``): a value built of
+    its initialisers; an array literal (a pointer to an unnamed object) is not translated."""
+    if write or not isinstance(n.type.type, c_ast.TypeDecl):
+        return problem(sc, n, "unsupported-construct", "compound literal of an array type "
+                       "in the loop body" if not write else "compound literal written")
+    expr(sc, n.init)
+
+
+def expr_named_initializer(sc: Scan, n, write, read):
+    for d in n.name:  # a designator's subscript ([2] = ...); an ID is a member's name
+        if not isinstance(d, c_ast.ID):  # (pycparser spells [k] and .k alike)
+            expr(sc, d)
+    expr(sc, n.expr)
 
 
 def expr_pragma(sc: Scan, n, write, read):
@@ -476,6 +488,7 @@ _EXPRESSIONS: dict[type, Callable] = {
     c_ast.StructRef: expr_struct_ref,
     c_ast.FuncCall: expr_func_call,
     c_ast.CompoundLiteral: expr_compound_literal,
+    c_ast.NamedInitializer: expr_named_initializer,
     c_ast.Pragma: expr_pragma,
 }
 

@@ -116,7 +116,7 @@ void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned l
    * copy can be made of what it points to, the original runs */
   if (!ptr && lo <= hi && ompcl_decline(L, &L->r->block_declines))
     ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
-  if (L->trees) ompcl_tree_clamp(L, ptr, &lo, &hi);
+  if (L->trees) ompcl_tree_clamp(L, &lo, &hi);
   ompcl_arg_array(L, ptr, lo, hi, esize, mode);
   pthread_mutex_unlock(&lock);
 }

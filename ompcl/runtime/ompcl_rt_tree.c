@@ -27,8 +27,8 @@ typedef struct ompcl_tree {
   int direct;            /* the rows lie back to back in one object: the kernel reads them
                             there (no staging block) */
   int found;             /* segs holds the rows, each inside writable memory (find_rows) */
-  const void *base;      /* what ompcl_rt_tree returned, and the elements below it the */
-  long elo, ehi;         /* kernel may reach (its argument's range, see ompcl_tree_clamp) */
+  int arg;               /* its array argument's index (the next ompcl_rt_arg_array's) */
+  long elo, ehi;         /* the elements its argument may reach (see ompcl_tree_clamp) */
 } ompcl_tree;
 
 /* Largest staging block (bytes): a bound from a wrong analysis never allocates the machine. */
@@ -103,11 +103,11 @@ static void root_rows(const void *root, long *lo, long *hi) {
   if (*hi > (long)((e - a) / ps) - 1) *hi = (long)((e - a) / ps) - 1;
 }
 
-/* The range [*lo, *hi] of the array argument a tree's block gives the kernel, cut to the rows
- * the tree holds (``root_rows``). */
-void ompcl_tree_clamp(const ompcl_launch *L, const void *ptr, long *lo, long *hi) {
+/* The range [*lo, *hi] of the array argument about to be added, when it is a tree's block, cut
+ * to the rows the tree holds (``root_rows``). */
+void ompcl_tree_clamp(const ompcl_launch *L, long *lo, long *hi) {
   for (const ompcl_tree *t = L->trees; t; t = t->next)
-    if (t->base == ptr) {
+    if (t->arg == L->narrays) {
       if (*lo < t->elo) *lo = t->elo;
       if (*hi > t->ehi) *hi = t->ehi;
       return;
@@ -116,7 +116,6 @@ void ompcl_tree_clamp(const ompcl_launch *L, const void *ptr, long *lo, long *hi
 
 static void *tree_base(ompcl_tree *t, void *base, size_t per_root) {
   const long leaf = (long)(t->row_bytes / t->esize) * (long)per_root;
-  t->base = base;
   t->elo = t->lo * leaf;
   t->ehi = (t->hi + 1) * leaf - 1;
   return base;
@@ -143,6 +142,9 @@ void *ompcl_rt_tree(ompcl_launch *L, const void *root, int depth, long lo, long 
     return (void *)root;
   }
   t->root = root;
+  t->arg = L->narrays; /* the host code passes the tree's block as the next argument */
+  t->elo = 0;
+  t->ehi = -1;
   t->depth = depth;
   t->mode = mode;
   t->lo = lo;
@@ -295,8 +297,7 @@ static interval *intervals(ompcl_launch *L, size_t *n) {
     const ompcl_array_arg *x = &L->arrays[a];
     int staging = 0;
     for (ompcl_tree *t = L->trees; t; t = t->next) /* a tree's own argument: its rows */
-      staging |= (uintptr_t)x->ptr + (uintptr_t)(x->lo * (long)x->esize) ==
-                 (uintptr_t)(t->direct ? t->segs[0] : t->staging);
+      staging |= t->arg == a;
     if (staging || x->hi < x->lo) continue;
     v[k++] = (interval){(uintptr_t)x->ptr + (uintptr_t)(x->lo * (long)x->esize),
                         (uintptr_t)x->ptr + (uintptr_t)((x->hi + 1) * (long)x->esize), -1,
