@@ -63,7 +63,8 @@ NOT_CANONICAL = [
     ("i = 0; i < n; i = 1 - i", "loop increment is not"),
     ("i = 0; i < n; j++", "loop increment is not"),
     ("i = 0; j < n; i++", "loop test does not compare the loop variable 'i'"),
-    ("i = 0; i != n; i++", "loop test is not 'var < | <= | > | >= bound'"),
+    ("i = 0; i != n; i += 2", "a loop test 'var != bound' needs a step of 1 or -1"),
+    ("i = 0; i == n; i++", "loop test is not 'var < | <= | > | >= | != bound'"),
     ("i = 0; i < n && i < m; i++", "loop test is not"),
     ("; i < n; i++", "loop has an empty initialisation, test or increment"),
     ("i = 0; ; i++", "loop has an empty initialisation, test or increment"),
@@ -83,6 +84,13 @@ def test_non_canonical_loops(header, fragment):
     with pytest.raises(NotCanonical) as ei:
         canonical_loop(_for(header))
     assert fragment in str(ei.value)
+
+
+def test_not_equal_tests_with_unit_steps_run_as_less_or_greater():
+    """OpenMP 5.0's 'var != bound' with a step of 1 or -1."""
+    up = canonical_loop(_for("i = 0; i != n; i++"))
+    down = canonical_loop(_for("i = n; 0 != i; i--"))
+    assert (up.op, c_text(up.ub), down.op, c_text(down.ub)) == ("<", "n", ">", "0")
 
 
 def test_double_negated_step_is_increasing():

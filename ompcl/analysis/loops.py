@@ -25,12 +25,12 @@ def _init(node: c_ast.Node) -> tuple[str, c_ast.Node, bool]:
 
 
 def _cond(node: c_ast.Node, var: str) -> tuple[str, c_ast.Node]:
-    if not isinstance(node, c_ast.BinaryOp) or node.op not in _FLIP:
-        raise NotCanonical("loop test is not 'var < | <= | > | >= bound'")
+    if not isinstance(node, c_ast.BinaryOp) or node.op not in _FLIP and node.op != "!=":
+        raise NotCanonical("loop test is not 'var < | <= | > | >= | != bound'")
     if isinstance(node.left, c_ast.ID) and node.left.name == var:
         return node.op, node.right
     if isinstance(node.right, c_ast.ID) and node.right.name == var:
-        return _FLIP[node.op], node.left
+        return _FLIP.get(node.op, node.op), node.left
     raise NotCanonical(f"loop test does not compare the loop variable '{var}'")
 
 
@@ -117,6 +117,10 @@ def canonical_loop(loop: c_ast.For, var_type: str | None = None) -> LoopDim:
     value = const_int(step)
     if value == 0:
         raise NotCanonical("loop step is zero")
+    if op == "!=":  # OpenMP 5.0: with a step of 1 (-1) the loop runs as with '<' ('>')
+        if value not in (1, -1):
+            raise NotCanonical("a loop test 'var != bound' needs a step of 1 or -1")
+        op = "<" if value == 1 else ">"
     negative = value < 0 if value is not None else isinstance(step, c_ast.UnaryOp) and step.op == "-"
     if negative != (op in (">", ">=")):
         raise NotCanonical("loop test and increment go in opposite directions")

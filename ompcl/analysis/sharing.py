@@ -117,10 +117,15 @@ class _Classifier:
                 else:
                     out["privates"].append(v)
             elif name in firstp:
-                if not v.ctype.is_scalar:
-                    self.fail("clause-type", f"firstprivate '{name}' is not a scalar")
-                else:
+                arr = None if v.ctype.is_scalar or v.ctype.pointer else self.array_arg(
+                    v, by_name.get(name, []), name in info.pointer_uses)
+                if v.ctype.is_scalar:
                     out["scalars"].append(v)
+                elif arr is not None and arr.mode == "r":  # each copy as the original
+                    out["arrays"].append(arr)
+                else:
+                    self.fail("clause-type", f"firstprivate '{name}' is not a scalar or an "
+                              "array the loop only reads")
             elif v.ctype.is_scalar and name in info.atomic_only:
                 if v.ctype.base not in ATOMIC_C_TYPES:
                     self.fail("omp-construct", f"atomic update of '{name}' of type "
