@@ -245,3 +245,35 @@ def test_old_style_c_is_considered_loop_by_loop(tmp_path):
     assert _report(src) == {13: "offloaded", 24: "offloaded", 38: "offloaded"}  # w: a tree
     host = translate(str(src)).host_source
     assert "\nmain(argc, argv)\nint argc;" in host and "extern layer_size;" in host
+
+
+COMPLEX_I = r"""
+#include <stdio.h>
+#include <complex.h>
+int main(void) {
+  static double a[4096];
+  int i, inside = 0;
+#pragma omp parallel for
+  for (i = 0; i < 4096; i++)
+    a[i] = 0.5 * i;
+#pragma omp parallel for reduction(+:inside)
+  for (i = 0; i < 4096; i++) {
+    double complex c = -2.0 + 2.5 * (i % 64) / 64.0 + I * ((i / 64) / 32.0), z = 0;
+    int k;
+    for (k = 0; k < 50 && cabs(z) <= 2.0; k++) z = z * z + c;
+    inside += (k == 50);
+  }
+  printf("%d %.1f %.2f\n", inside, a[4095], cimag(2.0i + 1.5));
+  return 0;
+}
+"""
+
+
+def test_imaginary_constants_leave_the_other_loops_to_the_device(tmp_path):
+    """complex.h's 'I' is GNU's imaginary constant '1.0iF', which ompcl's parser cannot read
+    (the whole file fell back to the host): read as an unknown function's call, its loop
+    stays on the host and the file's others are considered."""
+    src, ref, exe = _built(tmp_path, "cplx.c", COMPLEX_I)
+    every_path(ref, exe, 0.0, threads=FAST)
+    report = _report(src)
+    assert report[7] == "offloaded" and report[10] != "offloaded", report

@@ -49,13 +49,27 @@ def parse_pruned(text: str, path: str) -> c_ast.FileAST:
     try:
         return prototyped(parse(text, path))
     except CSyntaxError as e:
-        modern = add_implicit_int(text)
-        if modern == text:
-            raise
-        try:
-            return prototyped(parse(modern, path))
-        except CSyntaxError:
-            raise e from None
+        first = e
+    for fix in (add_implicit_int, _imaginary, lambda t: _imaginary(add_implicit_int(t))):
+        modern = fix(text)
+        if modern != text:
+            try:
+                return prototyped(parse(modern, path))
+            except CSyntaxError:
+                pass
+    raise first
+
+
+#: GNU imaginary constants (``1.0iF``: complex.h's ``I``), which pycparser cannot read
+_IMAGINARY = re.compile(r"(?<![\w.])((?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)"
+                        r"(?:[fFlL]?[iIjJ]|[iIjJ][fFlL]?)(?![\w.])")
+
+
+def _imaginary(text: str) -> str:
+    """``text`` with each imaginary constant as a call of an undeclared function (a loop
+    using one stays on the host: no device function of that name), so the rest of the file
+    is read."""
+    return _IMAGINARY.sub(r"__ompcl_imaginary(\1)", text)
 
 
 def _syntax_error(msg: str, path: str) -> CSyntaxError:
