@@ -284,3 +284,23 @@ def has_directive(path: str) -> bool:
     text = data.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
     return any(m[1] not in _UNTRANSLATED or m[2] == b"taskloop"
                for m in _DIRECTIVE.finditer(text))
+
+
+#: C dialects before C99 (``-std=``, ``-ansi``): ompcl's generated code needs C99
+_BEFORE_C99 = {"c89", "c90", "gnu89", "gnu90", "iso9899:1990", "iso9899:199409"}
+
+
+def c99_dialect(args: list[str]) -> list[str]:
+    """Flags appended to a command compiling a translated file whose own flags select C89
+    or C90: the same dialect's C99 (GNU's or ISO's) with GNU 89 ``inline`` semantics, so the
+    user's code means what it meant and ompcl's C99 compiles (where the user's code is not
+    C99, the compiler fails and the original is built, as always)."""
+    last = None
+    for a in args:
+        if a == "-ansi":
+            last = "c90"
+        elif a.startswith("-std="):
+            last = a[len("-std="):]
+    if last not in _BEFORE_C99:
+        return []
+    return ["-std=gnu99" if last.startswith("gnu") else "-std=c99", "-fgnu89-inline"]

@@ -7,6 +7,9 @@ extern int omp_in_parallel(void);
 #else
 #define OMPCL_IN_PARALLEL() 0
 #endif
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#pragma GCC diagnostic ignored "-Wpedantic"
 /* links only with a runtime of this file's interface number (ompcl_rt.h) */
 static const int *const ompcl_abi_check __attribute__((used)) = &OMPCL_RT_ABI_SYMBOL;
 
@@ -109,6 +112,7 @@ static const ompcl_site ompcl_s0[] = {
   { 1, "b", "tests/golden/collapse_order.c:13:27" },
 };
 static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/collapse_order.c", .line = 10, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0 };
+#pragma GCC diagnostic pop
 #line 1 "tests/golden/collapse_order.c"
 #define N 64
 #define M 96
@@ -116,6 +120,10 @@ double a[N][M], b[N][M];
 
 /* collapse(2) over (j, i) while rows are indexed by i: 'interchange' makes i the outer
  * collapsed loop (the blocked shape's runs and the grid's dimension 0 then walk j) */
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/collapse_order.c:10:1: omp parallel for collapse(2) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -155,6 +163,7 @@ OMPCL_GLUE static int ompcl_region_0(double w)
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 7 "tests/golden/collapse_order.c"
 void copy_scaled(double w)
 { int ompcl_keep = ompcl_rt_enter();

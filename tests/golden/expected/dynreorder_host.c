@@ -7,6 +7,9 @@ extern int omp_in_parallel(void);
 #else
 #define OMPCL_IN_PARALLEL() 0
 #endif
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#pragma GCC diagnostic ignored "-Wpedantic"
 /* links only with a runtime of this file's interface number (ompcl_rt.h) */
 static const int *const ompcl_abi_check __attribute__((used)) = &OMPCL_RT_ABI_SYMBOL;
 
@@ -412,6 +415,7 @@ static const ompcl_site ompcl_s1[] = {
   { 0, "q", "tests/golden/dynreorder.c:27:42" },
 };
 static ompcl_region ompcl_r1 = { .prog = &ompcl_prog, .file = "tests/golden/dynreorder.c", .line = 22, .kernel = "ompcl_k1", .nfeatures = 6, .features = ompcl_f1, .predict = 0, .nsites = 2, .sites = ompcl_s1, .vprog = &ompcl_vprog, .variant_grid = "ompcl_k1g" };
+#pragma GCC diagnostic pop
 #line 1 "tests/golden/dynreorder.c"
 #define K 24
 #define J 20
@@ -420,6 +424,10 @@ static ompcl_region ompcl_r1 = { .prog = &ompcl_prog, .file = "tests/golden/dynr
  * and writes copies ordered u[j][i][k][m], q[j][i][k]; the host and 'add' keep the order */
 double u[K][J][I][5], q[K][J][I];
 
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/dynreorder.c:11:1: omp parallel for private(k, m) collapse(2) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -467,6 +475,7 @@ OMPCL_GLUE static int ompcl_region_0(void)
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 8 "tests/golden/dynreorder.c"
 void solve(void)
 { int ompcl_keep = ompcl_rt_enter();
@@ -484,6 +493,10 @@ void solve(void)
 
  ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
 
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/dynreorder.c:22:1: omp parallel for private(j, i, m) -- offloaded by ompcl (kernel ompcl_k1).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -524,6 +537,7 @@ OMPCL_GLUE static int ompcl_region_1(double w)
     ompcl_rt_host(&ompcl_r1);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 19 "tests/golden/dynreorder.c"
 void add(double w)
 { int ompcl_keep = ompcl_rt_enter();

@@ -7,6 +7,9 @@ extern int omp_in_parallel(void);
 #else
 #define OMPCL_IN_PARALLEL() 0
 #endif
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#pragma GCC diagnostic ignored "-Wpedantic"
 /* links only with a runtime of this file's interface number (ompcl_rt.h) */
 static const int *const ompcl_abi_check __attribute__((used)) = &OMPCL_RT_ABI_SYMBOL;
 
@@ -206,6 +209,7 @@ static const ompcl_site ompcl_s0[] = {
   { 1, "b", "tests/golden/interchange.c:14:34" },
 };
 static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/interchange.c", .line = 10, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0, .vprog = &ompcl_vprog, .variant_grid = "ompcl_k0g" };
+#pragma GCC diagnostic pop
 #line 1 "tests/golden/interchange.c"
 #define N 32
 #define M 40
@@ -213,6 +217,10 @@ double a[N][M][M], b[N][M][M];
 
 /* the inner nest walks a column: interchange puts the loop over the last subscript
  * (j) innermost; the host keeps the user's order */
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/interchange.c:10:1: omp parallel for private(i, j) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -253,6 +261,7 @@ OMPCL_GLUE static int ompcl_region_0(double w)
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 7 "tests/golden/interchange.c"
 void scale(double w)
 { int ompcl_keep = ompcl_rt_enter();

@@ -7,6 +7,9 @@ extern int omp_in_parallel(void);
 #else
 #define OMPCL_IN_PARALLEL() 0
 #endif
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#pragma GCC diagnostic ignored "-Wpedantic"
 /* links only with a runtime of this file's interface number (ompcl_rt.h) */
 static const int *const ompcl_abi_check __attribute__((used)) = &OMPCL_RT_ABI_SYMBOL;
 
@@ -378,6 +381,7 @@ static const ompcl_site ompcl_s1[] = {
   { 1, "u", "tests/golden/promote.c:30:39" },
 };
 static ompcl_region ompcl_r1 = { .prog = &ompcl_prog, .file = "tests/golden/promote.c", .line = 22, .kernel = "ompcl_k1", .nfeatures = 6, .features = ompcl_f1, .predict = 0, .nsites = 17, .sites = ompcl_s1, .vprog = &ompcl_vprog, .variant_grid = "ompcl_k1g" };
+#pragma GCC diagnostic pop
 #line 1 "tests/golden/promote.c"
 #define N 64
 /* register promotion: C[i][j] kept across the k loop (loaded before, stored after, both
@@ -387,6 +391,10 @@ static ompcl_region ompcl_r1 = { .prog = &ompcl_prog, .file = "tests/golden/prom
 double A[N][N], B[N][N], C[N][N];
 double u[N][N][5], r[N][N][5];
 
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/promote.c:12:1: omp parallel for private(j, k) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -436,6 +444,7 @@ OMPCL_GLUE static int ompcl_region_0(double alpha, int n)
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 9 "tests/golden/promote.c"
 void gemm(int n, double alpha)
 { int ompcl_keep = ompcl_rt_enter();
@@ -452,6 +461,10 @@ void gemm(int n, double alpha)
 
  ompcl_rt_leave(ompcl_keep, __builtin_frame_address(0)); }
 
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/promote.c:22:1: omp parallel for private(j) -- offloaded by ompcl (kernel ompcl_k1).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -500,6 +513,7 @@ OMPCL_GLUE static int ompcl_region_1(double c, int n)
     ompcl_rt_host(&ompcl_r1);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 19 "tests/golden/promote.c"
 void rows(double c, int n)
 { int ompcl_keep = ompcl_rt_enter();

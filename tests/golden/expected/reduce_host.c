@@ -7,6 +7,9 @@ extern int omp_in_parallel(void);
 #else
 #define OMPCL_IN_PARALLEL() 0
 #endif
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#pragma GCC diagnostic ignored "-Wpedantic"
 /* links only with a runtime of this file's interface number (ompcl_rt.h) */
 static const int *const ompcl_abi_check __attribute__((used)) = &OMPCL_RT_ABI_SYMBOL;
 
@@ -142,11 +145,16 @@ static const ompcl_site ompcl_s0[] = {
   { 0, "a", "tests/golden/reduce.c:11:34" },
 };
 static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/reduce.c", .line = 9, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 2, .sites = ompcl_s0 };
+#pragma GCC diagnostic pop
 #line 1 "tests/golden/reduce.c"
 #include <math.h>
 
 static double weight(double x, int k) { return exp(-x * k) + 1.0; }
 
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/reduce.c:9:1: omp parallel for reduction(+:s) reduction(max:m) lastprivate(li) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -203,6 +211,7 @@ OMPCL_GLUE static int ompcl_region_0(int *ompcl_p_li, double *ompcl_p_m, int n, 
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 5 "tests/golden/reduce.c"
 double norm(int n, const double *a, int *last)
 { int ompcl_keep = ompcl_rt_enter();

@@ -7,6 +7,9 @@ extern int omp_in_parallel(void);
 #else
 #define OMPCL_IN_PARALLEL() 0
 #endif
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#pragma GCC diagnostic ignored "-Wpedantic"
 /* links only with a runtime of this file's interface number (ompcl_rt.h) */
 static const int *const ompcl_abi_check __attribute__((used)) = &OMPCL_RT_ABI_SYMBOL;
 
@@ -101,9 +104,14 @@ static const ompcl_site ompcl_s0[] = {
   { 1, "y", "tests/golden/saxpy.c:8:27" },
 };
 static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/saxpy.c", .line = 6, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 3, .sites = ompcl_s0 };
+#pragma GCC diagnostic pop
 #line 1 "tests/golden/saxpy.c"
 #include <stdlib.h>
 
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/saxpy.c:6:1: omp parallel for -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -137,6 +145,7 @@ OMPCL_GLUE static int ompcl_region_0(float a, int n, const float *x, float * res
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 3 "tests/golden/saxpy.c"
 void saxpy(int n, float a, const float *x, float *restrict y)
 { int ompcl_keep = ompcl_rt_enter();

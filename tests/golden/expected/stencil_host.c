@@ -7,6 +7,9 @@ extern int omp_in_parallel(void);
 #else
 #define OMPCL_IN_PARALLEL() 0
 #endif
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Woverlength-strings"
+#pragma GCC diagnostic ignored "-Wpedantic"
 /* links only with a runtime of this file's interface number (ompcl_rt.h) */
 static const int *const ompcl_abi_check __attribute__((used)) = &OMPCL_RT_ABI_SYMBOL;
 
@@ -112,10 +115,15 @@ static const ompcl_site ompcl_s0[] = {
   { 0, "u", "tests/golden/stencil.c:10:70" },
 };
 static ompcl_region ompcl_r0 = { .prog = &ompcl_prog, .file = "tests/golden/stencil.c", .line = 7, .kernel = "ompcl_k0", .nfeatures = 6, .features = ompcl_f0, .predict = 0, .nsites = 5, .sites = ompcl_s0 };
+#pragma GCC diagnostic pop
 #line 1 "tests/golden/stencil.c"
 #define N 64
 double u[N][N], v[N][N];
 
+#pragma GCC diagnostic push  /* ompcl's own code: warnings the user's flags ask of theirs */
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wdeclaration-after-statement"
 /* tests/golden/stencil.c:7:1: omp parallel for collapse(2) -- offloaded by ompcl (kernel ompcl_k0).
  * Runs the loop on the OpenCL device and returns 1, or returns 0 (called inside a parallel
  * region, the device declined or failed): then the caller runs the original loop. */
@@ -155,6 +163,7 @@ OMPCL_GLUE static int ompcl_region_0(double w)
     ompcl_rt_host(&ompcl_r0);  /* host copies made valid for the original loop */
   return ompcl_done;
 }
+#pragma GCC diagnostic pop
 #line 4 "tests/golden/stencil.c"
 void sweep(double w)
 { int ompcl_keep = ompcl_rt_enter();
