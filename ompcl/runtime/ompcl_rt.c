@@ -18,15 +18,19 @@
 const int OMPCL_RT_ABI_SYMBOL = OMPCL_RT_ABI;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* this thread holds `lock`: a free() it makes (the runtime's own) is no user block's */
+static __thread int holding;
+#define LOCK() (pthread_mutex_lock(&lock), holding = 1)
+#define UNLOCK() (holding = 0, pthread_mutex_unlock(&lock))
 
 /* Calls between instrumented functions: the caller announces, the callee takes it at entry. */
 static __thread int announced;
 
 int ompcl_rt_decide(ompcl_launch *L, int ndim, const long n[]) {
   int ok;
-  pthread_mutex_lock(&lock);
+  LOCK();
   ok = ompcl_settle(L, ndim, n);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
   return ok;
 }
 
@@ -42,7 +46,7 @@ int ompcl_decline(ompcl_launch *L, long *counter) {
 }
 
 void ompcl_rt_decline(ompcl_launch *L, const char *why) {
-  pthread_mutex_lock(&lock);
+  LOCK();
   if (ompcl_decline(L, &L->r->check_declines)) {
     ompcl_log("%s:%d: host: %s", L->r->file, L->r->line, why);
     if (L->r->device_runs > 0 && !L->r->check_warned++)
@@ -50,7 +54,7 @@ void ompcl_rt_decline(ompcl_launch *L, const char *why) {
       fprintf(stderr, "ompcl: warning: %s:%d: %s after the loop ran on the device; what it "
               "reads there may differ from the OpenMP original's\n", L->r->file, L->r->line, why);
   }
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 void ompcl_rt_distinct(ompcl_launch *L, int a, int b) {
@@ -62,80 +66,80 @@ void ompcl_rt_distinct(ompcl_launch *L, int a, int b) {
   if (!L->ok || a >= L->narrays || b >= L->narrays || x->lo > x->hi || y->lo > y->hi ||
       x1 <= y0 || y1 <= x0)
     return;
-  pthread_mutex_lock(&lock);
+  LOCK();
   if (ompcl_decline(L, &L->r->alias_declines))
     ompcl_log("%s:%d: host: array arguments %d and %d overlap (the kernel assumes distinct "
               "memory)", L->r->file, L->r->line, a, b);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 /* Device seconds of every kernel launched so far (profiling events), for benchmarks that time
  * single calls. */
 double ompcl_rt_kernel_seconds(void) {
   double s = 0;
-  pthread_mutex_lock(&lock);
+  LOCK();
   for (const ompcl_region *r = ompcl_stats.regions; r; r = r->next) s += r->kernel_seconds;
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
   return s;
 }
 
 /* Device copies are stale from here on, so their buffers are released: a later region maps
  * again, and no buffer outlives the host memory it mirrors. */
 void ompcl_rt_sync_host(void) {
-  pthread_mutex_lock(&lock);
+  LOCK();
   ompcl_release_unused(0);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 int ompcl_rt_team_begin(ompcl_region *t) {
   int ok;
-  pthread_mutex_lock(&lock);
+  LOCK();
   ok = ompcl_team_begin(t);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
   return ok;
 }
 
 void ompcl_rt_team_end(ompcl_region *t) {
-  pthread_mutex_lock(&lock);
+  LOCK();
   ompcl_team_end(t);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
   int ok;
-  pthread_mutex_lock(&lock);
+  LOCK();
   ok = ompcl_region_begin(r, L, iters);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
   return ok;
 }
 
 void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
                         int mode) {
-  pthread_mutex_lock(&lock);
+  LOCK();
   /* a null pointer the loop reaches only on a path the original never takes (a guard): no
    * copy can be made of what it points to, the original runs */
   if (!ptr && lo <= hi && ompcl_decline(L, &L->r->block_declines))
     ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
   if (L->trees) ompcl_tree_clamp(L, &lo, &hi);
   ompcl_arg_array(L, ptr, lo, hi, esize, mode);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 int ompcl_rt_launch(ompcl_launch *L, int ndim, const long n[]) {
   int ok;
-  pthread_mutex_lock(&lock);
+  LOCK();
   ok = ompcl_launch_run(L, ndim, n);
   if (L->trees) ompcl_trees_finish(L, ok);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
   return ok;
 }
 
 void ompcl_rt_host_range(const void *addr, unsigned long bytes, int mode) {
   /* nothing is on the device */
   if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
-  pthread_mutex_lock(&lock);
+  LOCK();
   ompcl_host_range(addr, bytes, mode);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 void ompcl_rt_host_index(const void *base, unsigned long esize, long lo, long hi, int mode) {
@@ -145,9 +149,9 @@ void ompcl_rt_host_index(const void *base, unsigned long esize, long lo, long hi
   a = (uintptr_t)base + (uintptr_t)lo * (uintptr_t)esize;
   b = (uintptr_t)base + (uintptr_t)hi * (uintptr_t)esize;
   if (b <= a) return; /* wrapped around: nothing the host could reach */
-  pthread_mutex_lock(&lock);
+  LOCK();
   ompcl_host_range((const void *)a, (unsigned long)(b - a), mode);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 void ompcl_rt_host_object(const void *p, int mode) {
@@ -157,11 +161,11 @@ void ompcl_rt_host_object(const void *p, int mode) {
   int inside = ompcl_find_object(a, &s, &e);
   uintptr_t s2 = 0, e2 = 0;
   int ending = a > 0 && ompcl_find_object(a - 1, &s2, &e2) && e2 == a;
-  pthread_mutex_lock(&lock);
+  LOCK();
   if (inside) ompcl_host_range((const void *)s, (unsigned long)(e - s), mode);
   if (ending) ompcl_host_range((const void *)s2, (unsigned long)(e2 - s2), mode);
   if (!inside && !ending) ompcl_host_all(mode);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo, long *hi) {
@@ -173,20 +177,20 @@ int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo
   }
   *lo = 0;
   *hi = -1;
-  pthread_mutex_lock(&lock);
+  LOCK();
   if (ompcl_decline(L, &L->r->block_declines))
     ompcl_log("%s:%d: host: an array argument points into no object the runtime knows (a "
               "heap block of a program linked without ompcl cc, or stack memory)",
               L->r->file, L->r->line);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
   return 0;
 }
 
 void ompcl_rt_host_all(int mode) {
   if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
-  pthread_mutex_lock(&lock);
+  LOCK();
   ompcl_host_all(mode);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 void ompcl_rt_announce(void) { announced = 1; }
@@ -200,20 +204,31 @@ int ompcl_rt_enter(void) {
 void ompcl_rt_leave(int caller_instrumented, const void *frame) {
   announced = 0;
   if (!__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
-  pthread_mutex_lock(&lock);
+  LOCK();
   if (!caller_instrumented) ompcl_host_all(OMPCL_READWRITE); /* the caller may touch anything */
   ompcl_release_frame((uintptr_t)frame);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 void ompcl_rt_host(ompcl_region *r) {
-  pthread_mutex_lock(&lock);
+  LOCK();
   ompcl_region_host(r);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
 }
 
 void ompcl_rt_end(ompcl_region *r, int keep_resident) {
-  pthread_mutex_lock(&lock);
+  LOCK();
   ompcl_region_end(r, keep_resident);
-  pthread_mutex_unlock(&lock);
+  UNLOCK();
+}
+
+/* A heap block [a, b) is about to be freed (keep 0) or moved by realloc (keep 1): mappings of
+ * it go, read back first where its bytes still matter (a move copies them; a mapping reaching
+ * beyond the block holds other data too), so no later read-back writes into memory the
+ * allocator has handed out again. Called before the block is released, by any thread. */
+void ompcl_rt_block_freed(uintptr_t a, uintptr_t b, int keep) {
+  if (holding || !__atomic_load_n(&ompcl_present.maps, __ATOMIC_ACQUIRE)) return;
+  LOCK();
+  ompcl_present_forget(a, b, keep);
+  UNLOCK();
 }

@@ -268,6 +268,8 @@ int ompcl_undefer(ompcl_launch *L, int ndim, const long n[]);
 void ompcl_release_mapping(mapping *m);
 void ompcl_sync_mapping(mapping *m);
 void ompcl_release_unused(const ompcl_launch *keep);
+void ompcl_present_forget(uintptr_t a, uintptr_t b, int keep);
+void ompcl_rt_block_freed(uintptr_t a, uintptr_t b, int keep);
 mapping *ompcl_find_containing(uintptr_t a, uintptr_t b);
 cl_mem ompcl_create_buffer_for(ompcl_launch *L, size_t bytes, void *host);
 mapping *ompcl_map_range(ompcl_launch *L, uintptr_t a, uintptr_t b);

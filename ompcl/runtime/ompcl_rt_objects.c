@@ -193,6 +193,7 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n) {
 }
 
 void __wrap_free(void *p) {
+  if (p) ompcl_rt_block_freed((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p), 0);
   /* a block too small for the table (its usable size is at least what was asked) */
   if (p && malloc_usable_size(p) < OMPCL_HEAP_MIN) {
     if (__atomic_load_n(&ring, __ATOMIC_RELAXED)) ring_note((uintptr_t)p, 0);
@@ -221,6 +222,7 @@ void *__wrap_realloc(void *q, size_t n) {
   /* the old block is forgotten before it may be freed (its address could be another
    * thread's block at once), and remembered again if it stays */
   if (q) {
+    ompcl_rt_block_freed((uintptr_t)q, (uintptr_t)q + malloc_usable_size(q), 1);
     heap_acquire();
     was = end_of((uintptr_t)q);
     if (was) forget((uintptr_t)q);

@@ -101,6 +101,22 @@ void ompcl_release_unused(const ompcl_launch *keep) {
   }
 }
 
+/* Release the mappings overlapping [a, b), a block being freed: read back only those that
+ * reach beyond it, or all of them when `keep`. */
+void ompcl_present_forget(uintptr_t a, uintptr_t b, int keep) {
+  mapping **link = &ompcl_present.maps;
+  while (*link) {
+    mapping *m = *link;
+    if (m->start < b && a < m->end) {
+      if (keep || m->start < a || b < m->end) ompcl_sync_mapping(m);
+      *link = m->next;
+      ompcl_release_mapping(m);
+    } else {
+      link = &m->next;
+    }
+  }
+}
+
 mapping *ompcl_find_containing(uintptr_t a, uintptr_t b) {
   for (mapping *m = ompcl_present.maps; m; m = m->next)
     if (m->start <= a && b <= m->end) return m;
