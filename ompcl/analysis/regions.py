@@ -164,6 +164,12 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
         for a in c.args:
             names.update(IDENT.findall(a))
     out, reasons = [], []
+    local = _block_scope_names(cand.bound.func) & (names | _type_names(cand.bound.stmt))
+    for name in sorted(local):  # (pycparser's scope: a variable of the name hides one)
+        if scope.get(name) is None:
+            reasons.append(Reason("local-type", f"uses '{name}', declared inside its function "
+                                  "(the code ompcl generates outside the function cannot "
+                                  "see it)"))
     for name in sorted(names):
         v = scope.get(name)
         if v is not None and (v.storage != Storage.GLOBAL or name in own):
@@ -172,6 +178,29 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
                                       "cannot pass on"))
             out.append(v)
     return out, reasons
+
+
+def _block_scope_names(func: c_ast.FuncDef | None) -> set[str]:
+    """Enumerators, typedef names and struct, union and enum tags declared inside ``func``."""
+    out: set[str] = set()
+    for n in walk(func.body) if func is not None else ():
+        if isinstance(n, c_ast.Enumerator) or isinstance(n, c_ast.Typedef):
+            out.add(n.name)
+        elif isinstance(n, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and n.name and \
+                (n.decls if not isinstance(n, c_ast.Enum) else n.values) is not None:
+            out.add(n.name)
+    return out
+
+
+def _type_names(node: c_ast.Node) -> set[str]:
+    """The typedef names and tags ``node``'s types mention."""
+    out: set[str] = set()
+    for n in walk(node):
+        if isinstance(n, c_ast.IdentifierType):
+            out.update(n.names)
+        elif isinstance(n, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and n.name:
+            out.add(n.name)
+    return out
 
 
 def _unhoisted(message: str, hoists: dict[str, Var]) -> str:
