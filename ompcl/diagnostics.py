@@ -38,6 +38,9 @@ UNKNOWN_LOC = SourceLoc("<unknown>", 0, 0)
 #: Every reason a work-sharing loop stays on the host: id -> what it means (README lists them).
 REASONS: dict[str, str] = {
     # where the loop is
+    "function-fallback": "the loop's function holds C ompcl cannot parse (GNU extensions such "
+                         "as typeof): the function is left as written, the file's others "
+                         "are read",
     "nested-parallel": "the loop is nested inside another parallel region",
     "for-in-region": "an 'omp for' inside a parallel region that holds other statements",
     "orphaned-for": "an 'omp for' whose parallel region is in a caller",

@@ -168,17 +168,27 @@ def test_build_syntax_error(tmp_path):
 
 
 def test_valid_gnu_c_stays_on_host_with_a_warning(tmp_path):
-    """Valid C that ompcl cannot parse (GNU's __auto_type) is never rejected."""
+    """Valid C that ompcl cannot parse (GNU's typeof, __auto_type) is never rejected: at file
+    scope the file is passed through with a warning; in a function, that function is left
+    as written with a remark and the file's other loops are translated."""
     src = tmp_path / "gnu.c"
-    src.write_text("int a[10];\nint main(void){ int i;\n#pragma omp parallel for\n"
-                   "for (i = 0; i < 10; i++) { __auto_type t = i; a[i] = t * 2; }\n"
-                   "return a[3]; }\n")
+    src.write_text("typeof(1) a[10];\nint main(void){ int i;\n#pragma omp parallel for\n"
+                   "for (i = 0; i < 10; i++) { a[i] = i * 2; }\nreturn a[3]; }\n")
     outdir = tmp_path / "out"
     res = ompcl("translate", str(src), "-o", str(outdir))
     assert res.returncode == 0, res.stderr
-    assert re.match(rf"^{re.escape(str(src))}:4:\d+: warning: ompcl cannot parse this file",
+    assert re.match(rf"^{re.escape(str(src))}:1:\d+: warning: ompcl cannot parse this file",
                     res.stderr)
     assert (outdir / "gnu_host.c").read_text() == src.read_text()
+    src.write_text("int a[10];\nint f(void){ int i;\n#pragma omp parallel for\n"
+                   "for (i = 0; i < 10; i++) { __auto_type t = i; a[i] = t * 2; }\n"
+                   "return a[3]; }\nint main(void){ int i;\n#pragma omp parallel for\n"
+                   "for (i = 0; i < 10; i++) a[i] = i;\nreturn f(); }\n")
+    res = ompcl("translate", str(src), "-o", str(outdir), "--report")
+    assert res.returncode == 0, res.stderr
+    assert re.search(r"gnu\.c:4:\d+: host .*cannot parse function 'f'.*\[function-fallback\]",
+                     res.stdout), res.stdout
+    assert re.search(r"gnu\.c:7:\d+: offloaded", res.stdout), res.stdout
 
 
 def test_huge_file_translates_quickly(tmp_path):

@@ -277,3 +277,46 @@ def test_imaginary_constants_leave_the_other_loops_to_the_device(tmp_path):
     every_path(ref, exe, 0.0, threads=FAST)
     report = _report(src)
     assert report[7] == "offloaded" and report[10] != "offloaded", report
+
+
+#: GNU C the parser cannot read, inside functions: typeof in a loop body, a statement
+#: expression as an operand (the whole file fell back): those functions are left as
+#: written, called like functions ompcl cannot see, and the file's other loops run on the
+#: device, also after the unread functions touched the arrays the device holds
+UNREAD_FUNCTIONS = r"""
+#include <stdio.h>
+#define N 4096
+static double a[N], b[N];
+static double weird(int k) { return ({ double t = a[k]; t; }) + 1.0; }
+static void weird_write(int k) { a[k] = ({ double t = k; t * 3; }) + 0.5; }
+static void odd(void) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < N; i++) { typeof(i) j = i * 2; b[i] += j; }
+}
+int main(void) {
+  int i, step;
+  double s = 0;
+  for (step = 0; step < 3; step++) {
+#pragma omp parallel for
+    for (i = 0; i < N; i++) a[i] = i * 0.5 + step;
+    s += weird(5 + step);
+    weird_write(7);
+#pragma omp parallel for
+    for (i = 0; i < N; i++) b[i] = a[i] * 2.0;
+    odd();
+#pragma omp parallel for reduction(+:s)
+    for (i = 0; i < N; i++) s += b[i] * (i % 3);
+  }
+  printf("%.3f\n", s);
+  return 0;
+}
+"""
+
+
+def test_functions_the_parser_cannot_read_are_left_as_written(tmp_path):
+    src, ref, exe = _built(tmp_path, "gnu.c", UNREAD_FUNCTIONS)
+    every_path(ref, exe, 0.0, threads=FAST)
+    report = _report(src)
+    assert report[10] == "function-fallback", report
+    assert [report[k] for k in (16, 20, 23)] == ["offloaded"] * 3, report

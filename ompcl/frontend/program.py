@@ -7,11 +7,12 @@ from pathlib import Path
 
 from pycparser import c_ast
 
+from ..diagnostics import CSyntaxError
 from ..ir import BoundDirective, Directive
 from .bind import bind_directives
 from .columns import source_columns
-from .parse import parse_pruned
-from .preprocess import CppOptions, preprocess, read_source
+from .parse import parse_noted
+from .preprocess import CppOptions, host_compiler_accepts, preprocess, read_source
 from .textscan import Scanner, inactive_lines
 
 
@@ -84,7 +85,13 @@ def load_program(path: str, opts: CppOptions | None = None) -> Program:
     opts = CppOptions() if opts is None else opts
     source = read_source(path)
     text = preprocess(path, opts)
-    ast = parse_pruned(text, path)
+    try:
+        ast, notes = parse_noted(text, path)
+    except CSyntaxError:
+        if not host_compiler_accepts(path, opts):
+            raise  # the user's error
+        ast, notes = parse_noted(text, path, set_aside=True)
     source_columns(ast, text, path, source)
     constructs, standalone, warnings = bind_directives(ast, _line_reader(path, source))
-    return Program(path, source, ast, constructs, standalone, text, warnings)
+    return Program(path, source, ast, constructs, standalone, text,
+                   tuple(notes) + tuple(warnings))
