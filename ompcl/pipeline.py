@@ -25,7 +25,7 @@ from .codegen.host import HostRegion, HostTeam, RelayoutInfo, generate_host
 from .codegen import dumps as D
 from .codegen.dumps import describe
 from .codegen.kernel import generate_kernels
-from .codegen.kernelcheck import rejected
+from .kernelcheck import rejected
 from .codegen.kernelspec import (atomic_targets, check_buffers, cl_type, global_param,
                                  host_interface, kernel_spec, view_decl, vla_views)
 from .diagnostics import (CSyntaxError, OmpclError, PreprocessError, Reason, Remark, SourceLoc,
@@ -88,7 +88,7 @@ class Options:
     #: ``sources`` and this file are the whole program (``ompcl build``): a global array no
     #: other source mentions is used only here
     whole_program: bool = False
-    #: region id -> why its kernel is dropped (``codegen.kernelcheck``: a second translation)
+    #: region id -> why its kernel is dropped (``kernelcheck``: a second translation)
     rejected: tuple[tuple[int, str], ...] = ()
 
 
@@ -543,7 +543,7 @@ PASS_NAMES = tuple(p.name for p in PASSES)
 
 def translate(path: str, options: Options | None = None) -> Unit:
     """Translate one OpenMP C file; raises OmpclError subclasses on bad input. Kernels the
-    OpenCL C compiler rejects (``codegen.kernelcheck``) leave the device: their loops are
+    OpenCL C compiler rejects (``kernelcheck``) leave the device: their loops are
     translated again as host loops, the file's others keep their kernels."""
     u = _passes(Unit(path, options or Options()))
     bad = rejected(u.kernel_source) if u.kernel_source and not u.options.rejected else {}

@@ -1,4 +1,4 @@
-"""Kernels checked by clang's OpenCL C front end when translating (codegen.kernelcheck): a
+"""Kernels checked by clang's OpenCL C front end when translating (ompcl.kernelcheck): a
 kernel it rejects leaves the device with a remark, its loop runs on the host, and the file's
 other kernels keep the device (a rejected kernel failed the whole program's build at run time,
 silently sending every loop of the file to the host)."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import ompcl.pipeline as pipeline
-from ompcl.codegen import kernelcheck
+from ompcl import kernelcheck
 from ompcl.pipeline import translate
 
 from conftest import build_both, device_runs, every_path

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 #: its own subpackage)
 LAYERS: dict[str, int] = {
     "diagnostics": 0, "runtime": 0, "ir": 1, "frontend": 2, "analysis": 3, "transform": 4,
-    "predict": 5, "codegen": 6, "unitcheck": 6, "pipeline": 7, "outputs": 8, "ccwrap": 8, "driver": 8,
+    "predict": 5, "codegen": 6, "unitcheck": 6, "kernelcheck": 6, "pipeline": 7, "outputs": 8, "ccwrap": 8, "driver": 8,
     "demo": 9, "info": 9, "statsreport": 9, "bench": 9, "fuzz": 9, "cli": 10, "__init__": 0,
     "__main__": 11,  # the entry point: dispatches `ompcl cc` to driver, the rest to cli
 }

@@ -7,7 +7,9 @@ types with clang's OpenCL front end (the one PoCL and most vendors build on), in
 shape and in the bounds-checked GPU shape, and names the kernels it rejects; their loops
 then stay on the host with a remark, and the others keep their kernels.
 
-Consumes the kernel program's text; produces ``{kernel name: first error}`` (empty when
+It reads the compiler's messages and finds the kernels in the program's text (what the
+messages point at), so it sits beside the pipeline, not in ``codegen`` (whose passes work on
+trees). Consumes the kernel program's text; produces ``{kernel name: first error}`` (empty when
 clang accepts it, or when no clang is installed or ``OMPCL_KERNEL_CHECK=0``: the run-time
 build stays the safety net).
 """
