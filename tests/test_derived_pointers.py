@@ -254,3 +254,55 @@ def test_an_offset_member_written_in_the_loop_is_not_substituted(tmp_path):
     src.write_text(MEMBER_WRITTEN)
     (region,) = translate(str(src)).regions
     assert not region.offload
+
+
+#: pointers walked by an inner loop's increment (Parboil's cutcp: pg = lattice->data +
+#: index; for (i = 0; i < 16; i++, pg++) { #pragma omp atomic  *pg += e; }), from a member
+#: chain and from a local base, with a step of 2; and one walked pointer read after its loop
+#: (left alone: its loop stays on the host)
+WALKS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { int nx; float *data; } Lattice;
+int main(void) {
+  int n = 5000, nx = 4096, a, i, index;
+  float *pg, e, *q = calloc(2 * nx, sizeof(float)), *last = calloc(n, sizeof(float));
+  float *r4 = calloc(4 * n, sizeof(float));
+  Lattice *lat = malloc(sizeof(Lattice));
+  lat->nx = nx;
+  lat->data = calloc(nx, sizeof(float));
+#pragma omp parallel for private(i, index, pg, e)
+  for (a = 0; a < n; a++) {
+    index = (a * 37) % (nx - 16);
+    pg = lat->data + index;
+    for (i = 0; i < 16; i++, pg++) {
+      e = 1.0f / (1.0f + (float)((a + i) % 13));
+#pragma omp atomic
+      *pg += e;
+    }
+  }
+#pragma omp parallel for private(i)
+  for (a = 0; a < nx - 8; a += 8) {
+    float *w = q + 2 * a;
+    for (i = 3; i < 11; ++i, w += 2) { w[0] = a + i; w[1] = *w * 0.5f; }
+  }
+#pragma omp parallel for private(i)
+  for (a = 0; a < n; a++) {
+    float *w = r4 + 4 * a;
+    for (i = 0; i < 4; i++, w++) *w = a + i;
+    last[a] = w[-1];
+  }
+  double s = 0;
+  for (i = 0; i < nx; i++) s += lat->data[i] + q[i] + q[nx + i];
+  for (a = 0; a < n; a++) s += last[a];
+  printf("sum %.3f\n", s);
+  return 0;
+}
+"""
+
+
+def test_pointers_walked_by_inner_loops(tmp_path):
+    ref, exe = build_both(tmp_path, WALKS, "walks.c")
+    every_path(ref, exe, 1e-6)
+    regions = translate(str(tmp_path / "walks.c")).regions
+    assert [r.offload for r in regions] == [True, True, False], [r.reasons for r in regions]

@@ -18,6 +18,7 @@ from ..frontend.clone import clone, clone_with
 from ..ir import Var
 from .accesses import names_written
 from .ctypes_ import pointer_depth, walk
+from .walks import walked
 
 _PURE = (c_ast.ID, c_ast.Constant, c_ast.BinaryOp, c_ast.UnaryOp, c_ast.Cast, c_ast.Typename,
          c_ast.TypeDecl, c_ast.IdentifierType, c_ast.ArrayRef, c_ast.StructRef)
@@ -263,7 +264,8 @@ def substituted(loop: c_ast.For, scope: dict[str, Var], private: frozenset[str] 
     variables the directive makes private to each iteration)."""
     if not isinstance(loop.stmt, c_ast.Compound):
         return None
-    done = 0
+    moved = walked(loop)
+    loop, done = moved or loop, int(moved is not None)
     while done < 16:  # one block at a time: the blocks of a copy are the copy's
         found = _block(loop.stmt, scope, set(), loop.stmt, private)
         if found is None:

@@ -419,8 +419,9 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         args = (prog, env, funcs, declared, cand, rid, teams, lib, file_scope, cands)
     found = hoisted(loop, region.scope, env, lambda body: _callee_writes(
         body, funcs, args[7], assigned_members))
-    if found is not None:
-        again = _build_region(*args, loop=found[0], hoists=found[1])
+    if found is not None:  # (a pointer derived from a hoisted chain: lat->data + index)
+        body = substituted(found[0], region.scope | found[1], private) or found[0]
+        again = _build_region(*args, loop=body, hoists=found[1])
         if again.offload:
             return again
         # what still keeps it on the host, in the user's terms
