@@ -95,3 +95,27 @@ def test_typedef_named_like_an_opencl_type_in_bounds_checked_kernels(tmp_path):
     every_path(ref, exe, 0.0)
     assert translate(str(tmp_path / "complex.c")).regions[0].offload
     assert device_runs(exe, OMPCL_BOUNDS_CHECK="1") in (None, [1])
+
+
+#: 'register' (old C, OmpSCR's FFT): OpenCL C before 2.0 rejects it; kernels drop it
+REGISTER = r"""
+#include <stdio.h>
+double a[1000];
+static double twice(register double x) { register double y = 2 * x; return y; }
+int main(void) {
+  register int i;
+  double s = 0;
+#pragma omp parallel for
+  for (i = 0; i < 1000; i++) { register int j = i % 7; a[i] = twice(j); }
+  for (i = 0; i < 1000; i++) s += a[i];
+  printf("%.1f\n", s);
+  return 0;
+}
+"""
+
+
+def test_register_storage_is_dropped_in_kernels(tmp_path):
+    ref, exe = build_both(tmp_path, REGISTER, "register.c")
+    every_path(ref, exe, 0.0)
+    assert translate(str(tmp_path / "register.c")).regions[0].offload
+    assert device_runs(exe) in (None, [1])

@@ -40,6 +40,12 @@ class OpenCLPrinter(c_generator.CGenerator):
         return super().visit_Typedef(c_ast.Typedef(name, n.quals, n.storage,
                                                    renamed_type(n.type, name), n.coord))
 
+    def _generate_decl(self, n: c_ast.Decl) -> str:
+        if "register" in (n.storage or []):  # OpenCL C before 2.0 has no 'register'
+            n = c_ast.Decl(n.name, n.quals, n.align, [s for s in n.storage if s != "register"],
+                           n.funcspec, n.type, n.init, n.bitsize, n.coord)
+        return super()._generate_decl(n)
+
     def visit_Constant(self, n: c_ast.Constant) -> str:
         v = n.value
         if n.type in ("double", "float", "long double") and not v.lower().startswith("0x"):
