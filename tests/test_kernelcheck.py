@@ -119,3 +119,34 @@ def test_register_storage_is_dropped_in_kernels(tmp_path):
     every_path(ref, exe, 0.0)
     assert translate(str(tmp_path / "register.c")).regions[0].offload
     assert device_runs(exe) in (None, [1])
+
+
+#: a packed struct (the front end reads attributes as nothing): the kernels declare it packed
+#: too, so the run-time layout check agrees and the file's loops run on the device (every
+#: loop of the file ran on the host)
+PACKED = r"""
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct __attribute__((packed)) { char tag; double x; } pk_t;
+struct wide { char c; int v; } __attribute__((__packed__));
+int main(void) {
+  int n = 20000, i;
+  double *a = malloc(n * sizeof(double)), s = 0.0;
+  pk_t *p = malloc(n * sizeof(pk_t));
+  struct wide *w = malloc(n * sizeof(struct wide));
+#pragma omp parallel for
+  for (i = 0; i < n; i++) a[i] = 0.5 * i;
+  for (i = 0; i < n; i++) { p[i].tag = (char)(i % 7); p[i].x = i; w[i].c = 1; w[i].v = i; }
+#pragma omp parallel for
+  for (i = 0; i < n; i++) { p[i].x = p[i].x * 2.0 + p[i].tag; w[i].v += w[i].c; }
+  for (i = 0; i < n; i++) s += a[i] + p[i].x + w[i].v;
+  printf("%.1f\n", s);
+  return 0;
+}
+"""
+
+
+def test_packed_structs_keep_their_layout_on_the_device(tmp_path):
+    ref, exe = build_both(tmp_path, PACKED, "packed.c")
+    every_path(ref, exe, 0.0)
+    assert device_runs(exe) in (None, [1, 1])

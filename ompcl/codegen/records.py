@@ -8,6 +8,7 @@ Consumes the file's AST and the identifiers the kernel program uses; produces de
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from pycparser import c_ast
 
@@ -34,6 +35,22 @@ def _struct_of(ext: c_ast.Node) -> c_ast.Struct | None:
 
 def _members(s: c_ast.Struct) -> list[str]:
     return [d.name for d in s.decls or [] if d.name]
+
+
+def _packed(s: c_ast.Struct, ext: c_ast.Node) -> bool:
+    """Whether the user's text declares the struct ``__attribute__((packed))`` (the front end
+    reads attributes as nothing): the lines from its declaration to a line past its last
+    member, in its file."""
+    coords = [c for c in (getattr(ext, "coord", None), s.coord) if c is not None]
+    if not coords or not s.decls or s.decls[-1].coord is None:
+        return False
+    try:
+        lines = Path(coords[0].file).read_text(errors="replace").split("\n")
+    except OSError:
+        return False
+    first = min(c.line for c in coords) - 1
+    text = " ".join(lines[max(0, first):s.decls[-1].coord.line + 2])
+    return "__attribute__" in text and "packed" in text
 
 
 def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str], list[Layout]]:
@@ -68,6 +85,8 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
                 text = printer.visit(ext) + ";"
             elif alias:
                 text += f"\ntypedef struct {s.name} {alias};"
+            if _packed(s, ext):  # as the host packs it (the layout check confirms)
+                text = text.replace("struct ", "struct __attribute__((packed)) ", 1)
             defs[k] = text
             wanted |= printed_names(ext if tname else s, env) | {s.name, alias} - {None}
             host = tname or f"struct {s.name}"
