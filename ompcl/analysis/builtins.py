@@ -26,6 +26,10 @@ MATH.update({"fma": ("fma", "double"), "fmaf": ("fma", "float"), "ldexp": ("ldex
              "__isnan": ("isnan", "double"), "__isnanf": ("isnan", "float"),
              "__finite": ("isfinite", "double"), "__finitef": ("isfinite", "float"),
              "__isnanl": ("isnan", "double"), "__finitel": ("isfinite", "double")})
+#: bit reads of type-punned elements (``analysis.puns``): macros of the kernel program
+for _t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"):
+    for _s in ("float", "double", "int", "uint", "long", "ulong"):
+        MATH[f"ompcl_bits_{_t}_{_s}"] = (f"ompcl_bits_{_t}_{_s}", None)
 
 #: calls that make a loop stay on the host, with the reason shown to the user (a user
 #: function named like a prefix, such as NPB's randlc, is not one of them)

@@ -35,6 +35,7 @@ from .scratchcheck import NoCheck, scratch_check
 from .threadupdates import thread_pointer_writes, thread_updates, update_reasons
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
+from .puns import punned
 from .inline import inlined
 from .members import assigned_members, hoisted
 from .structargs import SUFFIX as SPLIT_SUFFIX, WithCopies, specialized
@@ -398,7 +399,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         return region
     # pointers derived from arrays in the body, as base plus offset (``derived``)
     private = frozenset(cand.directive.names_in("private"))
-    loop = substituted(cand.loop, region.scope, private) or cand.loop
+    loop = punned(cand.loop, region.scope, env) or cand.loop  # type puns (``puns``)
+    loop = substituted(loop, region.scope, private) or loop
     if loop is not cand.loop:
         again = _build_region(*args, loop=loop)
         if again.offload:

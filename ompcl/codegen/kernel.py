@@ -253,7 +253,7 @@ def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[F
     used = _used_names(code, env, offload)
     check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
     defs, layout = records(ast, env, used)
-    defs += helpers(atomics) + macro_definitions(macros)
+    defs += helpers(atomics) + macro_definitions(macros) + _bit_reads(used)
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, [f for f, _ in functions], env), wg=WORK_GROUP,
                   lanes=max([k["lanes"] for k in kernels], default=0),
@@ -261,6 +261,17 @@ def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[F
                   functions=functions_text, kernels=kernels,
                   layout=layout_kernel(layout) if layout else "")
     return KernelProgram(text, tuple(layout))
+
+
+def _bit_reads(used: set[str]) -> list[str]:
+    """The ``ompcl_bits_<T>_<S>`` macros the kernels call (``analysis.puns``): an ``S``
+    element's bits as an unsigned integer of its size, cut to ``T`` (its low bytes)."""
+    out = []
+    for name in sorted(n for n in used if n.startswith("ompcl_bits_")):
+        t, s = name[len("ompcl_bits_"):].split("_")
+        wide = s in ("double", "long", "ulong")
+        out.append(f"#define {name}(x) (({t})as_{'ulong' if wide else 'uint'}(x))")
+    return out
 
 
 def _atomic_helpers(code: DeviceCode) -> tuple[set, set, set[str]]:
