@@ -269,8 +269,10 @@ def _bit_reads(used: set[str]) -> list[str]:
     out = []
     for name in sorted(n for n in used if n.startswith("ompcl_bits_")):
         t, s = name[len("ompcl_bits_"):].split("_")
-        wide = s in ("double", "long", "ulong")
-        out.append(f"#define {name}(x) (({t})as_{'ulong' if wide else 'uint'}(x))")
+        u, bits = ("ulong", 64) if s in ("double", "long", "ulong") else ("uint", 32)
+        out.append(f"#ifdef __ENDIAN_LITTLE__  /* the bytes at the element's address */\n"
+                   f"#define {name}(x) (({t})as_{u}(x))\n#else\n#define {name}(x) "
+                   f"(({t})(as_{u}(x) >> ({bits} - 8 * sizeof({t}))))\n#endif")
     return out
 
 
