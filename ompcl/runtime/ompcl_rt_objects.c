@@ -193,9 +193,10 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n) {
 }
 
 void __wrap_free(void *p) {
-  if (p) ompcl_rt_block_freed((uintptr_t)p, (uintptr_t)p + malloc_usable_size(p), 0);
+  size_t usable = p ? malloc_usable_size(p) : 0;
+  if (usable) ompcl_rt_block_freed((uintptr_t)p, (uintptr_t)p + usable, 0);
   /* a block too small for the table (its usable size is at least what was asked) */
-  if (p && malloc_usable_size(p) < OMPCL_HEAP_MIN) {
+  if (p && usable < OMPCL_HEAP_MIN) {
     if (__atomic_load_n(&ring, __ATOMIC_RELAXED)) ring_note((uintptr_t)p, 0);
   } else if (p) {
     int held;
