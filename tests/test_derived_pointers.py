@@ -275,8 +275,9 @@ int main(void) {
   for (a = 0; a < n; a++) {
     index = (a * 37) % (nx - 16);
     pg = lat->data + index;
-    for (i = 0; i < 16; i++, pg++) {
-      e = 1.0f / (1.0f + (float)((a + i) % 13));
+    float dx = 0.25f * (a % 3);
+    for (i = 0; i < 16; i++, pg++, dx += 0.5f) {
+      e = 1.0f / (1.0f + (float)((a + i) % 13)) + dx;
 #pragma omp atomic
       *pg += e;
     }

@@ -7,8 +7,9 @@ pointers' pass (``analysis.derived``) turns into base plus offset.
 
 Consumes a candidate loop; produces a copy in which every such inner loop is rewritten, or
 None when it has none. An inner loop qualifies when its header is canonical with a step of
-one, its increment is a comma list holding the variable's step and the pointer's steps
-(``p++``, ``++p``, ``p += c``, ``c`` a constant), the pointer is set earlier in the same block
+one, its increment is a comma list holding the variable's step, the pointers' steps (``p++``,
+``++p``, ``p += c``, ``c`` a constant) and maybe other variables' steps (kept), the pointer
+is only dereferenced or subscripted in the body, the pointer is set earlier in the same block
 (each entry starts it afresh), its body neither assigns the pointer nor its variable nor the
 start value's names, and nothing after it in its block names the pointer.
 """
@@ -54,12 +55,14 @@ def _rewritten(f: c_ast.For, earlier: list[c_ast.Node], later: list[c_ast.Node]
         return None
     if const_int(dim.step) != 1:
         return None
-    steps = {}
+    steps, rest = {}, []
     for e in f.next.exprs[1:]:
         found = _pointer_step(e)
-        if found is None or found[0] in steps or found[0] == dim.var:
-            return None
-        steps[found[0]] = found[1]
+        if found is not None and found[0] not in steps and found[0] != dim.var and \
+                _only_dereferenced(found[0], f.stmt):
+            steps[found[0]] = found[1]
+        else:
+            rest.append(e)  # another variable's step (dx += h) stays
     written = names_written(f.stmt) | names_written(c_ast.Compound([f.cond]))
     start = {n.name for n in walk(dim.lb) if isinstance(n, c_ast.ID)}
     if not steps or not set(steps) <= _defined(earlier) or \
@@ -69,7 +72,17 @@ def _rewritten(f: c_ast.For, earlier: list[c_ast.Node], later: list[c_ast.Node]
         return None
     moved = c_ast.BinaryOp("-", c_ast.ID(dim.var), clone(dim.lb))
     body = clone_with(f.stmt, lambda n: _use(n, steps, moved))
-    return c_ast.For(f.init, f.cond, f.next.exprs[0], body, f.coord)
+    step = c_ast.ExprList([f.next.exprs[0], *rest], f.next.coord) if rest else f.next.exprs[0]
+    return c_ast.For(f.init, f.cond, step, body, f.coord)
+
+
+def _only_dereferenced(name: str, body: c_ast.Node) -> bool:
+    """Whether every mention of ``name`` in ``body`` is ``*name`` or ``name[..]`` (a pointer
+    whose walk the subscripts can carry: nothing sees its value otherwise)."""
+    uses = {id(n) for n in walk(body) if isinstance(n, c_ast.ID) and n.name == name}
+    seen = {id(n.expr) for n in walk(body) if isinstance(n, c_ast.UnaryOp) and n.op == "*"} | {
+        id(n.name) for n in walk(body) if isinstance(n, c_ast.ArrayRef)}
+    return uses <= seen
 
 
 def _defined(items: list[c_ast.Node]) -> set[str]:
