@@ -320,3 +320,44 @@ def test_functions_the_parser_cannot_read_are_left_as_written(tmp_path):
     report = _report(src)
     assert report[10] == "function-fallback", report
     assert [report[k] for k in (16, 20, 23)] == ["offloaded"] * 3, report
+
+
+#: directives written as macros expanding to _Pragma (PRK's PRAGMA_OMP_FOR_SIMD, a PFOR of
+#: one's own, PRAGMA(...) with clauses), on a line of their own: the host keeps the macro's
+#: use as written; a macro that holds the loop too stays on the host
+PRAGMA_MACROS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#define PRAGMA(x) _Pragma(#x)
+#define PRAGMA_OMP_FOR_SIMD PRAGMA(omp for simd)
+#define PFOR PRAGMA(omp parallel for)
+#define PARFOR(i, n) PRAGMA(omp parallel for) for (i = 0; i < n; i++)
+int main(void) {
+  long n = 100000, i, iter;
+  double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+  double s = 0, scalar = 3.0;
+  PFOR
+  for (i = 0; i < n; i++) { a[i] = 0; b[i] = i % 5; }
+#pragma omp parallel private(iter)
+  {
+    for (iter = 0; iter < 5; iter++) {
+      PRAGMA_OMP_FOR_SIMD
+      for (i = 0; i < n; i++) a[i] += b[i] + scalar;
+    }
+  }
+  PARFOR(i, n)
+    b[i] += 1.0;
+  PRAGMA(omp parallel for reduction(+:s))
+  for (i = 0; i < n; i++) s += a[i] + b[i];
+  printf("%.1f\n", s);
+  return 0;
+}
+"""
+
+
+def test_directives_from_pragma_macros(tmp_path):
+    src, ref, exe = _built(tmp_path, "prk.c", PRAGMA_MACROS)
+    every_path(ref, exe, 0.0, threads=FAST)
+    report = _report(src)
+    assert [report[k] for k in (12, 17, 23)] == ["offloaded"] * 3, report
+    assert report[21] == "macro-expansion", report

@@ -7,6 +7,7 @@ original text, and the outlined code goes before the start of the enclosing decl
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from pycparser import c_ast
@@ -37,7 +38,8 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
     if ploc.file != prog.path or sloc.file != prog.path:
         return Reason("macro-expansion", "the loop comes from a header or a macro expansion", loc)
     line = prog.lines[ploc.line - 1] if ploc.line <= len(prog.lines) else ""
-    if "pragma" not in line or not line.lstrip().startswith("#"):
+    if ("pragma" not in line or not line.lstrip().startswith("#")) and \
+            not _MACRO_LINE.fullmatch(line.strip()):
         return Reason("macro-expansion", "the directive comes from a macro expansion (_Pragma)",
                       loc)
     try:
@@ -65,6 +67,10 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
     fstart = scan.declaration_start(scan.offset(fline, 1))
     return SpliceRange(start, end, fstart, scan.line_of(fstart), reopen)
 
+
+#: a line that is one macro's use, whose expansion is the directive (``PRAGMA_OMP_FOR_SIMD``,
+#: ``PRAGMA(omp parallel for)`` expanding to ``_Pragma``): the host keeps it as written
+_MACRO_LINE = re.compile(r"[A-Za-z_]\w*\s*(\(.*\))?\s*(//.*|/\*.*\*/)?")
 
 _OPENERS = ("if", "ifdef", "ifndef")
 _ELSES = ("else", "elif", "elifdef", "elifndef")
