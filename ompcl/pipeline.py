@@ -48,7 +48,7 @@ from .transform.linearize import linearized
 from .transform.narrowing import fits_32_bits
 from .transform.privatize import privatized
 from .transform.promote import promote_kernel
-from .transform.reductions import identity
+from .transform.reductions import branchless, identity
 from .transform.rename import device_name, renamed
 from .transform.reorder import reordered_program
 from .transform.tiling import tiles
@@ -411,8 +411,9 @@ def tiling(u: Unit) -> Unit:
 
 def reductions(u: Unit) -> Unit:
     """The value each reduction's partial results start from."""
-    return _map_programs(u, lambda k, r: replace(k, identities=tuple(
-        identity(op, cl) for _, cl, op in k.reductions)))
+    return _map_programs(u, lambda k, r: replace(k, body=branchless(k.body, k.reductions),
+                                                 identities=tuple(identity(op, cl)
+                                                                  for _, cl, op in k.reductions)))
 
 
 def print_kernels(u: Unit) -> Unit:

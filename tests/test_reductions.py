@@ -156,3 +156,35 @@ def test_no_lanes_for_a_body_that_calls_a_function(tmp_path):
     if outs is not None:
         assert outs["1"] == outs["8"], outs
 
+
+
+LOGICAL = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+  int n = 100000, i, all = 1, any = 0, guarded = 1, *idx = malloc(n * sizeof(int));
+  double *x = malloc(n * sizeof(double));
+  for (i = 0; i < n; i++) { x[i] = (i * 37 % 1000) / 10.0; idx[i] = (i * 7) % n; }
+#pragma omp parallel for reduction(&&:all) reduction(||:any)
+  for (i = 0; i < n; i++) {
+    all = all && x[i] < 99.95;
+    any = (x[i] > 99.85 && i % 2) || any;
+  }
+#pragma omp parallel for reduction(&&:guarded)
+  for (i = 0; i < n; i++)
+    guarded = guarded && x[idx[i]] >= 0.0;
+  printf("%d %d %d\n", all, any, guarded);
+  return 0;
+}
+"""
+
+
+def test_logical_reductions_without_a_branch(tmp_path):
+    """'acc = acc && e' with e reading only what the extents cover is 'acc = acc & (e != 0)'
+    in kernels (it vectorises); an e reading through an index array keeps its branch."""
+    ref, exe = build_both(tmp_path, LOGICAL, "logical.c")
+    every_path(ref, exe, 0.0)
+    src = tmp_path / "logical.c"
+    text = translate(str(src)).kernel_source
+    assert "all = all & (" in text and "any = any | (" in text, text
+    assert "guarded = guarded && (" in text, text
