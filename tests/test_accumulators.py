@@ -225,3 +225,75 @@ def test_drawn_accumulator_programs_on_every_path(seed, tmp_path):
     every_path(ref, exe, 1e-9)
     runs = device_runs(exe)
     assert runs is None or runs == [3]
+
+
+#: a thread's own array summed in the loop and only merged after it (NPB's error_norm:
+#: rms_local[m] = rms_local[m] + add * add, then '#pragma omp atomic rms[m] += rms_local[m]'),
+#: merged under 'critical' too; and one also read otherwise (stays on the host)
+NORMS = r"""
+#include <stdio.h>
+#include <math.h>
+#define N 24
+static double u[N][N][N][5], rms[5], top[5];
+static void norms(int crit) {
+  int i, j, k, m;
+  double add;
+  for (m = 0; m < 5; m++) rms[m] = 0.0;
+#pragma omp parallel default(shared) private(i, j, k, m, add)
+  {
+    double rms_local[5];
+    for (m = 0; m < 5; m++) rms_local[m] = 0.0;
+#pragma omp for nowait
+    for (k = 0; k < N; k++)
+      for (j = 0; j < N; j++)
+        for (i = 0; i < N; i++)
+          for (m = 0; m < 5; m++) {
+            add = u[k][j][i][m] - 0.5;
+            rms_local[m] = rms_local[m] + add * add;
+          }
+    if (crit) {
+#pragma omp critical
+      for (m = 0; m < 5; m++) rms[m] += rms_local[m];
+    } else {
+      for (m = 0; m < 5; m++) {
+#pragma omp atomic
+        rms[m] += rms_local[m];
+      }
+    }
+  }
+  for (m = 0; m < 5; m++) rms[m] = sqrt(rms[m] / (N * N * N));
+}
+static void peaks(void) {
+  int i, m;
+#pragma omp parallel private(i, m)
+  {
+    double mine[5] = {0, 0, 0, 0, 0};
+#pragma omp for
+    for (i = 0; i < N * N * N; i++)
+      for (m = 0; m < 5; m++) mine[m] += u[0][0][i][m];
+#pragma omp critical
+    for (m = 0; m < 5; m++) if (mine[m] > top[m]) top[m] = mine[m];
+  }
+}
+int main(void) {
+  int i, j, k, m;
+  for (k = 0; k < N; k++) for (j = 0; j < N; j++) for (i = 0; i < N; i++) for (m = 0; m < 5; m++)
+    u[k][j][i][m] = (i * 3 + j * 5 + k * 7 + m) % 11 * 0.1;
+  norms(0);
+  for (m = 0; m < 5; m++) printf("%.12e\n", rms[m]);
+  norms(1);
+  for (m = 0; m < 5; m++) printf("%.12e\n", rms[m]);
+  peaks();
+  printf("%d\n", top[0] > 0);
+  return 0;
+}
+"""
+
+
+def test_thread_arrays_merged_after_the_loop(tmp_path):
+    ref, exe = build_both(tmp_path, NORMS, "norms.c")
+    every_path(ref, exe, 1e-10)
+    regions = translate(str(tmp_path / "norms.c")).regions
+    assert [r.offload for r in regions] == [True, False], [r.reasons for r in regions]
+    runs = device_runs(exe)
+    assert runs is None or runs[0] == 2

@@ -150,7 +150,7 @@ def _row_of_merge(use: c_ast.ID, arrays: set[str], parents: dict) -> bool:
     top = ref
     while isinstance(parents.get(id(top)), c_ast.ArrayRef) and parents[id(top)].name is top:
         top = parents[id(top)]
-    return _merged(top, ref.name.name, parents)
+    return merged_into(top, ref.name.name, parents)
 
 
 def _parents(root: c_ast.Node) -> dict[int, c_ast.Node]:
@@ -186,7 +186,7 @@ def _accumulator_use(use: c_ast.ID, tid: str, parents: dict, in_loop: bool
     array, top = parent.name.name, parent
     while isinstance(parents.get(id(top)), c_ast.ArrayRef) and parents[id(top)].name is top:
         top = parents[id(top)]
-    ok = _updated(top, parents) if in_loop else _merged(top, array, parents)
+    ok = _updated(top, parents) if in_loop else merged_into(top, array, parents)
     return (array, id(parent.name)) if ok else None
 
 
@@ -196,7 +196,7 @@ def _updated(top: c_ast.Node, parents: dict) -> bool:
         isinstance(p, c_ast.UnaryOp) and p.op in ("++", "--", "p++", "p--")
 
 
-def _merged(ref: c_ast.Node, array: str, parents: dict) -> bool:
+def merged_into(ref: c_ast.Node, array: str, parents: dict) -> bool:
     """Whether element ``ref`` of ``array`` is read only into the right side of a ``+=``
     whose target is not the array."""
     node = ref
@@ -235,11 +235,11 @@ def _local_merged(array: str, func: c_ast.FuncDef, stmt: c_ast.Node, parents: di
             return False
         if id(n) in region:
             if id(n) not in bases and not (
-                    subs == depth and _merged(ref, array, parents)
+                    subs == depth and merged_into(ref, array, parents)
                     and not any(id(a) in updating for a in _ancestors(n, parents))):
                 return False
             continue
-        if subs == depth and not _merged(ref, array, parents) and not (
+        if subs == depth and not merged_into(ref, array, parents) and not (
                 isinstance(p, c_ast.Assignment) and p.lvalue is ref and p.op == "="):
             return False
     return True

@@ -535,19 +535,19 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   hoists=tuple((hoists or {}).values()),
                   scratch_check=check,
                   threadprivates=tuple(sorted(tps)),
-                  **_updated_fields(updated, sharing.reduced or {},
-                                    view.accumulators if view is not None else frozenset()))
+                  **_updated_fields(updated, sharing.reduced or {}))
 
 
-def _updated_fields(updated: dict[str, Updates], reduced: dict[str, Updates],
-                    accumulators: frozenset[str]) -> dict:
+def _updated_fields(updated: dict[str, Updates], reduced: dict[str, Updates]) -> dict:
     """The Region fields of the arrays updated by device atomics: a thread's arrays whose
     updates commute exactly, and arrays in reduction clauses (any order allowed); those
-    of them whose sums may be grouped in any way (reduction clauses, accumulators)."""
+    of them whose sums may be grouped in any way (reduction clauses, accumulators, arrays
+    only merged after the loop)."""
     exact = {n: u for n, u in updated.items() if u.exact} | reduced
     return {"updated": tuple(sorted(exact)),
             "updated_params": tuple(dict.fromkeys(p for u in exact.values() for p in u.params)),
-            "reassociable": tuple(sorted(set(reduced) | (set(exact) & accumulators)))}
+            "reassociable": tuple(sorted(set(reduced) | {n for n, u in exact.items()
+                                                         if u.regroup}))}
 
 
 def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalysis:

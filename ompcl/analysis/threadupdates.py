@@ -14,7 +14,8 @@ from pycparser import c_ast
 from ..diagnostics import Reason
 from ..ir import Storage, SymKind, Var
 from .accesses import BodyInfo
-from .ctypes_ import TypeEnv
+from .accumulators import merged_into
+from .ctypes_ import TypeEnv, walk
 from .sharing import ATOMIC_C_TYPES
 from .teams import ThreadView
 from .trees import tree_type
@@ -44,7 +45,7 @@ def thread_updates(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
         base = tree[0] if tree else v.ctype.base if v is not None else "?"
         upd = array_updates(name, body, base, lookup) if base in ATOMIC_C_TYPES else None
         if upd is not None:
-            out[name] = replace(upd, exact=True)
+            out[name] = replace(upd, exact=True, regroup=True)
     for name in sorted(written & view.private):
         v = scope.get(name)
         if v is None or not v.ctype.is_array_like or v.ctype.base not in ATOMIC_C_TYPES or \
@@ -52,9 +53,37 @@ def thread_updates(view: ThreadView, info: BodyInfo, scope: dict[str, Var],
             continue  # a pointer's writes on the loop's own elements need no atomics
         upd = array_updates(name, body, v.ctype.base, lookup,
                             v.storage in (Storage.GLOBAL, Storage.STATIC))
+        if upd is not None and not upd.exact and not v.ctype.pointer and \
+                merged_only(name, view.container, body):
+            upd = replace(upd, exact=True, regroup=True)  # an array reduction by hand
         if upd is not None:
             out[name] = upd
     return out
+
+
+def merged_only(name: str, container: c_ast.Node, body: c_ast.Node) -> bool:
+    """Whether the thread's array ``name`` is, outside the loop ``body``, only declared, set
+    to constants and merged (read into the right side of a ``+=`` on another variable, an
+    ``omp atomic`` or ``critical`` one too): NPB's ``rms_local[m]`` summed in the loop and
+    added to the shared ``rms[m]`` after it. Its sums then reach the program only through
+    the merges, which may see them grouped in another way, as a reduction's may."""
+    inside = {id(n) for n in walk(body)}
+    parents = {id(c): n for n in walk(container) for _, c in n.children()}
+    for use in walk(container):
+        if not (isinstance(use, c_ast.ID) and use.name == name) or id(use) in inside:
+            continue
+        ref = use
+        while isinstance(parents.get(id(ref)), c_ast.ArrayRef) and parents[id(ref)].name is ref:
+            ref = parents[id(ref)]
+        p = parents.get(id(ref))
+        if ref is use:
+            return False  # the array itself, not an element: passed, pointed to
+        if isinstance(p, c_ast.Assignment) and p.lvalue is ref:
+            if p.op != "=" or not isinstance(p.rvalue, c_ast.Constant):
+                return False
+        elif not merged_into(ref, name, parents):
+            return False
+    return True
 
 
 def update_reasons(updated: dict[str, Updates]) -> list[Reason]:

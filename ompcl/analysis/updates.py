@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from .accesses import names_written
-from .ctypes_ import FLOATING, subscripts, walk
+from .ctypes_ import FLOATING, c_text, subscripts, walk
 from .scratch import _mentions, _names_in_callee, _params
 
 #: compound assignment -> (operator class, sign of the value)
@@ -35,6 +35,9 @@ class Updates:
     op: str
     exact: bool
     params: tuple[tuple[str, str], ...] = ()
+    #: the sums may be grouped in any way (an array reduction written by hand): a work-item
+    #: may add its own updates apart before adding them in (``transform.privatize``)
+    regroup: bool = False
 
 
 class _NotUpdates(Exception):
@@ -72,6 +75,8 @@ class _Walk:
         """Record ``n`` if it is an update of an element of ``name``."""
         if isinstance(n, c_ast.Assignment) and n.op in _OPS:
             (op, sign), target, value = _OPS[n.op], n.lvalue, n.rvalue
+        elif (spelled := _spelled_out(n)) is not None:  # a[e] = a[e] + v (NPB's norms)
+            (op, sign), target, value = spelled
         elif isinstance(n, c_ast.UnaryOp) and n.op in _STEPS:
             op, sign, target, value = "+", _STEPS[n.op], n.expr, c_ast.Constant("int", "1")
         else:
@@ -117,6 +122,24 @@ class _Walk:
             raise _NotUpdates()  # the parameter is moved, or hidden by a local
         self.params.append((fname, p))
         self.stmt(fdef.body, p, depth + 1)
+
+
+def _spelled_out(n: c_ast.Node) -> tuple[tuple[str, int], c_ast.Node, c_ast.Node] | None:
+    """((operator class, sign), target, value) of ``x = x + v``, ``x = v + x``, ``x = x - v``
+    (``|``, ``&``, ``^`` too) with ``x`` an element, as ``x += v`` would give; else None."""
+    if not (isinstance(n, c_ast.Assignment) and n.op == "=" and
+            isinstance(n.lvalue, c_ast.ArrayRef) and isinstance(n.rvalue, c_ast.BinaryOp) and
+            n.rvalue.op + "=" in _OPS):
+        return None
+    e, target = n.rvalue, c_text(n.lvalue)
+    if any(isinstance(x, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(x, c_ast.UnaryOp)
+           and x.op in ("++", "--", "p++", "p--") for x in walk(n.lvalue)):
+        return None  # the element's address has side effects: once is not twice
+    if c_text(e.left) == target:
+        return _OPS[e.op + "="], n.lvalue, e.right
+    if e.op != "-" and c_text(e.right) == target:
+        return _OPS[e.op + "="], n.lvalue, e.left
+    return None
 
 
 def _constant(e: c_ast.Node, sign: int) -> float | None:
