@@ -38,24 +38,25 @@ def test_not_equal_tests_and_read_only_firstprivate_arrays(tmp_path):
 
 
 #: enumerators and types declared inside the function: the generated functions outside it
-#: cannot name them, so their loops stay on the host (the translated file failed to compile
-#: and the whole file fell back); the function's other loops are offloaded
+#: cannot name them (the translated file failed to compile and the whole file fell back).
+#: An enumerator the loop uses is read as its value; one in the type of an array the loop
+#: uses keeps the loop on the host, as a local struct type does
 BLOCK_SCOPE = r"""
 #include <stdio.h>
 int main(void) {
-  enum { N_ = 100 };
+  enum { N_ = 100, M_ = N_ * 2, K_ };
   typedef struct { double x, y; } pt;
-  static int a[100];
+  static int a[100], b[M_];
   static pt p[100];
   long s = 0;
   int i;
 #pragma omp parallel for
-  for (i = 0; i < N_; i++) a[i] = i;
+  for (i = 0; i < N_; i++) a[i] = i + K_;
 #pragma omp parallel for
   for (i = 0; i < 100; i++) { p[i].x = i; p[i].y = 2 * i; }
 #pragma omp parallel for
-  for (i = 0; i < 100; i++) a[i] += i % 3;
-  for (i = 0; i < 100; i++) s += a[i] + (long)p[i].y;
+  for (i = 0; i < 100; i++) b[i] = a[i] + i % 3;
+  for (i = 0; i < 100; i++) s += a[i] + b[i] + (long)p[i].y;
   printf("%ld\n", s);
   return 0;
 }
@@ -66,5 +67,6 @@ def test_names_declared_inside_the_function(tmp_path):
     ref, exe = build_both(tmp_path, BLOCK_SCOPE, "block.c")
     every_path(ref, exe, 0.0)
     regions = translate(str(tmp_path / "block.c")).regions
-    assert [r.offload for r in regions] == [False, False, True]
-    assert regions[0].reasons[0].id == "local-type" and "'N_'" in regions[0].reasons[0].message
+    assert [r.offload for r in regions] == [True, False, False]
+    assert regions[2].reasons[0].id == "local-type" and "'M_'" in regions[2].reasons[0].message
+    assert device_runs(exe) in (None, [1])

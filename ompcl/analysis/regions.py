@@ -35,6 +35,7 @@ from .scratchcheck import NoCheck, scratch_check
 from .threadupdates import thread_pointer_writes, thread_updates, update_reasons
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
+from .enums import function_enumerators, substitutable, with_values
 from .puns import punned
 from .inline import inlined
 from .members import assigned_members, hoisted
@@ -165,7 +166,11 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
         for a in c.args:
             names.update(IDENT.findall(a))
     out, reasons = [], []
-    local = _block_scope_names(cand.bound.func) & (names | _type_names(cand.bound.stmt))
+    decls = [scope[n].decl for n in sorted(names) if n in scope and scope[n].decl is not None]
+    local = _block_scope_names(cand.bound.func) & (
+        names | _type_names(cand.bound.stmt) | free_names(c_ast.Compound(decls))
+        | {t for d in decls for t in _type_names(d)})  # the used variables' types too
+    local -= set(_enumerator_values(cand, scope))  # the device version reads their values
     for name in sorted(local):  # (pycparser's scope: a variable of the name hides one)
         if scope.get(name) is None:
             reasons.append(Reason("local-type", f"uses '{name}', declared inside its function "
@@ -179,6 +184,16 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
                                       "cannot pass on"))
             out.append(v)
     return out, reasons
+
+
+def _enumerator_values(cand: Candidate, scope: dict[str, Var]) -> dict[str, int]:
+    """The values of the enumerators declared in the loop's function that its device
+    version may read as constants (``enums``)."""
+    values = function_enumerators(cand.bound.func)
+    if not values:
+        return {}
+    names = free_names(cand.bound.stmt)
+    return substitutable(values, [scope[n] for n in sorted(names) if n in scope])
 
 
 def _block_scope_names(func: c_ast.FuncDef | None) -> set[str]:
@@ -492,7 +507,8 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env) | (hoists or {})
     check_clause_names(d, scope)
     context = {"context": cand.context, "team": cand.team}
-    loops = nest_of(d, cand.loop if loop is None else loop, scope, env)
+    loop = with_values(cand.loop if loop is None else loop, _enumerator_values(cand, scope))
+    loops = nest_of(d, loop, scope, env)
     if isinstance(loops, Reason):
         return Region(rid, b, reasons=(loops,), directive=d, scope=scope, **context)
     body = loops[-1].loop.stmt
