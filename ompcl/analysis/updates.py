@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .accesses import names_written
-from .ctypes_ import FLOATING, c_text, subscripts, walk
+from .accesses import atomic_form, names_written
+from .ctypes_ import FLOATING, subscripts, walk
 from .scratch import _mentions, _names_in_callee, _params
 
 #: compound assignment -> (operator class, sign of the value)
@@ -126,20 +126,17 @@ class _Walk:
 
 def _spelled_out(n: c_ast.Node) -> tuple[tuple[str, int], c_ast.Node, c_ast.Node] | None:
     """((operator class, sign), target, value) of ``x = x + v``, ``x = v + x``, ``x = x - v``
-    (``|``, ``&``, ``^`` too) with ``x`` an element, as ``x += v`` would give; else None."""
+    (``|``, ``&``, ``^`` too) with ``x`` an element, as ``x += v`` would give (the forms of
+    ``accesses.atomic_form``); else None."""
     if not (isinstance(n, c_ast.Assignment) and n.op == "=" and
-            isinstance(n.lvalue, c_ast.ArrayRef) and isinstance(n.rvalue, c_ast.BinaryOp) and
-            n.rvalue.op + "=" in _OPS):
+            isinstance(n.lvalue, c_ast.ArrayRef)) or any(
+            isinstance(x, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(x, c_ast.UnaryOp)
+            and x.op in ("++", "--", "p++", "p--") for x in walk(n.lvalue)):
+        return None  # (an element whose address has side effects: once is not twice)
+    form = atomic_form(n, "update")
+    if form is None or form[1] + "=" not in _OPS:
         return None
-    e, target = n.rvalue, c_text(n.lvalue)
-    if any(isinstance(x, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(x, c_ast.UnaryOp)
-           and x.op in ("++", "--", "p++", "p--") for x in walk(n.lvalue)):
-        return None  # the element's address has side effects: once is not twice
-    if c_text(e.left) == target:
-        return _OPS[e.op + "="], n.lvalue, e.right
-    if e.op != "-" and c_text(e.right) == target:
-        return _OPS[e.op + "="], n.lvalue, e.left
-    return None
+    return _OPS[form[1] + "="], form[0], form[2]
 
 
 def _constant(e: c_ast.Node, sign: int) -> float | None:
