@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pycparser import c_ast, c_parser
 
@@ -40,19 +41,20 @@ def parse_pruned(text: str, path: str) -> c_ast.FileAST:
     return parse_noted(text, path)[0]
 
 
-def parse_noted(text: str, path: str, set_aside: bool = False
+def parse_noted(text: str, path: str, set_aside: Callable[[], bool] = lambda: False
                 ) -> tuple[c_ast.FileAST, list[Remark]]:
     """Parse ``text`` without the system declarations it never names; the whole text when
     the pruned one does not parse (the pruning misjudged a declaration), so a syntax error
     is always reported as the full file has it. Old-style C gcc accepts (implicit ``int``,
     K&R definitions) is read as the prototyped C it means; functions the parser cannot read
-    are declared instead (``_without_unreadable_functions``, with ``set_aside``: for a file
-    the host compiler accepts), a remark each."""
+    are declared instead (``_without_unreadable_functions``, when ``set_aside()`` says so:
+    for a file the host compiler accepts, asked only once nothing else reads it), a remark
+    each."""
     notes: list[Remark] = []
     return _parse_pruned(text, path, notes, set_aside), notes
 
 
-def _parse_pruned(text: str, path: str, notes: list[Remark], set_aside: bool
+def _parse_pruned(text: str, path: str, notes: list[Remark], set_aside: Callable[[], bool]
                   ) -> c_ast.FileAST:
     pruned = prune(text)
     if pruned is not text:
@@ -71,7 +73,7 @@ def _parse_pruned(text: str, path: str, notes: list[Remark], set_aside: bool
                 return prototyped(parse(modern, path))
             except CSyntaxError:
                 pass
-    if not set_aside:
+    if not set_aside():
         raise first
     return _without_unreadable_functions(_imaginary(add_implicit_int(text)), path, first,
                                          notes)

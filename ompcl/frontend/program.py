@@ -7,7 +7,6 @@ from pathlib import Path
 
 from pycparser import c_ast
 
-from ..diagnostics import CSyntaxError
 from ..ir import BoundDirective, Directive
 from .bind import bind_directives
 from .columns import source_columns
@@ -85,12 +84,7 @@ def load_program(path: str, opts: CppOptions | None = None) -> Program:
     opts = CppOptions() if opts is None else opts
     source = read_source(path)
     text = preprocess(path, opts)
-    try:
-        ast, notes = parse_noted(text, path)
-    except CSyntaxError:
-        if not host_compiler_accepts(path, opts):
-            raise  # the user's error
-        ast, notes = parse_noted(text, path, set_aside=True)
+    ast, notes = parse_noted(text, path, lambda: host_compiler_accepts(path, opts))
     source_columns(ast, text, path, source)
     constructs, standalone, warnings = bind_directives(ast, _line_reader(path, source))
     return Program(path, source, ast, constructs, standalone, text,
