@@ -155,12 +155,13 @@ def local_type_reasons(info: BodyInfo, env: TypeEnv) -> list[Reason]:
     return out
 
 
-def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] = frozenset()
-                    ) -> tuple[list[Var], list[Reason]]:
+def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] = frozenset(),
+                    values: dict[str, int] | None = None) -> tuple[list[Var], list[Reason]]:
     """Function-local variables the outlined host function needs (named in the construct),
     and the file-scope ones each thread of its region has a copy of (``own``: privatised by
     the region's clauses; the function must be given the thread's copy, not name the
-    file-scope variable)."""
+    file-scope variable); ``values``: the function's enumerators the device version reads as
+    their values (``_enumerator_values``)."""
     names = free_names(cand.bound.stmt)
     for c in cand.directive.clauses:
         for a in c.args:
@@ -170,7 +171,7 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
     local = _block_scope_names(cand.bound.func) & (
         names | _type_names(cand.bound.stmt) | free_names(c_ast.Compound(decls))
         | {t for d in decls for t in _type_names(d)})  # the used variables' types too
-    local -= set(_enumerator_values(cand, scope))  # the device version reads their values
+    local -= set(_enumerator_values(cand, scope) if values is None else values)
     for name in sorted(local):  # (pycparser's scope: a variable of the name hides one)
         if scope.get(name) is None:
             reasons.append(Reason("local-type", f"uses '{name}', declared inside its function "
@@ -507,7 +508,8 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env) | (hoists or {})
     check_clause_names(d, scope)
     context = {"context": cand.context, "team": cand.team}
-    loop = with_values(cand.loop if loop is None else loop, _enumerator_values(cand, scope))
+    values = _enumerator_values(cand, scope)  # read as their values
+    loop = with_values(cand.loop if loop is None else loop, values)
     loops = nest_of(d, loop, scope, env)
     if isinstance(loops, Reason):
         return Region(rid, b, reasons=(loops,), directive=d, scope=scope, **context)
@@ -538,7 +540,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     # the region's own copies of file-scope variables (threadprivate ones aside: every
     # thread's storage is its own under the one name)
     own = frozenset(view.private - set(tps)) if view is not None else frozenset()
-    used, local_reasons = outlined_locals(cand, scope, own)
+    used, local_reasons = outlined_locals(cand, scope, own, values)
     used += [v for v in sharing.scalars if (v.storage not in (Storage.GLOBAL,
                                                               Storage.GENERATED)
                                             or v.name in own) and v not in used]
