@@ -60,7 +60,7 @@ def accumulators(stmt: c_ast.Node, func: c_ast.FuncDef | None,
     names, calls = _definitions(stmt)
     if not names:
         return NONE
-    parents = _parents(func.body)
+    parents = parents_of(func.body)
     inside_loops = {id(n) for n in walk(stmt) if any(id(p) in loops for p in
                                                      _ancestors(n, parents))}
     arrays: set[str] = set()
@@ -147,18 +147,25 @@ def _row_of_merge(use: c_ast.ID, arrays: set[str], parents: dict) -> bool:
     if not (isinstance(ref, c_ast.ArrayRef) and ref.subscript is use and
             isinstance(ref.name, c_ast.ID) and ref.name.name in arrays):
         return False
-    top = ref
-    while isinstance(parents.get(id(top)), c_ast.ArrayRef) and parents[id(top)].name is top:
-        top = parents[id(top)]
-    return merged_into(top, ref.name.name, parents)
+    return merged_into(element_of(ref, parents)[0], ref.name.name, parents)
 
 
-def _parents(root: c_ast.Node) -> dict[int, c_ast.Node]:
+def parents_of(root: c_ast.Node) -> dict[int, c_ast.Node]:
+    """Each node's parent under ``root``, by the child's id."""
     out = {}
     for n in walk(root):
         for _, child in n.children():
             out[id(child)] = n
     return out
+
+
+def element_of(ref: c_ast.Node, parents: dict[int, c_ast.Node]) -> tuple[c_ast.Node, int]:
+    """The outermost subscript expression whose array is ``ref`` (``a`` of ``a[i][j]``: the
+    whole ``a[i][j]``) and how many subscripts it adds."""
+    subs = 0
+    while isinstance(parents.get(id(ref)), c_ast.ArrayRef) and parents[id(ref)].name is ref:
+        ref, subs = parents[id(ref)], subs + 1
+    return ref, subs
 
 
 def _ancestors(n: c_ast.Node, parents: dict[int, c_ast.Node]):
@@ -183,9 +190,7 @@ def _accumulator_use(use: c_ast.ID, tid: str, parents: dict, in_loop: bool
     if not (isinstance(parent, c_ast.ArrayRef) and parent.subscript is node and
             isinstance(parent.name, c_ast.ID)):
         return None
-    array, top = parent.name.name, parent
-    while isinstance(parents.get(id(top)), c_ast.ArrayRef) and parents[id(top)].name is top:
-        top = parents[id(top)]
+    array, top = parent.name.name, element_of(parent, parents)[0]
     ok = _updated(top, parents) if in_loop else merged_into(top, array, parents)
     return (array, id(parent.name)) if ok else None
 
@@ -226,9 +231,7 @@ def _local_merged(array: str, func: c_ast.FuncDef, stmt: c_ast.Node, parents: di
     for n in walk(func.body):
         if not (isinstance(n, c_ast.ID) and n.name == array):
             continue
-        ref, subs = n, 0
-        while isinstance(parents.get(id(ref)), c_ast.ArrayRef) and parents[id(ref)].name is ref:
-            ref, subs = parents[id(ref)], subs + 1
+        ref, subs = element_of(n, parents)
         p = parents.get(id(ref))
         if isinstance(p, c_ast.UnaryOp) and p.op == "&" or isinstance(p, c_ast.FuncCall) or \
                 isinstance(p, c_ast.ExprList) and not _freed(p, parents):

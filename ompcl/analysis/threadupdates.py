@@ -14,7 +14,7 @@ from pycparser import c_ast
 from ..diagnostics import Reason
 from ..ir import Storage, SymKind, Var
 from .accesses import BodyInfo
-from .accumulators import merged_into
+from .accumulators import element_of, merged_into, parents_of
 from .ctypes_ import TypeEnv, walk
 from .sharing import ATOMIC_C_TYPES
 from .teams import ThreadView
@@ -68,15 +68,13 @@ def merged_only(name: str, container: c_ast.Node, body: c_ast.Node) -> bool:
     added to the shared ``rms[m]`` after it. Its sums then reach the program only through
     the merges, which may see them grouped in another way, as a reduction's may."""
     inside = {id(n) for n in walk(body)}
-    parents = {id(c): n for n in walk(container) for _, c in n.children()}
+    parents = parents_of(container)
     for use in walk(container):
         if not (isinstance(use, c_ast.ID) and use.name == name) or id(use) in inside:
             continue
-        ref = use
-        while isinstance(parents.get(id(ref)), c_ast.ArrayRef) and parents[id(ref)].name is ref:
-            ref = parents[id(ref)]
+        ref, subs = element_of(use, parents)
         p = parents.get(id(ref))
-        if ref is use:
+        if not subs:
             return False  # the array itself, not an element: passed, pointed to
         if isinstance(p, c_ast.Assignment) and p.lvalue is ref:
             if p.op != "=" or not isinstance(p.rvalue, c_ast.Constant):
