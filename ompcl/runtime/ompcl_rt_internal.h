@@ -240,6 +240,13 @@ void ompcl_trees_free(ompcl_launch *L);
 /* ompcl_rt_launch.c */
 void ompcl_set_arg(ompcl_launch *L, int index, size_t size, const void *value);
 void ompcl_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize, int mode);
+/* The bytes [start, end) of an array argument's range of elements. */
+static inline uintptr_t ompcl_arg_start(const ompcl_array_arg *x) {
+  return (uintptr_t)x->ptr + (uintptr_t)x->lo * x->esize;
+}
+static inline uintptr_t ompcl_arg_end(const ompcl_array_arg *x) {
+  return (uintptr_t)x->ptr + (uintptr_t)(x->hi + 1) * x->esize;
+}
 void ompcl_drop_pending(ompcl_launch *L);
 int ompcl_settle(ompcl_launch *L, int ndim, const long n[]);
 int ompcl_launch_run(ompcl_launch *L, int ndim, const long n[]);

@@ -55,8 +55,7 @@ static void joined_range(const ompcl_launch *L, int k, uintptr_t *a, uintptr_t *
     grown = 0;
     for (int j = 0; j < L->narrays; j++) {
       const ompcl_array_arg *x = &L->arrays[j];
-      uintptr_t xa = (uintptr_t)x->ptr + (uintptr_t)x->lo * x->esize;
-      uintptr_t xb = (uintptr_t)x->ptr + (uintptr_t)(x->hi + 1) * x->esize;
+      uintptr_t xa = ompcl_arg_start(x), xb = ompcl_arg_end(x);
       if (j == k || x->hi < x->lo || (L->variant && x->nd) || xb <= *a || *b <= xa ||
           (xa >= *a && xb <= *b))
         continue;
@@ -81,7 +80,7 @@ static void bind_array(ompcl_launch *L, int k) {
     checked_lo = 0;
     checked_hi = -1;
   } else {
-    uintptr_t from = base + (uintptr_t)a->lo * a->esize, to = base + (uintptr_t)(a->hi + 1) * a->esize;
+    uintptr_t from = ompcl_arg_start(a), to = ompcl_arg_end(a);
     joined_range(L, k, &from, &to);
     if (!(m = ompcl_map_range(L, from, to))) return;
     delta = (intptr_t)(base - m->start);

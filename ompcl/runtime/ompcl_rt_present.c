@@ -341,8 +341,7 @@ double ompcl_transfer_bytes(const ompcl_launch *L) {
   if (ompcl_dev.zero_copy) return bytes;
   for (int k = 0; k < L->narrays; k++) {
     const ompcl_array_arg *a = &L->arrays[k];
-    uintptr_t lo = (uintptr_t)a->ptr + (uintptr_t)a->lo * a->esize;
-    uintptr_t hi = (uintptr_t)a->ptr + (uintptr_t)(a->hi + 1) * a->esize;
+    uintptr_t lo = ompcl_arg_start(a), hi = ompcl_arg_end(a);
     mapping *m;
     if (a->hi < a->lo) continue;
     m = ompcl_find_containing(lo, hi);

@@ -299,9 +299,7 @@ static interval *intervals(ompcl_launch *L, size_t *n) {
     for (ompcl_tree *t = L->trees; t; t = t->next) /* a tree's own argument: its rows */
       staging |= t->arg == a;
     if (staging || x->hi < x->lo) continue;
-    v[k++] = (interval){(uintptr_t)x->ptr + (uintptr_t)(x->lo * (long)x->esize),
-                        (uintptr_t)x->ptr + (uintptr_t)((x->hi + 1) * (long)x->esize), -1,
-                        !!(x->mode & OMPCL_WRITE)};
+    v[k++] = (interval){ompcl_arg_start(x), ompcl_arg_end(x), -1, !!(x->mode & OMPCL_WRITE)};
   }
   *n = k;
   return v;
