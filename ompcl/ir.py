@@ -428,8 +428,9 @@ class Region:
     updated: tuple[str, ...] = ()
     updated_params: tuple[tuple[str, str], ...] = ()
     #: those of ``updated`` whose updates may be grouped in any way (arrays in reduction
-    #: clauses, per-thread accumulators): a work-item may sum its floating-point updates
-    #: apart before adding them in (``transform.privatize``)
+    #: clauses, per-thread accumulators, a thread's array only merged after the loop): a
+    #: work-item may sum its floating-point updates apart before adding them in
+    #: (``transform.privatize``)
     reassociable: tuple[str, ...] = ()
     inspections: tuple[Inspection, ...] = ()  # extents the host computes by inspection
     #: member chains the device version reads as variables computed at entry

@@ -25,7 +25,6 @@ from .codegen.host import HostRegion, HostTeam, RelayoutInfo, generate_host
 from .codegen import dumps as D
 from .codegen.dumps import describe
 from .codegen.kernel import generate_kernels
-from .kernelcheck import rejected
 from .codegen.kernelspec import (atomic_targets, check_buffers, cl_type, global_param,
                                  host_interface, kernel_spec, view_decl, vla_views)
 from .diagnostics import (CSyntaxError, OmpclError, PreprocessError, Reason, Remark, SourceLoc,
@@ -33,6 +32,7 @@ from .diagnostics import (CSyntaxError, OmpclError, PreprocessError, Reason, Rem
 from .frontend.library import SourceLibrary
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
+from .kernelcheck import rejected
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
 from .predict.model import resolve as resolve_model
 from .predict.schema import STATIC
@@ -410,7 +410,8 @@ def tiling(u: Unit) -> Unit:
 
 
 def reductions(u: Unit) -> Unit:
-    """The value each reduction's partial results start from."""
+    """The value each reduction's partial results start from; a logical reduction's updates
+    without their branch (``acc = acc && e`` as ``acc & (e != 0)`` where ``e`` only reads)."""
     return _map_programs(u, lambda k, r: replace(k, body=branchless(k.body, k.reductions),
                                                  identities=tuple(identity(op, cl)
                                                                   for _, cl, op in k.reductions)))

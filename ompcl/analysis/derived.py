@@ -117,18 +117,20 @@ def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str],
         if found is None:
             continue
         base, subs = found
-        names = {n.name for s in subs + (dims or []) for n in walk(s) if isinstance(n, c_ast.ID)}
-        if _fields(subs + (dims or [])) & _written_fields(loop or body):
+        dims = dims or []
+        parts = [n for s in subs + dims for n in walk(s)]  # what the offset and rows read
+        if _fields(subs + dims) & _written_fields(loop or body):
             continue  # a member the offset reads (lat->nx) may be written through another name
+        names = {n.name for n in parts if isinstance(n, c_ast.ID)}
         changed = written | names_written(c_ast.Compound(items[k + 1:]))
         if isinstance(item, c_ast.Decl):
             changed |= names_written(body)
         if base.name in changed or names & changed or name in changed or not all(
-                isinstance(n, _PURE) for s in subs + (dims or []) for n in walk(s)) or any(
+                isinstance(n, _PURE) for n in parts) or any(
                 isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&", "*")
-                for s in subs + (dims or []) for n in walk(s)):
+                for n in parts):
             continue
-        out[name] = (item, base, subs, dims or [])
+        out[name] = (item, base, subs, dims)
     return out
 
 

@@ -8,8 +8,8 @@ memory (an array reduction's per-work-item partials, combined once).
 Sound because nothing in the kernel reads the array (every mention of it is the target of an
 atomic update) and the updates may be grouped: integer ``+ - | ^ &`` commute exactly
 (wrapping arithmetic); floating-point sums only where the program allows any grouping
-(``Region.reassociable``: reduction clauses, per-thread accumulators), never for a thread's
-array whose updates merely commute (adding one constant in any order gives the same values,
+(``Region.reassociable``: reduction clauses, per-thread accumulators, a thread's array only
+merged after the loop), never for a thread's array whose updates merely commute (adding one constant in any order gives the same values,
 adding partial sums of it need not).
 The GPU shape and bounds-checked builds keep the direct atomics (``OMPCL_PRIV_*`` macros
 choose), so the kernel text serves both.
