@@ -10,7 +10,7 @@ import pytest
 from ompcl.frontend.preprocess import CppOptions
 from ompcl.pipeline import Options, translate
 
-from conftest import every_path, gcc_build, ompcl_build
+from conftest import device_runs, every_path, gcc_build, ompcl_build
 
 FAST = ("1", "2", "3")
 
@@ -277,6 +277,7 @@ def test_imaginary_constants_leave_the_other_loops_to_the_device(tmp_path):
     every_path(ref, exe, 0.0, threads=FAST)
     report = _report(src)
     assert report[7] == "offloaded" and report[10] != "offloaded", report
+    assert device_runs(exe) in (None, [1])
 
 
 #: GNU C the parser cannot read, inside functions: typeof in a loop body, a statement
@@ -320,6 +321,7 @@ def test_functions_the_parser_cannot_read_are_left_as_written(tmp_path):
     report = _report(src)
     assert report[10] == "function-fallback", report
     assert [report[k] for k in (16, 20, 23)] == ["offloaded"] * 3, report
+    assert device_runs(exe) in (None, [3, 3, 3])
 
 
 #: directives written as macros expanding to _Pragma (PRK's PRAGMA_OMP_FOR_SIMD, a PFOR of
@@ -361,3 +363,4 @@ def test_directives_from_pragma_macros(tmp_path):
     report = _report(src)
     assert [report[k] for k in (12, 17, 23)] == ["offloaded"] * 3, report
     assert report[21] == "macro-expansion", report
+    assert device_runs(exe) in (None, [1, 5, 1])

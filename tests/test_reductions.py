@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import kernelfacts as kf
-from conftest import (ROOT, build_both, compare_outputs, every_path, gcc_build, load_stats,
-                      ompcl_build, run)
+from conftest import (ROOT, build_both, compare_outputs, device_runs, every_path, gcc_build,
+                      load_stats, ompcl_build, run)
 
 from ompcl.pipeline import translate
 
@@ -188,3 +188,4 @@ def test_logical_reductions_without_a_branch(tmp_path):
     text = translate(str(src)).kernel_source
     assert "all = all & (" in text and "any = any | (" in text, text
     assert "guarded = guarded && (" in text, text
+    assert device_runs(exe) in (None, [1, 1])
