@@ -522,6 +522,7 @@ class KernelSpec:
     narrow: bool = False  # every loop counter provably fits 32 bits (transform.narrowing)
     tiled: bool = False  # the blocked shape runs the two innermost loops in tiles
     identities: tuple = ()  # per reduction, the c_ast value its partial results start from
+    jam: c_ast.Compound | None = None  # transform.jam: JAM iterations' body, inner loops fused
 
 
 @dataclass(frozen=True)

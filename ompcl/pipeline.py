@@ -44,8 +44,9 @@ from .transform.device import (DeviceCode, Function, device_functions, function_
                                spelled_out)
 from .transform.dynreorder import Variant, reorder_kernel
 from .transform.interchange import interchange_region
+from .transform.jam import jammed
 from .transform.linearize import linearized
-from .transform.narrowing import fits_32_bits
+from .transform.narrowing import constant_step, fits_32_bits
 from .transform.privatize import privatized
 from .transform.promote import promote_kernel
 from .transform.reductions import branchless, identity
@@ -417,6 +418,13 @@ def reductions(u: Unit) -> Unit:
                                                                   for _, cl, op in k.reductions)))
 
 
+def jam(u: Unit) -> Unit:
+    """Iterations whose work is a sequential inner loop carrying a scalar run ``JAM`` at a
+    time in the blocked shape, their inner loops fused (independent chains). Ordering: after
+    'reductions' and 'tiling' (it applies to kernels without either)."""
+    return _map_programs(u, lambda k, r: replace(k, jam=jammed(k, constant_step(r.loops[-1]))))
+
+
 def print_kernels(u: Unit) -> Unit:
     """The OpenCL program, printed from the preprocessed AST (macros expanded)."""
     if not u.programs:
@@ -537,6 +545,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("narrowing", narrowing, lambda u: D.narrowing(u.programs)),
     Pass("tiling", tiling, lambda u: D.tiling(u.programs)),
     Pass("reductions", reductions, lambda u: D.reductions(u.programs, u.program.ast)),
+    Pass("jam", jam, lambda u: D.jam(u.programs, u.program.ast)),
     Pass("kernels", print_kernels, lambda u: u.kernel_source + u.variant_source),
     Pass("host", splice_host, lambda u: u.host_source),
 )

@@ -42,6 +42,7 @@ SHOWS = {
     "narrowing": "ompcl_k0: 64-bit counters",
     "tiling": "ompcl_k3: tiles of the two innermost loops",
     "reductions": "ompcl_k1: +:sum from 0",
+    "jam": "ompcl_k0: iterations one at a time",
     "kernels": "__kernel void ompcl_k3",
     "host": "ompcl_region_1",
 }

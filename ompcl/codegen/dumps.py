@@ -88,6 +88,12 @@ def tiling(progs: tuple[DeviceCode, ...]) -> str:
                   else "runs along the innermost loop")
 
 
+def jam(progs: tuple[DeviceCode, ...], ast: c_ast.FileAST) -> str:
+    printer = OpenCLPrinter(TypeEnv.of(ast))
+    return _facts(progs, lambda k: printer.visit(k.jam) if k.jam is not None
+                  else "iterations one at a time")
+
+
 def reductions(progs: tuple[DeviceCode, ...], ast: c_ast.FileAST) -> str:
     printer = OpenCLPrinter(TypeEnv.of(ast))
     return _facts(progs, lambda k: ", ".join(

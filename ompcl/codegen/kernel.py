@@ -33,6 +33,7 @@ from ..ir import KernelSpec, LoopDim, Region
 from ..transform.atomics import (callers_of, guarded, helper, helpers, mentioned,
                                  wide_helpers)
 from ..transform.device import DeviceCode, Function
+from ..transform.jam import JAM
 from ..transform.narrowing import constant_step, constant_trip
 from ..transform.privatize import GUARD, Private, macro_definitions
 from ..transform.reductions import combine
@@ -161,6 +162,8 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
         "last_guard": " && ".join(f"ompcl_g{d['k']} == {d['trips']} - 1" for d in dims),
         "lastprivates": [{"name": name, "cl": cl} for name, cl in spec.lastprivates],
         "privates": [printer.visit(d) for d in spec.privates],
+        "jam": spec.jam is not None and {"factor": JAM, "next": ", ".join([dims[-1]["next"]] * JAM),
+                                         "body": printer.visit(spec.jam).rstrip("\n")},
         "body": printer.visit(spec.body).rstrip("\n"),
     }
 
