@@ -324,6 +324,38 @@ def test_functions_the_parser_cannot_read_are_left_as_written(tmp_path):
     assert device_runs(exe) in (None, [3, 3, 3])
 
 
+#: unreadable functions right after the includes (the line marker that re-announces the
+#: line) and holding system-header macros on one line (va_start/va_arg leave line markers
+#: inside the body): each is declared instead, and the lines after it keep their numbers
+FIRST_UNREAD = r"""
+#include <stdio.h>
+#include <stdarg.h>
+static int pick(int x) { return x ?: 7; }
+static int first_arg(int n, ...) { va_list ap; va_start(ap, n); int d = va_arg(ap, int); \
+va_end(ap); return d; }
+#define N 1000
+static double a[N];
+int main(void) {
+  int i;
+  double s = 0;
+#pragma omp parallel for
+  for (i = 0; i < N; i++) a[i] = i * 0.5;
+#pragma omp parallel for reduction(+:s)
+  for (i = 0; i < N; i++) s += a[i];
+  printf("%.1f %d %d\n", s, pick(0), first_arg(1, 42));
+  return 0;
+}
+"""
+
+
+def test_unreadable_first_function_and_system_macros_in_one_line(tmp_path):
+    src, ref, exe = _built(tmp_path, "first.c", FIRST_UNREAD)
+    every_path(ref, exe, 0.0, threads=FAST)
+    report = _report(src)
+    assert [report[k] for k in (12, 14)] == ["offloaded"] * 2, report
+    assert device_runs(exe) in (None, [1, 1])
+
+
 #: directives written as macros expanding to _Pragma (PRK's PRAGMA_OMP_FOR_SIMD, a PFOR of
 #: one's own, PRAGMA(...) with clauses), on a line of their own: the host keeps the macro's
 #: use as written; a macro that holds the loop too stays on the host

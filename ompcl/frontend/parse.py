@@ -113,7 +113,7 @@ def _without_unreadable_functions(text: str, path: str, first: CSyntaxError,
 
 def _declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
     """``text`` with the body of the top-level function holding ``loc`` (a place in the
-    user's files, through the line markers) replaced by ``;``, line count kept, the
+    user's files, through the line markers) replaced by ``;``, lines and markers kept, the
     function's name and the OpenMP directives the body held; None when ``loc`` is in no
     function body."""
     at = _offset_of(text, loc)
@@ -125,7 +125,11 @@ def _declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
                 return None  # a struct's or an initialiser's braces, or K&R parameters
             body = text[start:end + 1]
             names = _CALLED.findall(text, max(0, start - 2000), start)
-            return (text[:start] + ";" + "\n" * body.count("\n") + text[end + 1:],
+            # its line markers stay (a macro from a system header leaves some inside a
+            # body): the lines after it keep their numbers
+            kept = "".join("\n" + (seg if _MARKER.match(seg) else "")
+                           for seg in body.split("\n")[1:])
+            return (text[:start] + ";" + kept + text[end + 1:],
                     names[-1] if names else "?", len(_OMP.findall(body)))
     return None
 
@@ -145,8 +149,8 @@ def _offset_of(text: str, loc: SourceLoc) -> int | None:
         if m:
             file, line = m[2], int(m[1])
         else:
-            if file == loc.file and line == loc.line:
-                return offset + max(0, min(loc.col - 1, len(raw) - 1))
+            if file == loc.file and line == loc.line and raw.strip():  # (a marker may
+                return offset + max(0, min(loc.col - 1, len(raw) - 1))  # repeat a blank line)
             line += 1
         offset += len(raw)
     return None
