@@ -41,6 +41,8 @@ REASONS: dict[str, str] = {
     "function-fallback": "the loop's function holds C ompcl cannot parse (GNU extensions such "
                          "as typeof): the function is left as written, the file's others "
                          "are read",
+    "compiler-macros": "the loop's code reads otherwise under the host compiler's predefined "
+                       "macros ('#ifdef __GNUC__' in the user's code)",
     "nested-parallel": "the loop is nested inside another parallel region",
     "for-in-region": "an 'omp for' inside a parallel region that holds other statements",
     "orphaned-for": "an 'omp for' whose parallel region is in a caller",

@@ -38,6 +38,7 @@ from .predict.model import resolve as resolve_model
 from .predict.schema import STATIC
 from .transform.addrspace import device_code
 from .transform.atomics import param_atomics, with_atomics, with_update_atomics
+from .transform.booleans import function_with_bool_conversions, kernel_with_bool_conversions
 from .transform.boundscheck import bounds_checked
 from .transform.callargs import with_global_args
 from .transform.device import (DeviceCode, Function, device_functions, function_globals,
@@ -237,6 +238,16 @@ def device(u: Unit) -> Unit:
     ast = u.program.ast
     return replace(u, functions=device_functions(u.offloaded, ast, TypeEnv.of(ast),
                                                  global_param)) if u.offloaded else u
+
+
+def booleans(u: Unit) -> Unit:
+    """Values stored into ``_Bool`` objects compared with zero, in kernels and device
+    functions (C's conversion; the device holds ``_Bool`` as ``uchar``). Ordering: before
+    'linearize' (subscripts as declared)."""
+    env, fns = TypeEnv.of(u.program.ast), {f.decl.name: f.decl.type for f, _ in u.functions}
+    u = _map_kernels(u, lambda k, r: kernel_with_bool_conversions(k, r, env, fns))
+    return replace(u, functions=tuple((function_with_bool_conversions(f, fenv, fns), fenv)
+                                      for f, fenv in u.functions))
 
 
 def linearize(u: Unit) -> Unit:
@@ -530,6 +541,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("interchange", interchange, lambda u: D.loop_bodies(u.offloaded)),
     Pass("outline", outline, _dump_outline),
     Pass("device", device, lambda u: D.functions(u.functions)),
+    Pass("booleans", booleans, _kernel_bodies),
     Pass("linearize", linearize, _kernel_bodies),
     Pass("callargs", callargs, _code),
     Pass("rename", rename, _code),

@@ -43,6 +43,7 @@ SHOWS = {
     "tiling": "ompcl_k3: tiles of the two innermost loops",
     "reductions": "ompcl_k1: +:sum from 0",
     "jam": "ompcl_k0: iterations one at a time",
+    "booleans": "ompcl_k0",
     "kernels": "__kernel void ompcl_k3",
     "host": "ompcl_region_1",
 }

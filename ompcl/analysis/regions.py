@@ -37,6 +37,8 @@ from .teams import ThreadView, array_read_after, live_after, privatised, team_of
 from .derived import substituted
 from .enums import function_enumerators, substitutable, with_values
 from .puns import punned
+from .qualifiers import volatile_reason
+from .dialect import dialect_reason
 from .inline import inlined
 from .members import assigned_members, hoisted
 from .structargs import SUFFIX as SPLIT_SUFFIX, WithCopies, specialized
@@ -545,6 +547,10 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                                                               Storage.GENERATED)
                                             or v.name in own) and v not in used]
     reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
+    callees = [funcs[f] if f in funcs else calls.external[f].fdef for f in calls.functions
+               if f in funcs or f in calls.external]
+    reasons += filter(None, [volatile_reason(body, callees, scope, env),
+                             dialect_reason(prog.ast, prog.diverging, b.func, callees)])
     return Region(rid, b, loops, sharing.arrays, sharing.scalars, sharing.privates,
                   sharing.lastprivates, sharing.reductions, calls.functions, tuple(used),
                   _unique(reasons, d), d, scope, **context, calls=calls,

@@ -264,7 +264,15 @@ def cpp_options(args: tuple[str, ...]):
                 bucket.append(a[len(flag):])
                 break
     inc = buckets["-iquote"] + buckets["-I"] + buckets["-isystem"] + buckets["-idirafter"]
-    return CppOptions(tuple(inc), tuple(buckets["-D"]), tuple(buckets["-U"]))
+    return CppOptions(tuple(inc), tuple(buckets["-D"]), tuple(buckets["-U"]),
+                      dialect=tuple(a for a in args if _sets_macros(a)),
+                      machine=tuple(a for a in args if a.startswith("-m") and a != "-mpi"))
+
+
+def _sets_macros(arg: str) -> bool:
+    """A flag that changes the compiler's predefined macros (``__STDC_VERSION__``,
+    ``__STRICT_ANSI__``, ``__OPTIMIZE__``, ``__FAST_MATH__``)."""
+    return arg.startswith(("-std=", "-O")) or arg in ("-ansi", "-ffast-math")
 
 
 def has_directive(path: str) -> bool:

@@ -11,7 +11,7 @@ typedef char *__builtin_va_list;
 #define __volatile__ volatile
 #define __const const
 #define __signed__ signed
-#define __int128 long long
+#define __int128 long long volatile  /* marked: analysis.qualifiers keeps its loops on the host */
 #define _Float128 long double
 #define __float128 long double
 #define __builtin_offsetof(t, m) ((unsigned long)&((t *)0)->m)

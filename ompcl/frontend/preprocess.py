@@ -29,10 +29,16 @@ class CppOptions:
     defines: tuple[str, ...] = ()
     undefines: tuple[str, ...] = ()
     cpp: str = field(default_factory=lambda: os.environ.get("OMPCL_CPP", "gcc"))
+    #: the build's flags that set predefined macros (``-std=``, ``-ansi``, ``-O``,
+    #: ``-ffast-math``): the code is read as the compiler reads it
+    dialect: tuple[str, ...] = ()
+    #: the build's target flags (``-march=``, ``-m...``): only the check of what the compiler
+    #: reads otherwise sees them (``compiler_divergence``); ompcl reads the baseline target
+    machine: tuple[str, ...] = ()
 
     def flags(self) -> list[str]:
-        return ([f"-I{d}" for d in self.include_dirs] + [f"-D{d}" for d in self.defines]
-                + [f"-U{u}" for u in self.undefines])
+        return ([*self.dialect] + [f"-I{d}" for d in self.include_dirs]
+                + [f"-D{d}" for d in self.defines] + [f"-U{u}" for u in self.undefines])
 
 
 def read_source(path: str) -> str:
@@ -103,6 +109,54 @@ def preprocess_text(text: str, path: str, opts: CppOptions | None = None) -> str
     if proc.returncode != 0:
         raise _cpp_error(proc.stderr, path)
     return proc.stdout
+
+
+#: the compiler's own macros that ompcl's reading leaves undefined (``-U__GNUC__``)
+_COMPILER_TEST = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b.*\b__(?:GNUC|AVX|SSE|FMA|"
+                            r"ARM|MMX|BMI|POPCNT|F16C|x86_64|aarch64)", re.M)
+_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
+
+
+def _user_lines(text: str) -> dict[tuple[str, int], str]:
+    """(file, line) -> the tokens of that line, for the lines of files that are not system
+    headers, in preprocessed ``text``."""
+    out: dict[tuple[str, int], str] = {}
+    file, line, system, systems = "", 0, False, set()
+    for raw in text.split("\n"):
+        m = _MARKER.match(raw)
+        if m:  # a marker without flags keeps its file's kind (inside a macro expansion)
+            line, file = int(m[1]), m[2]
+            if " 3" in m[3]:
+                systems.add(file)
+            system = file in systems
+            continue
+        if not system and raw.strip():
+            out[file, line] = " ".join(raw.split())
+        line += 1
+    return out
+
+
+def compiler_divergence(path: str, opts: CppOptions, text: str) -> frozenset[tuple[str, int]]:
+    """The lines of the user's own files (``path`` and the headers it includes that are not
+    system headers) whose code differs between ompcl's reading (``text``: ``__GNUC__``
+    undefined, the baseline target) and the host compiler's; none unless one of those files
+    tests ``__GNUC__`` or a target macro."""
+    mine = _user_lines(text)
+    tests = False
+    for file in {f for f, _ in mine}:
+        try:
+            tests = tests or bool(_COMPILER_TEST.search(Path(file).read_text(errors="replace")))
+        except OSError:
+            continue
+    if not tests:
+        return frozenset()
+    cmd = [opts.cpp, "-E", "-fopenmp", *opts.machine, "-include", str(PRELUDE), *opts.flags(),
+           path]
+    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0:
+        return frozenset(mine)  # the compiler reads it otherwise still
+    theirs = _user_lines(proc.stdout)
+    return frozenset(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
 
 
 def _cpp_error(stderr: str, path: str) -> PreprocessError:

@@ -11,7 +11,8 @@ from ..ir import BoundDirective, Directive
 from .bind import bind_directives
 from .columns import source_columns
 from .parse import parse_noted
-from .preprocess import CppOptions, host_compiler_accepts, preprocess, read_source
+from .preprocess import (CppOptions, compiler_divergence, host_compiler_accepts, preprocess,
+                         read_source)
 from .textscan import Scanner, inactive_lines
 
 
@@ -28,6 +29,8 @@ class Program:
     #: warnings of the binding: unknown directives ignored
     warnings: tuple = ()
     _inactive: frozenset[int] | None = field(default=None, repr=False, compare=False)
+    #: (file, line) of the user's code that the host compiler reads otherwise (``__GNUC__``)
+    diverging: frozenset = frozenset()
 
     @property
     def lines(self) -> list[str]:
@@ -76,7 +79,8 @@ def rebuilt(prog: Program, source: str, ast: c_ast.FileAST, preprocessed: str) -
     """The program with a rewritten text and tree (same file), its directives bound anew
     (the tree's coordinates stay those of the original text)."""
     constructs, standalone, warnings = bind_directives(ast, _line_reader(prog.path, source))
-    return Program(prog.path, source, ast, constructs, standalone, preprocessed, warnings)
+    return Program(prog.path, source, ast, constructs, standalone, preprocessed, warnings,
+                   diverging=prog.diverging)
 
 
 def load_program(path: str, opts: CppOptions | None = None) -> Program:
@@ -88,4 +92,5 @@ def load_program(path: str, opts: CppOptions | None = None) -> Program:
     source_columns(ast, text, path, source)
     constructs, standalone, warnings = bind_directives(ast, _line_reader(path, source))
     return Program(path, source, ast, constructs, standalone, text,
-                   tuple(notes) + tuple(warnings))
+                   tuple(notes) + tuple(warnings),
+                   diverging=compiler_divergence(path, opts, text))

@@ -1,0 +1,61 @@
+"""C semantics the device must keep where OpenCL C differs from C: each program in
+``tests/semantics`` is built with gcc -fopenmp and with ``ompcl build``, run on every path
+(host, device with copying and zero-copy buffers, the team of one's host path) at every thread
+count and compared with the original's output exactly; where a device exists, the statistics
+show the device ran each loop the program expects it to."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ompcl.driver.args import cpp_options
+from ompcl.pipeline import Options, translate
+
+from conftest import device_runs, every_path, gcc_build, ompcl_build
+
+HERE = Path(__file__).parent / "semantics"
+
+#: program -> whether each of its loops must run on the device (else it stays on the host)
+PROGRAMS = {
+    "bool_conversions.c": [True],
+    "int128_in_callee.c": [False, False],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_same_answer_on_every_path(tmp_path, name):
+    src = HERE / name
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    res = ompcl_build([src], exe)
+    assert res.returncode == 0, res.stderr
+    every_path(ref, exe, 0.0)
+    _ran_as_expected(src, exe, PROGRAMS[name])
+
+
+def _ran_as_expected(src: Path, exe: Path, expected: list[bool], *flags: str) -> None:
+    """The loops' verdicts are ``expected``, and the device ran each offloaded loop."""
+    unit = translate(str(src), Options(cpp=cpp_options(tuple(flags))))
+    assert [r.offload for r in unit.regions] == expected
+    if any(expected):
+        runs = device_runs(exe)
+        assert runs is None or (len(runs) == sum(expected) and all(r >= 1 for r in runs)), runs
+
+
+@pytest.mark.parametrize("flags", [["-std=c99", "-O2"], ["-std=gnu11", "-O0"],
+                                   ["-ansi", "-O1"]])
+def test_predefined_macros_of_the_build(tmp_path, flags):
+    """The device version of a loop reads the code the build's flags select: the language
+    standard (``__STDC_VERSION__``, ``__STRICT_ANSI__``) and the optimisation level
+    (``__OPTIMIZE__``) reach ompcl's reading, with ``ompcl cc`` as with gcc."""
+    src = HERE / "compiler_macros.c"
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    subprocess.run(["gcc", *flags, "-fopenmp", str(src), "-o", str(ref)], check=True)
+    res = subprocess.run([sys.executable, "-m", "ompcl", "cc", *flags, "-fopenmp", str(src),
+                          "-o", str(exe)], capture_output=True, text=True)
+    assert res.returncode == 0 and "fallback" not in res.stderr, res.stderr
+    every_path(ref, exe, 0.0)
+    _ran_as_expected(src, exe, [False, True], *flags)
