@@ -71,6 +71,7 @@ class TypeEnv:
         self.typedefs: dict[str, c_ast.Node] = {}
         self.enumerators: set[str] = set()
         self.structs: dict[str, c_ast.Struct] = {}  # tag -> the definition with members
+        self._checking: set[int] = set()  # structs whose members struct_ok is checking
         for ext in ast.ext:
             if isinstance(ext, c_ast.Typedef):
                 self.typedefs[ext.name] = ext.type
@@ -132,13 +133,18 @@ class TypeEnv:
         """A struct whose members the device can hold: scalars, fixed arrays, such structs."""
         decls = s.decls if s.decls is not None else self.structs.get(s.name, c_ast.Struct(
             s.name, None)).decls
-        if decls is None:
-            return False
-        for d in decls:
-            ct = self.ctype(d.type) if d.bitsize is None else None
-            if ct is None or ct.pointer or not all(is_constant_text(x, self) for x in ct.dims):
-                return False
-        return True
+        if decls is None or id(decls) in self._checking:
+            return False  # (a struct that holds a pointer to itself: refused by that pointer)
+        self._checking.add(id(decls))
+        try:
+            for d in decls:
+                ct = self.ctype(d.type) if d.bitsize is None else None
+                if ct is None or ct.pointer or not all(is_constant_text(x, self)
+                                                       for x in ct.dims):
+                    return False
+            return True
+        finally:
+            self._checking.discard(id(decls))
 
     def scalar_of(self, names: list[str]) -> str | None:
         """Resolve an IdentifierType name list (maybe a typedef) to a scalar spelling."""
