@@ -296,6 +296,11 @@ void add(double v) {
     ("#pragma omp single\n", True),
     ("#pragma omp\n", True),
     ("#pragma omp frobnicate\n", True),                    # its remark is the translator's
+    ('OMP("omp parallel for reduction(+:s)")\n', True),    # graph500's macro
+    ('_Pragma("omp for")\n', True),
+    ("PRAGMA(omp parallel for)\n", True),                   # PRK's
+    ('_Pragma("omp critical")\n', False),
+    ('char *s = "compare";\n', False),
 ])
 def test_directives_translation_acts_on(tmp_path, text, acted_on):
     """Only files whose directives translation acts on are translated: one with only

@@ -29,6 +29,9 @@ QUERY = frozenset("""
 _QUERY_PREFIXES = ("-print-", "--print-", "--help=")
 _NO_LINK = frozenset(("-c", "--compile"))
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*pragma[ \t]+omp\b[ \t]*(\w*)[ \t]*(\w*)", re.M)
+#: a directive written through a macro: ``_Pragma("omp ...")``, ``OMP("omp ...")``,
+#: ``PRAGMA(omp ...)``
+_MACRO_DIRECTIVE = re.compile(rb"\b\w+[ \t]*\([ \t]*\"?[ \t]*omp[ \t]+(\w*)[ \t]*(\w*)")
 #: directives a file may have and still come out of translation unchanged: no loop, no
 #: parallel region, nothing to run on the device (``master taskloop`` is a loop)
 _UNTRANSLATED = frozenset(b"critical atomic barrier flush master masked threadprivate "
@@ -276,7 +279,8 @@ def _sets_macros(arg: str) -> bool:
 
 
 def has_directive(path: str) -> bool:
-    """Whether the file's own text has a ``#pragma omp`` line (continuations joined) that
+    """Whether the file's own text has a ``#pragma omp`` line (continuations joined) or a
+    directive written through a macro (``_Pragma("omp ...")``, ``OMP("omp ...")``) that
     translation acts on: not only ``critical``, ``atomic``, ``barrier``, ``master`` and the
     like, which a file without work-sharing loops or parallel regions has (in functions its
     parallel regions elsewhere call) and which translation leaves as they are (such a file
@@ -291,7 +295,7 @@ def has_directive(path: str) -> bool:
         return False
     text = data.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
     return any(m[1] not in _UNTRANSLATED or m[2] == b"taskloop"
-               for m in _DIRECTIVE.finditer(text))
+               for pattern in (_DIRECTIVE, _MACRO_DIRECTIVE) for m in pattern.finditer(text))
 
 
 #: C dialects before C99 (``-std=``, ``-ansi``): ompcl's generated code needs C99
@@ -312,3 +316,15 @@ def c99_dialect(args: list[str]) -> list[str]:
     if last not in _BEFORE_C99:
         return []
     return ["-std=gnu99" if last.startswith("gnu") else "-std=c99", "-fgnu89-inline"]
+
+
+def translated_flags(args: list[str]) -> list[str]:
+    """Flags appended to a command compiling a translated file: ``c99_dialect``'s, and the
+    build's floating-point contraction as ``-DOMPCL_FP_CONTRACT`` where the command sets it
+    (the kernels fuse ``a * b + c`` where the host compile does: ``host_prologue.c.j2``)."""
+    mode = None
+    for a in args:
+        if a.startswith("-ffp-contract="):
+            mode = a[len("-ffp-contract="):] == "fast"
+    return c99_dialect(args) + ([] if mode is None else [f"-DOMPCL_FP_CONTRACT={int(mode)}"])
+

@@ -24,8 +24,8 @@ from pathlib import Path
 from ..diagnostics import OmpclError
 from ..frontend.preprocess import reuse_preprocessed
 from . import cache, deps, split
-from .args import (Command, DriverOptions, c99_dialect, cpp_options, quote_response_arg,
-                   sources_to_translate)
+from .args import (Command, DriverOptions, cpp_options, quote_response_arg,
+                   sources_to_translate, translated_flags)
 from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
 
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
@@ -194,7 +194,7 @@ class Driver:
             if u and u.translated and u.iquote:
                 front += ["-iquote", os.path.dirname(u.path) or "."]
             source = u.translated if u and u.translated else cmd.args[k]
-            late = c99_dialect(cmd.args) if u and u.translated else []
+            late = translated_flags(cmd.args) if u and u.translated else []
             running.add(k, [*front, *split.compile_args(cmd, k, source, objects.get(k)), *late],
                         tmp / f"{k}.err")
         running.pump(limit)
@@ -258,7 +258,7 @@ class Driver:
         for u in done:
             if u.iquote:
                 front += ["-iquote", os.path.dirname(u.path) or "."]
-        args += c99_dialect(cmd.args)
+        args += translated_flags(cmd.args)
         if cmd.expanded:  # keep long command lines short: a response file, as the user did
             rsp = tmp / "args.rsp"
             rsp.write_text(" ".join(quote_response_arg(a) for a in args) + "\n",
