@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import click
 
 from .bench.command import LazyGroup
-from .diagnostics import REASONS, OmpclError
+from .diagnostics import REASONS, REMARK_IDS, OmpclError
 from .frontend.preprocess import CppOptions
 from .outputs import build_executable, output_names, write_outputs
 from .pipeline import PASS_NAMES, Options, Unit, translate
@@ -92,6 +93,10 @@ def _whole_program(ldflags: str) -> bool:
                and not t.startswith("-Wl") for t in ldflags.split())
 
 
+#: a work-sharing loop's directive in a file's text (``parallel for``, ``for``, with ``simd``)
+_WORK_SHARING = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+omp[ \t]+(?:parallel[ \t]+)?for\b", re.M)
+
+
 def _print_report(ts: list[Unit]) -> None:
     blocked: dict[str, int] = {}  # reason id -> loops it keeps on the host
     offloaded = total = 0
@@ -104,6 +109,11 @@ def _print_report(ts: list[Unit]) -> None:
             offloaded += r.offload
             for rid in dict.fromkeys(x.id for x in r.reasons if not r.offload):
                 blocked[rid] = blocked.get(rid, 0) + 1
+        if t.passed_through:  # the file's loops, as its text has them
+            n = len(_WORK_SHARING.findall(t.program.source))
+            total += n
+            if n:
+                blocked["parse-fallback"] = blocked.get("parse-fallback", 0) + n
         for m in t.remarks:
             if m.missed and not any(r.loc == m.loc for r in t.regions):
                 click.echo(f"{m.loc}: host         {m.message[len('loop not offloaded: '):]} "
@@ -122,7 +132,7 @@ def _print_ranking(offloaded: int, total: int, blocked: dict[str, int]) -> None:
     click.echo(f"summary: {offloaded} of {total} OpenMP loops offloaded")
     for rid, n in sorted(blocked.items(), key=lambda x: (-x[1], x[0])):
         click.echo(f"  {n:4d} {'loop' if n == 1 else 'loops'} kept on the host by [{rid}]: "
-                   f"{REASONS[rid]}")
+                   f"{REASONS.get(rid) or REMARK_IDS[rid]}")
 
 
 def _emit_diags(ts: list[Unit], verbose: bool, report: bool = False,

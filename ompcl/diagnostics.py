@@ -112,6 +112,10 @@ REMARK_IDS: dict[str, str] = {
     "team-of-one": "the parallel region's device version runs it with a team of one thread",
     "team-host": "the parallel region has no device version (its loops stay on the host)",
     "parse-fallback": "valid C ompcl cannot parse: the file is passed through unchanged",
+    "declaration-fallback": "a file-scope declaration holds C ompcl cannot parse (typeof, a "
+                            "GNU range designator): it is read without its initialiser or as "
+                            "an opaque type, or not at all, and loops that use it stay on the "
+                            "host",
     "interchange": "a kernel's inner loop nest was reordered so the loop walking the "
                    "fastest-varying subscript runs innermost",
     "reorder": "a file-scope array's dimensions were permuted in its declaration and every use",

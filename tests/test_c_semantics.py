@@ -22,6 +22,9 @@ HERE = Path(__file__).parent / "semantics"
 PROGRAMS = {
     "bool_conversions.c": [True],
     "int128_in_callee.c": [False, False],
+    "thread_local_scratch.c": [True],
+    "file_scope_gnu.c": [True, True, False],
+    "self_referential_struct.c": [False, True],
 }
 
 
@@ -45,6 +48,14 @@ def _ran_as_expected(src: Path, exe: Path, expected: list[bool], *flags: str) ->
         assert runs is None or (len(runs) == sum(expected) and all(r >= 1 for r in runs)), runs
 
 
+def test_file_scope_declarations_set_aside_are_named():
+    unit = translate(str(HERE / "file_scope_gnu.c"))
+    named = sorted(m.message.split("'")[1] for m in unit.remarks
+                   if m.id == "declaration-fallback")
+    assert named == ["count_t", "kind", "same", "shifted"]
+    assert not any(m.id == "parse-fallback" for m in unit.remarks)
+
+
 @pytest.mark.parametrize("flags", [["-std=c99", "-O2"], ["-std=gnu11", "-O0"],
                                    ["-ansi", "-O1"]])
 def test_predefined_macros_of_the_build(tmp_path, flags):
@@ -59,3 +70,21 @@ def test_predefined_macros_of_the_build(tmp_path, flags):
     assert res.returncode == 0 and "fallback" not in res.stderr, res.stderr
     every_path(ref, exe, 0.0)
     _ran_as_expected(src, exe, [False, True], *flags)
+
+
+@pytest.mark.parametrize("flags", [["-O2", "-march=native"], ["-O2", "-march=native", "-std=c99"],
+                                   ["-O2", "-march=native", "-ffp-contract=off"],
+                                   ["-O2", "-std=c11", "-mfma", "-ffp-contract=fast"],
+                                   ["-O2"]])
+def test_kernels_fuse_multiply_add_where_the_host_compile_does(tmp_path, flags):
+    """gcc fuses ``a * b - c`` on an FMA target in GNU C (``-ffp-contract=fast``): the
+    kernels then do too, and not otherwise, so every path prints the original's bits."""
+    src = HERE / "fma_contraction.c"
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    subprocess.run(["gcc", *flags, "-fopenmp", str(src), "-o", str(ref)], check=True)
+    res = subprocess.run([sys.executable, "-m", "ompcl", "cc", *flags, "-fopenmp", str(src),
+                          "-o", str(exe)], capture_output=True, text=True)
+    assert res.returncode == 0 and "fallback" not in res.stderr, res.stderr
+    every_path(ref, exe, 0.0)
+    _ran_as_expected(src, exe, [True], *flags)
+

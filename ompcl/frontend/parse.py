@@ -12,6 +12,7 @@ from pycparser import c_ast, c_parser
 from ..diagnostics import CSyntaxError, Remark, SourceLoc
 from .oldstyle import add_implicit_int, prototyped
 from .prune import prune
+from .setaside import declared_only, readable_declaration
 
 _POS = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?:\s*(?P<msg>.*)$", re.S)
 
@@ -89,18 +90,28 @@ def _without_unreadable_functions(text: str, path: str, first: CSyntaxError,
     know: ``typeof``, a statement expression as an operand) declared instead of defined:
     its loops stay on OpenMP and a call of it is a call of a function ompcl cannot see
     (not instrumented: the runtime brings host copies up to date before it), while the
-    file's other functions are considered. ``first`` when the error is outside a function."""
+    file's other functions are considered; likewise each file-scope declaration it rejects
+    (``typeof``, range designators) made readable (``setaside``). ``first`` when nothing
+    helps."""
     error, found = first, []
     for _ in range(MAX_SET_ASIDE):
-        aside = _declared_only(text, error.loc)
-        if aside is None:
-            break
-        text, name, directives = aside
-        if directives:  # (a call of it, in a loop, says the function is not seen)
-            found.append(Remark(error.loc, f"loop not offloaded: ompcl cannot parse function "
-                                f"'{name}' ({error.message}): it is left as written, with "
-                                f"its {directives} OpenMP directive(s)", "remark",
-                                "function-fallback"))
+        aside = declared_only(text, error.loc)
+        if aside is not None:
+            text, name, directives = aside
+            if directives:  # (a call of it, in a loop, says the function is not seen)
+                found.append(Remark(error.loc, f"loop not offloaded: ompcl cannot parse "
+                                    f"function '{name}' ({error.message}): it is left as "
+                                    f"written, with its {directives} OpenMP directive(s)",
+                                    "remark", "function-fallback"))
+        else:
+            aside = readable_declaration(text, error.loc)
+            if aside is None:
+                break
+            text, name = aside
+            found.append(Remark(error.loc, f"ompcl cannot parse the declaration of '{name}' "
+                                f"({error.message}): it is read without its initialiser or "
+                                "as an opaque type, or not at all; loops that use it stay on "
+                                "OpenMP", "warning", "declaration-fallback"))
         try:
             ast = prototyped(parse(text, path))
         except CSyntaxError as e:
@@ -109,78 +120,6 @@ def _without_unreadable_functions(text: str, path: str, first: CSyntaxError,
         notes.extend(found)
         return ast
     raise first
-
-
-def _declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
-    """``text`` with the body of the top-level function holding ``loc`` (a place in the
-    user's files, through the line markers) replaced by ``;``, lines and markers kept, the
-    function's name and the OpenMP directives the body held; None when ``loc`` is in no
-    function body."""
-    at = _offset_of(text, loc)
-    if at is None:
-        return None
-    for start, end, before in _top_level_braces(text):
-        if start <= at <= end:
-            if before != ")":
-                return None  # a struct's or an initialiser's braces, or K&R parameters
-            body = text[start:end + 1]
-            names = _CALLED.findall(text, max(0, start - 2000), start)
-            # its line markers stay (a macro from a system header leaves some inside a
-            # body): the lines after it keep their numbers
-            kept = "".join("\n" + (seg if _MARKER.match(seg) else "")
-                           for seg in body.split("\n")[1:])
-            return (text[:start] + ";" + kept + text[end + 1:],
-                    names[-1] if names else "?", len(_OMP.findall(body)))
-    return None
-
-
-_CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
-_OMP = re.compile(r"^\s*#\s*pragma\s+omp\b", re.M)
-
-
-_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
-
-
-def _offset_of(text: str, loc: SourceLoc) -> int | None:
-    """The offset in preprocessed ``text`` of the line ``loc`` names."""
-    file, line, offset = None, 0, 0
-    for raw in text.splitlines(keepends=True):
-        m = _MARKER.match(raw)
-        if m:
-            file, line = m[2], int(m[1])
-        else:
-            if file == loc.file and line == loc.line and raw.strip():  # (a marker may
-                return offset + max(0, min(loc.col - 1, len(raw) - 1))  # repeat a blank line)
-            line += 1
-        offset += len(raw)
-    return None
-
-
-def _top_level_braces(text: str):
-    """(offset of '{', offset of its '}', the last other character before '{') of each brace
-    pair at file scope; strings, characters and line markers skipped."""
-    depth, k, n, start, before, last = 0, 0, len(text), 0, "", ""
-    while k < n:
-        c = text[k]
-        if c in "\"'":
-            k += 1
-            while k < n and text[k] != c:
-                k += 2 if text[k] == "\\" else 1
-        elif c == "#" and (k == 0 or text[k - 1] == "\n"):
-            k = text.find("\n", k)
-            k = n if k < 0 else k
-            continue
-        elif c == "{":
-            if depth == 0:
-                start, before = k, last
-            depth += 1
-        elif c == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                yield start, k, before
-        if not c.isspace():
-            last = c
-        k += 1
 
 
 #: GNU imaginary constants (``1.0iF``: complex.h's ``I``), which pycparser cannot read

@@ -2,6 +2,7 @@
 typedef char *__builtin_va_list;
 #define __attribute__(x)
 #define __extension__
+#define __thread _Thread_local
 #define __asm__(x)
 #define __asm(x)
 #define __inline__ inline

@@ -89,6 +89,11 @@ def _preprocess(path: str, opts: CppOptions) -> str:
         raise InputError(f"C preprocessor '{opts.cpp}' not found (set OMPCL_CPP)")
     cmd = [opts.cpp, "-E", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE), *opts.flags(), path]
     proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    if proc.returncode != 0 and "#error" in proc.stderr:
+        # a header that insists on GNU C (tgmath.h): read as the compiler reads it
+        gnu = subprocess.run([c for c in cmd if c != "-U__GNUC__"], capture_output=True,
+                             text=True, errors="replace")
+        proc = gnu if gnu.returncode == 0 else proc
     if proc.returncode != 0:
         raise _cpp_error(proc.stderr, path)
     return proc.stdout

@@ -49,8 +49,12 @@ class Program:
         return Scanner(self.source, self.inactive)
 
     def threadprivate(self) -> set[str]:
+        """Variables each thread has its own copy of: named in ``threadprivate`` directives,
+        or declared ``_Thread_local`` (``__thread``) at file scope."""
         return {a for d, _, _ in self.standalone if d.kind == "threadprivate"
-                for c in d.clauses for a in c.args}
+                for c in d.clauses for a in c.args} | {
+            e.name for e in self.ast.ext if isinstance(e, c_ast.Decl) and e.name
+            and "_Thread_local" in (e.storage or [])}
 
 
 def _line_reader(main_path: str, main_source: str):

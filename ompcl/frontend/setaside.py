@@ -1,0 +1,168 @@
+"""Setting aside what the parser cannot read, in a file the host compiler accepts:
+preprocessed text and the place of a syntax error -> the text made readable there, lines and
+line markers kept (so every later coordinate still points into the user's files).
+
+- In a function body: the function declared instead of defined (``declared_only``).
+- In a file-scope declaration (``readable_declaration``): a typedef becomes an opaque struct
+  of the same name (a loop using a value of it stays on the host), another declaration loses
+  its initialiser (the host keeps the original text and its value), else the declaration
+  goes (a loop naming it stays on the host: the name does not resolve).
+"""
+from __future__ import annotations
+
+import re
+
+from ..diagnostics import SourceLoc
+from .textscan import IDENT
+
+
+def declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
+    """``text`` with the body of the top-level function holding ``loc`` (a place in the
+    user's files, through the line markers) replaced by ``;``, lines and markers kept, the
+    function's name and the OpenMP directives the body held; None when ``loc`` is in no
+    function body."""
+    at = _offset_of(text, loc)
+    if at is None:
+        return None
+    for start, end, before in _top_level_braces(text):
+        if start <= at <= end:
+            if before != ")":
+                return None  # a struct's or an initialiser's braces, or K&R parameters
+            body = text[start:end + 1]
+            names = _CALLED.findall(text, max(0, start - 2000), start)
+            # its line markers stay (a macro from a system header leaves some inside a
+            # body): the lines after it keep their numbers
+            kept = "".join("\n" + (seg if _MARKER.match(seg) else "")
+                           for seg in body.split("\n")[1:])
+            return (text[:start] + ";" + kept + text[end + 1:],
+                    names[-1] if names else "?", len(_OMP.findall(body)))
+    return None
+
+
+_CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_OMP = re.compile(r"^\s*#\s*pragma\s+omp\b", re.M)
+
+
+_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+
+
+def _offset_of(text: str, loc: SourceLoc) -> int | None:
+    """The offset in preprocessed ``text`` of the line ``loc`` names."""
+    file, line, offset = None, 0, 0
+    for raw in text.splitlines(keepends=True):
+        m = _MARKER.match(raw)
+        if m:
+            file, line = m[2], int(m[1])
+        else:
+            if file == loc.file and line == loc.line and raw.strip():  # (a marker may
+                return offset + max(0, min(loc.col - 1, len(raw) - 1))  # repeat a blank line)
+            line += 1
+        offset += len(raw)
+    return None
+
+
+def _top_level_braces(text: str):
+    """(offset of '{', offset of its '}', the last other character before '{') of each brace
+    pair at file scope; strings, characters and line markers skipped."""
+    depth, k, n, start, before, last = 0, 0, len(text), 0, "", ""
+    while k < n:
+        c = text[k]
+        if c in "\"'":
+            k += 1
+            while k < n and text[k] != c:
+                k += 2 if text[k] == "\\" else 1
+        elif c == "#" and (k == 0 or text[k - 1] == "\n"):
+            k = text.find("\n", k)
+            k = n if k < 0 else k
+            continue
+        elif c == "{":
+            if depth == 0:
+                start, before = k, last
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                yield start, k, before
+        if not c.isspace():
+            last = c
+        k += 1
+
+
+def _blanked(segment: str) -> str:
+    """``segment`` with everything but its newlines and whole line markers removed."""
+    return "\n".join(p if _MARKER.match(p) else "" for p in segment.split("\n"))
+
+
+def _file_scope(text: str):
+    """(offset, character, depth) of each '(' '[' '{' ')' ']' '}' ';' '=' outside strings,
+    characters and marker lines, with the nesting depth before it."""
+    depth, k, n = 0, 0, len(text)
+    while k < n:
+        c = text[k]
+        if c in "\"'":
+            k += 1
+            while k < n and text[k] != c:
+                k += 2 if text[k] == "\\" else 1
+        elif c == "#" and (k == 0 or text[k - 1] == "\n"):
+            k = text.find("\n", k)
+            k = n if k < 0 else k
+            continue
+        elif c in "([{":
+            yield k, c, depth
+            depth += 1
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+            yield k, c, depth
+        elif c in ";=":
+            yield k, c, depth
+        k += 1
+
+
+def _declared_name(decl: str) -> str | None:
+    """The name a declaration's text declares: its last identifier outside brackets and
+    parentheses, before any initialiser (None for a declarator in parentheses)."""
+    depth, last = 0, None
+    for m in re.finditer(r"[A-Za-z_]\w*|[()\[\]{}=]", decl):
+        tok = m[0]
+        if tok in "([{":
+            depth += 1
+        elif tok in ")]}":
+            depth -= 1
+        elif tok == "=" and depth == 0:
+            break
+        elif depth == 0:
+            last = tok
+    return last
+
+
+def readable_declaration(text: str, loc: SourceLoc) -> tuple[str, str] | None:
+    """``text`` with the file-scope declaration holding ``loc`` made readable (see the
+    module's docstring) and the name it declares; None where ``loc`` is not in one."""
+    at = _offset_of(text, loc)
+    if at is None:
+        return None
+    start, eq, end = 0, None, None
+    for k, c, depth in _file_scope(text):
+        if depth:
+            continue
+        if k < at and (c == ";" or c == "}"):
+            start, eq = k + 1, None
+        elif c == "=" and eq is None and k >= start:
+            eq = k
+        elif c == ";" and k >= at:
+            end = k
+            break
+    if end is None:
+        return None
+    decl = text[start:end]
+    words = IDENT.findall(" ".join(p for p in decl.split("\n") if not _MARKER.match(p)))
+    name = _declared_name(" ".join(p for p in decl.split("\n") if not _MARKER.match(p)))
+    if not words or name is None:
+        return None
+    if words[0] == "typedef" or "typedef" in words[:3]:
+        new = _blanked(decl) + f" typedef struct __ompcl_unreadable_{name} {name}"
+    elif eq is not None and at > eq:
+        new = text[start:eq] + _blanked(text[eq:end])
+    else:
+        new = _blanked(decl)
+    return text[:start] + new + text[end:], name
