@@ -6,8 +6,11 @@ C converts any value stored in a ``_Bool`` to 0 or 1 (``flag[i] = bits & 4`` sto
 ``bool`` in buffers), where the same assignment would store 4 or 0. So each conversion is
 written out: a stored value becomes ``(v) != 0`` unless it already is 0 or 1 (a comparison, a
 logical operator, a constant 0 or 1, another ``_Bool``); ``b op= v`` becomes
-``b = (b op v) != 0``; ``b++`` sets 1 and ``b--`` flips; casts to ``_Bool``, returns from a
-function returning it and arguments for its parameters are converted the same way.
+``b = (b op v) != 0`` (``|=`` only converts ``v``); ``b++`` sets 1 and ``b--`` flips;
+casts to ``_Bool``, returns from a function returning it and arguments for its parameters are
+converted the same way. Not converted: an arithmetic compound assignment whose target has side
+effects (``flags[k++] += v``: the target would be evaluated twice), and the value of a
+postfix ``b++`` used in an expression.
 
 Types come from declarations in scope (the region's arrays and scalars, the kernel's private
 declarations, a function's parameters, block-scope declarations, struct members through the
@@ -20,7 +23,7 @@ from dataclasses import replace
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import TypeEnv
+from ..analysis.ctypes_ import TypeEnv, walk
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region
 from .visitor import NodeTransformer
@@ -58,6 +61,11 @@ def _member(t: c_ast.Node | None, field: str, env: TypeEnv) -> c_ast.Node | None
         if d.name == field:
             return d.type
     return None
+
+
+def _pure(e: c_ast.Node) -> bool:
+    return not any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or isinstance(
+        n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") for n in walk(e))
 
 
 class _Booleans(NodeTransformer):
@@ -134,9 +142,11 @@ class _Booleans(NodeTransformer):
         n.lvalue = self.visit(n.lvalue)
         if not self.boolean(n.lvalue):
             return n
-        if n.op == "=":
+        if n.op in ("=", "|="):  # (b | v) != 0 is b | (v != 0); b & 2, b ^ 2 are not so
             n.rvalue = self.converted(n.rvalue)
             return n
+        if not _pure(n.lvalue):
+            return n  # (its target would be evaluated twice; see the module's docstring)
         value = c_ast.BinaryOp(n.op[:-1], clone(n.lvalue), n.rvalue, n.coord)
         return c_ast.Assignment("=", n.lvalue, self.converted(value), n.coord)
 
