@@ -157,6 +157,59 @@ def test_functions_given_addresses_of_locals_run_inlined_on_the_device(tmp_path)
     assert device_runs(exe) in (None, [1])
 
 
+#: accessors given the address of an array element (graph500's get_v0_from_edge(&IJ[k])):
+#: a callee that only dereferences its parameter (p->m, *p) is inlined, p->m of &a[k] is
+#: a[k].m; a callee that indexes its parameter (a row, sum_row(&m[i * C], C)) stays a device
+#: function given a derived pointer
+ELEMENTS = r"""
+#include <stdio.h>
+#include <stdint.h>
+#define NE 50000
+#define NV 512
+#define C 8
+typedef struct edge { int64_t v0, v1; double w; } edge;
+static edge E[NE];
+static int64_t deg[NV];
+static double m[NE * C / 64], rows[NE / 64];
+static inline int64_t first(const edge *p) { return p->v0; }
+static inline int64_t second(const edge *p) { return (*p).v1; }
+static inline void weigh(edge *p, double s) { p->w = s * (p->v0 + 1); }
+static double sum_row(const double *r, int n) {
+  double s = 0; int j;
+  for (j = 0; j < n; j++) s += r[j];
+  return s;
+}
+int main(void) {
+  int64_t k;
+  long total = 0;
+  double wsum = 0, rsum = 0;
+  for (k = 0; k < NE; k++) { E[k].v0 = (k * 7) % NV; E[k].v1 = (k * 13 + 5) % NV; }
+  for (k = 0; k < NE * C / 64; k++) m[k] = (k % 17) * 0.5;
+#pragma omp parallel for
+  for (k = 0; k < NE; k++) {
+    const int64_t i = first(&E[k]);
+    int64_t j = second(&E[k]);
+    weigh(&E[k], 0.25);
+    E[k].v1 = i > j ? i - j : j - i;
+  }
+#pragma omp parallel for
+  for (k = 0; k < NE / 64; k++)
+    rows[k] = sum_row(&m[k * C], C);
+  for (k = 0; k < NE; k++) { deg[E[k].v0] += E[k].v1; wsum += E[k].w; }
+  for (k = 0; k < NV; k++) total += deg[k] * (k + 1);
+  for (k = 0; k < NE / 64; k++) rsum += rows[k];
+  printf("%ld %.3f %.3f\n", total, wsum, rsum);
+  return 0;
+}
+"""
+
+
+def test_accessors_given_element_addresses_run_inlined_on_the_device(tmp_path):
+    ref, exe = build_both(tmp_path, ELEMENTS, "elements.c")
+    every_path(ref, exe, 0.0)
+    assert device_runs(exe) in (None, [1, 1])
+
+
 #: views of flat arrays as rows of a run-time length (KASTORS' jacobi blocks): in a helper
 #: the loop calls (a body of one statement), in the loop's own body, and a helper with a
 #: variable-length local, which stays on the host while the file's other loops launch

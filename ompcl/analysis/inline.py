@@ -75,8 +75,8 @@ def _inline_item(item: c_ast.Node, scope: dict[str, Var], lookup) -> list | None
     params = _param_decls(fdef) if fdef is not None else None
     args = call.args.exprs if call.args else []
     if params is None or len(params) != len(args) or not (
-            _wants_inlining(fdef) or any(_address_of(a) for a in args)) or \
-            not _inlinable(fdef, scope):
+            _wants_inlining(fdef) or any(_referenced(a, p, fdef) for p, a in zip(params, args))) \
+            or not _inlinable(fdef, scope):
         return None
     tag = f"_ompcl{next(_counter)}"
     body = fdef.body.block_items or []
@@ -124,11 +124,43 @@ def _addressed(node: c_ast.Node) -> set[str]:
 
 
 def _address_of(e: c_ast.Node) -> str | None:
-    """``x`` of an argument ``&x``: the callee reads and writes ``x`` through its parameter
-    (cfd's ``compute_velocity(&density, &momentum, &velocity)``, C's references)."""
-    if isinstance(e, c_ast.UnaryOp) and e.op == "&" and isinstance(e.expr, c_ast.ID):
-        return e.expr.name
-    return None
+    """``x`` of an argument ``&x`` or ``&x[i]...``: the callee reads and writes ``x`` (or its
+    element) through its parameter (cfd's ``compute_velocity(&density, &momentum,
+    &velocity)``, C's references; graph500's ``get_v0_from_edge(&IJ[k])``)."""
+    target = _target(e)
+    while isinstance(target, c_ast.ArrayRef):
+        target = target.name
+    return target.name if isinstance(target, c_ast.ID) else None
+
+
+def _referenced(arg: c_ast.Node, param: c_ast.Decl, fdef: c_ast.FuncDef) -> bool:
+    """The callee takes ``arg`` as a reference: ``&x``, or ``&x[i]`` to a parameter it only
+    dereferences (``p->m``, ``*p``; one it indexes or offsets is a derived pointer, which
+    device functions take)."""
+    if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ID):
+        return True
+    if _target(arg) is None:
+        return False
+    uses = [n for n in walk(fdef.body) if isinstance(n, c_ast.ID) and n.name == param.name]
+    deref = {id(n.name) for n in walk(fdef.body) if isinstance(n, c_ast.StructRef)
+             and n.type == "->"} | {id(n.expr) for n in walk(fdef.body)
+                                    if isinstance(n, c_ast.UnaryOp) and n.op == "*"}
+    return bool(uses) and all(id(u) in deref for u in uses)
+
+
+def _target(e: c_ast.Node | None) -> c_ast.Node | None:
+    """The object ``x`` or ``x[i]...`` an argument ``&x`` or ``&x[i]...`` points to, its
+    subscripts free of side effects; else None."""
+    if not (isinstance(e, c_ast.UnaryOp) and e.op == "&"):
+        return None
+    node = e.expr
+    while isinstance(node, c_ast.ArrayRef):
+        if any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(
+                n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")
+               for n in walk(node.subscript)):
+            return None
+        node = node.name
+    return e.expr if isinstance(node, c_ast.ID) else None
 
 
 def _wants_inlining(fdef: c_ast.FuncDef) -> bool:
@@ -215,14 +247,14 @@ def _renamed(node: c_ast.Node, subst: dict[str, c_ast.Node], tag: str) -> c_ast.
     """A copy of the callee's ``node`` with its parameters replaced (``subst``) and its
     locals renamed (declarations too)."""
     def replace(n: c_ast.Node):
-        # a parameter given &x: p->m is x.m, *p is x (the callee works on x itself)
+        # a parameter given &x (&x[i]): p->m is x.m, *p is x (the callee works on x itself)
         if isinstance(n, c_ast.StructRef) and n.type == "->" and \
-                isinstance(n.name, c_ast.ID) and _address_of(subst.get(n.name.name)):
-            return c_ast.StructRef(c_ast.ID(_address_of(subst[n.name.name])), ".",
+                isinstance(n.name, c_ast.ID) and _target(subst.get(n.name.name)):
+            return c_ast.StructRef(clone(_target(subst[n.name.name])), ".",
                                    clone(n.field), n.coord)
         if isinstance(n, c_ast.UnaryOp) and n.op == "*" and isinstance(n.expr, c_ast.ID) and \
-                _address_of(subst.get(n.expr.name)):
-            return c_ast.ID(_address_of(subst[n.expr.name]), n.coord)
+                _target(subst.get(n.expr.name)):
+            return clone(_target(subst[n.expr.name]))
         if isinstance(n, c_ast.ID) and n.name in subst:
             s = subst[n.name]
             return clone(s)
