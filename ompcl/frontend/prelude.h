@@ -17,3 +17,4 @@ typedef char *__builtin_va_list;
 #define __float128 long double
 #define __builtin_offsetof(t, m) ((unsigned long)&((t *)0)->m)
 #define __builtin_expect(e, v) (e)
+#define __builtin_prefetch(...) ((void)0)  /* a hint: nothing to do on the device */
