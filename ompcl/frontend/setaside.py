@@ -6,7 +6,9 @@ line markers kept (so every later coordinate still points into the user's files)
 - In a file-scope declaration (``readable_declaration``): a typedef becomes an opaque struct
   of the same name (a loop using a value of it stays on the host), another declaration loses
   its initialiser (the host keeps the original text and its value), else the declaration
-  goes (a loop naming it stays on the host: the name does not resolve).
+  goes (a loop naming it stays on the host: the name does not resolve); a function whose
+  declarator is unreadable (``static typeof(x) f(void) {...}``) goes whole (a loop calling
+  it stays on the host).
 """
 from __future__ import annotations
 
@@ -141,7 +143,7 @@ def readable_declaration(text: str, loc: SourceLoc) -> tuple[str, str] | None:
     at = _offset_of(text, loc)
     if at is None:
         return None
-    start, eq, end = 0, None, None
+    start, eq, end, brace, definition = 0, None, None, None, False
     for k, c, depth in _file_scope(text):
         if depth:
             continue
@@ -149,17 +151,26 @@ def readable_declaration(text: str, loc: SourceLoc) -> tuple[str, str] | None:
             start, eq = k + 1, None
         elif c == "=" and eq is None and k >= start:
             eq = k
+        elif c == "{" and k >= at and brace is None:
+            brace = k
+        elif c == "}" and brace is not None:  # a function whose declarator is unreadable
+            end, definition = k + 1, text[:brace].rstrip().endswith(")")
+            if definition:
+                break
         elif c == ";" and k >= at:
             end = k
             break
     if end is None:
         return None
     decl = text[start:end]
-    words = IDENT.findall(" ".join(p for p in decl.split("\n") if not _MARKER.match(p)))
-    name = _declared_name(" ".join(p for p in decl.split("\n") if not _MARKER.match(p)))
+    plain = " ".join(p for p in decl.split("\n") if not _MARKER.match(p))
+    words = IDENT.findall(plain)
+    name = _declared_name(plain[:plain.find("{")] if definition else plain)
     if not words or name is None:
         return None
-    if words[0] == "typedef" or "typedef" in words[:3]:
+    if definition:  # the whole definition goes: calls of it are calls of an unseen function
+        new = _blanked(decl)
+    elif words[0] == "typedef" or "typedef" in words[:3]:
         new = _blanked(decl) + f" typedef struct __ompcl_unreadable_{name} {name}"
     elif eq is not None and at > eq:
         new = text[start:eq] + _blanked(text[eq:end])
