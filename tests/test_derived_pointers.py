@@ -307,3 +307,46 @@ def test_pointers_walked_by_inner_loops(tmp_path):
     every_path(ref, exe, 1e-6)
     regions = translate(str(tmp_path / "walks.c")).regions
     assert [r.offload for r in regions] == [True, True, False], [r.reasons for r in regions]
+
+
+#: a lookup in the style of cross-section codes (XSBench's calculate_micro_xs): a callee
+#: takes pointers to neighbouring elements of a parameter's array of structs (low =
+#: &grid[idx]; high = low + 1) and reads members through them; inlined, each pointer is its
+#: element (high->xs is grid[idx + 1].xs); a pointer declared without a value and assigned
+#: once in the block goes with its declaration
+LOOKUP = r"""
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { double energy; double xs; } point_t;
+static long lower(const point_t *g, long n, double e) {
+  long lo = 0, hi = n - 1;
+  while (hi - lo > 1) { long mid = (lo + hi) / 2; if (g[mid].energy > e) hi = mid; else lo = mid; }
+  return lo;
+}
+static double interp(const point_t *grid, long n, double e) {
+  const point_t *low, *high;
+  long idx = lower(grid, n, e);
+  low = &grid[idx];
+  high = low + 1;
+  double f = (high->energy - e) / (high->energy - low->energy);
+  return high->xs - f * (high->xs - low->xs);
+}
+int main(void) {
+  long n = 4000, m = 60000, i;
+  point_t *grid = malloc(n * sizeof *grid);
+  double *out = malloc(m * sizeof *out), s = 0;
+  for (i = 0; i < n; i++) { grid[i].energy = i * 0.5; grid[i].xs = 1.0 / (1 + i % 37); }
+#pragma omp parallel for
+  for (i = 0; i < m; i++)
+    out[i] = interp(grid, n, (i * 7919 % (2 * n - 3)) * 0.25 + 0.1);
+  for (i = 0; i < m; i++) s += out[i];
+  printf("%.12e\n", s);
+  return 0;
+}
+"""
+
+
+def test_pointers_to_neighbouring_elements_in_a_callee(tmp_path):
+    ref, exe = build_both(tmp_path, LOOKUP, "lookup.c")
+    every_path(ref, exe, 0.0)
+    assert device_runs(exe) in (None, [1])

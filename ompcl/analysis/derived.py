@@ -4,9 +4,11 @@ assigned so (``rA = &rv[first_i];``, lavaMD) and used only after that in its blo
 
 Consumes a candidate loop and the variables in scope; produces a copy of the loop in which
 each such pointer is replaced by what it stands for (``rA[j]`` becomes ``a[(i * m) + (j)]``,
-``*rA`` becomes ``a[i * m]``, ``row[j]`` of ``double *row = A[i]`` becomes ``A[i][j]``) and its
-declaration is gone, or None when the loop has none or a use is anything else (the pointer
-assigned again, its address taken, passed as a value). The device version of the loop is
+``*rA`` becomes ``a[i * m]``, ``p->m`` of ``p = &a[k]`` becomes ``a[k].m``, ``row[j]`` of
+``double *row = A[i]`` becomes ``A[i][j]``; ``q = p + 1`` after it is ``a[k + 1]``) and its
+declaration is gone (a use of its value, such as an argument, is ``&a[k]``, or ``a`` itself),
+or None when the loop has none or a use is anything else (the pointer assigned again, its
+address taken). The device version of the loop is
 that copy; its subscripts then say which elements each iteration touches, as the original's
 do through the pointer. The host keeps the original loop.
 """
@@ -55,6 +57,30 @@ def _target(init: c_ast.Node | None, scope: dict[str, Var]
         if isinstance(base, c_ast.ID) and _rank(base.name, scope) == len(subs) + 1:
             return base, subs + [zero]
     return None
+
+
+def _from_derived(init: c_ast.Node | None, known: dict
+                  ) -> tuple[c_ast.Node, list[c_ast.Node]] | None:
+    """(base, subscripts) of a pointer derived from an earlier one of the block: ``p + e``,
+    ``&p[e]`` or ``p`` of ``p = &a[k]`` designate ``a[k + e]``, ``a[k]``."""
+    off = None
+    if isinstance(init, c_ast.BinaryOp) and init.op in ("+", "-") and \
+            isinstance(init.left, c_ast.ID) and init.left.name in known:
+        p, off = init.left.name, init.right if init.op == "+" else c_ast.UnaryOp(
+            "-", init.right)
+    elif isinstance(init, c_ast.UnaryOp) and init.op == "&" and isinstance(
+            init.expr, c_ast.ArrayRef) and isinstance(init.expr.name, c_ast.ID) and \
+            init.expr.name.name in known:
+        p, off = init.expr.name.name, init.expr.subscript
+    elif isinstance(init, c_ast.ID) and init.name in known:
+        p = init.name
+    else:
+        return None
+    _, base, subs, dims = known[p]
+    if dims:
+        return None
+    last = subs[-1] if off is None else c_ast.BinaryOp("+", subs[-1], off)
+    return base, subs[:-1] + [last]
 
 
 def _rank(name: str, scope: dict[str, Var]) -> int:
@@ -113,7 +139,8 @@ def _candidates(body: c_ast.Compound, scope: dict[str, Var], written: set[str],
             continue
         name, value = found
         dims = view_dims(item.type) if isinstance(item, c_ast.Decl) else None
-        found = _view_target(value, dims, item.type, scope) if dims else _target(value, scope)
+        found = _view_target(value, dims, item.type, scope) if dims else (
+            _from_derived(value, out) or _target(value, scope))
         if found is None:
             continue
         base, subs = found
@@ -174,8 +201,20 @@ def _rewrite(node, ptrs, drop: set[int]):
                 n.expr, c_ast.ID) and n.expr.name in ptrs and not ptrs[n.expr.name][3]:
             _, base, subs, _ = ptrs[n.expr.name]
             return _element(base, subs, n.coord)
+        if isinstance(n, c_ast.StructRef) and n.type == "->" and isinstance(
+                n.name, c_ast.ID) and n.name.name in ptrs and not ptrs[n.name.name][3]:
+            _, base, subs, _ = ptrs[n.name.name]  # p->m of p = &a[k] is a[k].m
+            return c_ast.StructRef(_element(base, subs, n.coord), ".", clone(n.field), n.coord)
+        if isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(
+                n.expr, c_ast.ID) and n.expr.name in ptrs:
+            raise _Unsupported(n.expr.name)  # the pointer's own address
         if isinstance(n, c_ast.ID) and n.name in ptrs:
-            raise _Unsupported(n.name)
+            _, base, subs, dims = ptrs[n.name]
+            if dims:
+                raise _Unsupported(n.name)
+            if len(subs) == 1 and isinstance(subs[0], c_ast.Constant) and subs[0].value == "0":
+                return clone(base)  # its value, passed on: the array itself
+            return c_ast.UnaryOp("&", _element(base, subs, n.coord), n.coord)
         return None
     return clone_with(node, replace)
 
@@ -253,10 +292,14 @@ def _block(body: c_ast.Node, scope: dict[str, Var], written_outside: set[str],
             continue
         ptrs = _candidates(c, scope, written_outside, loop, private)
         declared = [n.name for n in walk(c) if isinstance(n, c_ast.Decl)]
+        # a pointer assigned in the block is private to it, or declared (without a value)
+        # by the block itself: that declaration goes too
+        bare = {n.name: n for n in c.block_items or [] if isinstance(n, c_ast.Decl)
+                and n.init is None and n.name in ptrs}
         ptrs = {k: v for k, v in ptrs.items() if declared.count(k) == (
-            0 if isinstance(v[0], c_ast.Assignment) else 1)}
+            (1 if k in bare else 0) if isinstance(v[0], c_ast.Assignment) else 1)}
         if ptrs:
-            return c, ptrs
+            return c, ptrs, {id(d) for k, d in bare.items() if k in ptrs}
     return None
 
 
@@ -272,8 +315,8 @@ def substituted(loop: c_ast.For, scope: dict[str, Var], private: frozenset[str] 
         found = _block(loop.stmt, scope, set(), loop.stmt, private)
         if found is None:
             break
-        block, ptrs = found
-        drop = {id(d) for d, _, _, _ in ptrs.values()}
+        block, ptrs, bare = found
+        drop = {id(d) for d, _, _, _ in ptrs.values()} | bare
         try:
             loop = clone_with(loop, lambda n: _rewrite(n, ptrs, drop) if n is block else None)
         except _Unsupported:

@@ -166,9 +166,13 @@ def _target(e: c_ast.Node | None) -> c_ast.Node | None:
 def _wants_inlining(fdef: c_ast.FuncDef) -> bool:
     """A callee with a parameter the device cannot take: a pointer to pointers, or an array
     of variable-length rows; or a local view of such rows (``double (*u)[ny] = (double
-    (*)[ny])u_;``, which the loop's body turns into subscripts of the flat array)."""
+    (*)[ny])u_;``) or a local pointer into a parameter's array (XSBench's ``low =
+    &grid[idx]; high = low + 1;``), which the loop's body turns into subscripts of the
+    array (``derived``)."""
     if any(isinstance(d, c_ast.Decl) and any(not isinstance(x, c_ast.Constant) for x in (
             view_dims(d.type) or [])) for d in walk(fdef.body)):
+        return True
+    if _points_into_parameter(fdef):
         return True
     for p in _param_decls(fdef) or []:
         if pointer_depth(p.type)[0] >= 2:
@@ -179,6 +183,27 @@ def _wants_inlining(fdef: c_ast.FuncDef) -> bool:
                     not isinstance(t.dim, c_ast.Constant):
                 return True
             t = t.type
+    return False
+
+
+def _points_into_parameter(fdef: c_ast.FuncDef) -> bool:
+    """A local pointer set to the address of an element of a pointer parameter's array, or
+    to the parameter plus an offset."""
+    params = {p.name for p in _param_decls(fdef) or []
+              if isinstance(p.type, (c_ast.PtrDecl, c_ast.ArrayDecl))}
+    for n in walk(fdef.body):
+        value = n.init if isinstance(n, c_ast.Decl) else n.rvalue if isinstance(
+            n, c_ast.Assignment) and n.op == "=" and isinstance(n.lvalue, c_ast.ID) else None
+        if isinstance(value, c_ast.UnaryOp) and value.op == "&":
+            value = value.expr
+            while isinstance(value, c_ast.ArrayRef):
+                value = value.name
+        elif isinstance(value, c_ast.BinaryOp) and value.op == "+":
+            value = value.left
+        else:
+            continue
+        if isinstance(value, c_ast.ID) and value.name in params:
+            return True
     return False
 
 
