@@ -44,6 +44,7 @@ from .transform.callargs import with_global_args
 from .transform.device import (DeviceCode, Function, device_functions, function_globals,
                                spelled_out)
 from .transform.dynreorder import Variant, reorder_kernel
+from .transform.indices import with_index_pointers
 from .transform.interchange import interchange_region
 from .transform.jam import jammed
 from .transform.linearize import linearized
@@ -166,6 +167,12 @@ def reorder(u: Unit) -> Unit:
                        u.options.whole_program, u.options.cpp)
     new, remarks = reordered_program(prog, plan, u.options.cpp)
     return replace(u, program=new, remarks=u.remarks + plan.remarks + remarks)
+
+
+def indices(u: Unit) -> Unit:
+    """Local pointers into one array, in functions without directives, as indices into it."""
+    ast = with_index_pointers(u.program.ast)
+    return u if ast is None else replace(u, program=replace(u.program, ast=ast))
 
 
 def _dump_reorder(u: Unit) -> str:
@@ -532,6 +539,7 @@ PASSES: tuple[Pass, ...] = (
     Pass("parse", parse, lambda u: "\n".join(f"{b.directive.loc}: omp {b.directive.kind}"
                                              for b in u.program.constructs)),
     Pass("reorder", reorder, _dump_reorder),
+    Pass("indices", indices, lambda u: D.indices(u.program.ast)),
     Pass("analyze", analyze_regions, lambda u: "\n".join(describe(r) for r in u.regions)),
     Pass("place", place_regions, lambda u: "\n".join(
         f"region {k}: bytes {r.start}..{r.end}" for k, r in u.splices.items())),

@@ -21,6 +21,7 @@ TOUR = CORPUS / "43_pass_tour.c"
 SHOWS = {
     "parse": "omp parallel for",
     "reorder": "",  # no array whose uses agree on another order
+    "indices": "",  # no local pointer into one array
     "analyze": "region 0: offload",
     "place": "region 0: bytes",
     "residency": "region 0:",

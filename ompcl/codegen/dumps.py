@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import TypeEnv, c_text
+from ..analysis.ctypes_ import C_PRINTER, TypeEnv, c_text, walk
 from ..ir import KernelSpec, Region
 from ..transform.device import DeviceCode, Function
+from ..transform.indices import SUFFIX
 from . import names as N
 from .cprinter import OpenCLPrinter
 
@@ -86,6 +87,13 @@ def narrowing(progs: tuple[DeviceCode, ...]) -> str:
 def tiling(progs: tuple[DeviceCode, ...]) -> str:
     return _facts(progs, lambda k: "tiles of the two innermost loops" if k.tiled
                   else "runs along the innermost loop")
+
+
+def indices(ast: c_ast.FileAST) -> str:
+    """The functions whose pointers became indices (``transform.indices``), as C."""
+    return "\n".join(C_PRINTER.visit(f) for f in ast.ext if isinstance(f, c_ast.FuncDef)
+                     and any(isinstance(n, c_ast.Decl) and (n.name or "").endswith(SUFFIX)
+                             for n in walk(f)))
 
 
 def jam(progs: tuple[DeviceCode, ...], ast: c_ast.FileAST) -> str:
