@@ -62,14 +62,7 @@ def test_predefined_macros_of_the_build(tmp_path, flags):
     """The device version of a loop reads the code the build's flags select: the language
     standard (``__STDC_VERSION__``, ``__STRICT_ANSI__``) and the optimisation level
     (``__OPTIMIZE__``) reach ompcl's reading, with ``ompcl cc`` as with gcc."""
-    src = HERE / "compiler_macros.c"
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    subprocess.run(["gcc", *flags, "-fopenmp", str(src), "-o", str(ref)], check=True)
-    res = subprocess.run([sys.executable, "-m", "ompcl", "cc", *flags, "-fopenmp", str(src),
-                          "-o", str(exe)], capture_output=True, text=True)
-    assert res.returncode == 0 and "fallback" not in res.stderr, res.stderr
-    every_path(ref, exe, 0.0)
-    _ran_as_expected(src, exe, [False, True], *flags)
+    _built_with_flags(tmp_path, "compiler_macros.c", flags, [False, True])
 
 
 @pytest.mark.parametrize("flags", [["-O2", "-march=native"], ["-O2", "-march=native", "-std=c99"],
@@ -79,12 +72,18 @@ def test_predefined_macros_of_the_build(tmp_path, flags):
 def test_kernels_fuse_multiply_add_where_the_host_compile_does(tmp_path, flags):
     """gcc fuses ``a * b - c`` on an FMA target in GNU C (``-ffp-contract=fast``): the
     kernels then do too, and not otherwise, so every path prints the original's bits."""
-    src = HERE / "fma_contraction.c"
+    _built_with_flags(tmp_path, "fma_contraction.c", flags, [True])
+
+
+def _built_with_flags(tmp_path: Path, name: str, flags: list[str], expected: list[bool]):
+    """``name`` built with ``flags`` by gcc and by ``ompcl cc`` (translated, no fallback),
+    the same answer on every path, the loops' verdicts ``expected``."""
+    src = HERE / name
     ref, exe = tmp_path / "ref", tmp_path / "exe"
     subprocess.run(["gcc", *flags, "-fopenmp", str(src), "-o", str(ref)], check=True)
     res = subprocess.run([sys.executable, "-m", "ompcl", "cc", *flags, "-fopenmp", str(src),
                           "-o", str(exe)], capture_output=True, text=True)
     assert res.returncode == 0 and "fallback" not in res.stderr, res.stderr
     every_path(ref, exe, 0.0)
-    _ran_as_expected(src, exe, [True], *flags)
+    _ran_as_expected(src, exe, expected, *flags)
 

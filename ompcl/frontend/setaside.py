@@ -66,38 +66,19 @@ def _offset_of(text: str, loc: SourceLoc) -> int | None:
 def _top_level_braces(text: str):
     """(offset of '{', offset of its '}', the last other character before '{') of each brace
     pair at file scope; strings, characters and line markers skipped."""
-    depth, k, n, start, before, last = 0, 0, len(text), 0, "", ""
-    while k < n:
-        c = text[k]
-        if c in "\"'":
-            k += 1
-            while k < n and text[k] != c:
-                k += 2 if text[k] == "\\" else 1
-        elif c == "#" and (k == 0 or text[k - 1] == "\n"):
-            k = text.find("\n", k)
-            k = n if k < 0 else k
-            continue
-        elif c == "{":
-            if depth == 0:
-                start, before = k, last
-            depth += 1
-        elif c == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                yield start, k, before
-        if not c.isspace():
-            last = c
-        k += 1
+    start, before, last = 0, "", ""
+    for k, c, depth in _code(text):
+        if c == "{" and depth == 0:
+            start, before = k, last
+        elif c == "}" and depth == 0:
+            yield start, k, before
+        last = c
 
 
-def _blanked(segment: str) -> str:
-    """``segment`` with everything but its newlines and whole line markers removed."""
-    return "\n".join(p if _MARKER.match(p) else "" for p in segment.split("\n"))
-
-
-def _file_scope(text: str):
-    """(offset, character, depth) of each '(' '[' '{' ')' ']' '}' ';' '=' outside strings,
-    characters and marker lines, with the nesting depth before it."""
+def _code(text: str):
+    """(offset, character, nesting depth) of each non-space character outside strings,
+    characters and marker lines: the depth of braces, brackets and parentheses around it
+    (an opening one's outside it, a closing one's after it)."""
     depth, k, n = 0, 0, len(text)
     while k < n:
         c = text[k]
@@ -115,9 +96,20 @@ def _file_scope(text: str):
         elif c in ")]}":
             depth = max(0, depth - 1)
             yield k, c, depth
-        elif c in ";=":
+        elif not c.isspace():
             yield k, c, depth
         k += 1
+
+
+def _blanked(segment: str) -> str:
+    """``segment`` with everything but its newlines and whole line markers removed."""
+    return "\n".join(p if _MARKER.match(p) else "" for p in segment.split("\n"))
+
+
+def _file_scope(text: str):
+    """(offset, character, depth) of each '(' '[' '{' ')' ']' '}' ';' '=' outside strings,
+    characters and marker lines, with the nesting depth before it."""
+    return ((k, c, d) for k, c, d in _code(text) if c in "([{)]};=")
 
 
 def _declared_name(decl: str) -> str | None:

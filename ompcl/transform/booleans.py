@@ -109,19 +109,15 @@ class _Booleans(NodeTransformer):
         return c_ast.BinaryOp("!=", e, c_ast.Constant("int", "0"), e.coord)
 
     # -- scopes -----------------------------------------------------------------------
-    def visit_Compound(self, n: c_ast.Compound) -> c_ast.Compound:
+    def scoped(self, n: c_ast.Node) -> c_ast.Node:
+        """A block or a for statement: its declarations end with it."""
         self.scopes.append({})
         try:
             return self.generic_visit(n)
         finally:
             self.scopes.pop()
 
-    def visit_For(self, n: c_ast.For) -> c_ast.For:
-        self.scopes.append({})
-        try:
-            return self.generic_visit(n)
-        finally:
-            self.scopes.pop()
+    visit_Compound = visit_For = scoped
 
     def visit_Decl(self, n: c_ast.Decl) -> c_ast.Decl:
         if n.name:
