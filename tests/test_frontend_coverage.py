@@ -356,6 +356,40 @@ def test_unreadable_first_function_and_system_macros_in_one_line(tmp_path):
     assert device_runs(exe) in (None, [1, 1])
 
 
+#: GNU's conditional without a middle operand in a function with loops: the function is read
+#: (it was left as written, its loops with it); the loop using one stays on the host
+ELVIS = r"""
+#include <stdio.h>
+#define N 1000
+static double a[N], b[N];
+static void both(int k) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < N; i++) a[i] = i * 2.0;
+  k = k ?: 5;
+#pragma omp parallel for
+  for (i = 0; i < N; i++) b[i] = a[i] + (i % 3 ?: k);
+}
+int main(void) {
+  int i;
+  double s = 0;
+  both(0);
+  for (i = 0; i < N; i++) s += a[i] + b[i];
+  printf("%.1f\n", s);
+  return 0;
+}
+"""
+
+
+def test_conditionals_without_middle_operand_cost_only_their_loop(tmp_path):
+    src, ref, exe = _built(tmp_path, "elvis.c", ELVIS)
+    every_path(ref, exe, 0.0, threads=FAST)
+    u = translate(str(src))
+    assert [r.offload for r in u.regions] == [True, False]
+    assert "'x ?: y'" in u.regions[1].reasons[0].message
+    assert device_runs(exe) in (None, [1])
+
+
 #: directives written as macros expanding to _Pragma (PRK's PRAGMA_OMP_FOR_SIMD, a PFOR of
 #: one's own, PRAGMA(...) with clauses), on a line of their own: the host keeps the macro's
 #: use as written; a macro that holds the loop too stays on the host

@@ -45,9 +45,16 @@ def is_math(name: str) -> bool:
     return name in MATH
 
 
+#: stand-ins the front end writes for GNU C the parser cannot read (``frontend.parse``)
+_STAND_INS = {"__ompcl_elvis": "uses GNU's conditional without a middle operand ('x ?: y')",
+              "__ompcl_imaginary": "uses a GNU imaginary constant ('2.0i')"}
+
+
 def host_only_reason(name: str) -> str:
     if name.startswith("omp_"):
         return f"calls the OpenMP runtime function '{name}'"
+    if name in _STAND_INS:
+        return _STAND_INS[name]
     return f"calls '{name}', which has no OpenCL device version"
 
 

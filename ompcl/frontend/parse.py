@@ -127,11 +127,15 @@ _IMAGINARY = re.compile(r"(?<![\w.])((?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?)"
                         r"(?:[fFlL]?[iIjJ]|[iIjJ][fFlL]?)(?![\w.])")
 
 
+#: GNU's conditional with the middle operand left out (``x ?: y``)
+_ELVIS = re.compile(r"\?(\s*):")
+
+
 def _imaginary(text: str) -> str:
-    """``text`` with each imaginary constant as a call of an undeclared function (a loop
-    using one stays on the host: no device function of that name), so the rest of the file
-    is read."""
-    return _IMAGINARY.sub(r"__ompcl_imaginary(\1)", text)
+    """``text`` with each imaginary constant as a call of an undeclared function, and the
+    missing middle operand of each ``x ?: y`` as another (a loop using one stays on the host:
+    no device function of that name), so the rest of the function and the file is read."""
+    return _ELVIS.sub(r"? __ompcl_elvis()\1:", _IMAGINARY.sub(r"__ompcl_imaginary(\1)", text))
 
 
 def _syntax_error(msg: str, path: str) -> CSyntaxError:
