@@ -155,9 +155,7 @@ def _target(e: c_ast.Node | None) -> c_ast.Node | None:
         return None
     node = e.expr
     while isinstance(node, c_ast.ArrayRef):
-        if any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(
-                n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")
-               for n in walk(node.subscript)):
+        if _effects(node.subscript):
             return None
         node = node.name
     return e.expr if isinstance(node, c_ast.ID) else None
@@ -249,8 +247,7 @@ def _stable(arg: c_ast.Node, param: c_ast.Decl, scope: dict[str, Var], written: 
     constant, a local of the caller the callee cannot name, or (a pointer parameter) a
     pointer value made of such names, subscripts and offsets, none of which it assigns."""
     names = [n for n in walk(arg) if isinstance(n, c_ast.ID)]
-    if any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(n, c_ast.UnaryOp)
-           and n.op in ("++", "--", "p++", "p--") for n in walk(arg)):
+    if _effects(arg):
         return False
     if any(n.name in written for n in names):
         return False
@@ -261,6 +258,12 @@ def _stable(arg: c_ast.Node, param: c_ast.Decl, scope: dict[str, Var], written: 
         return v is not None and v.storage in (Storage.LOCAL, Storage.PARAM) or \
             isinstance(param.type, (c_ast.PtrDecl, c_ast.ArrayDecl))
     return isinstance(param.type, (c_ast.PtrDecl, c_ast.ArrayDecl))
+
+
+def _effects(e: c_ast.Node) -> bool:
+    """Whether evaluating ``e`` may change something (a call, an assignment, a step)."""
+    return any(isinstance(n, (c_ast.FuncCall, c_ast.Assignment)) or isinstance(
+        n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") for n in walk(e))
 
 
 def _rename_decl(decl: c_ast.Decl, name: str) -> None:

@@ -17,7 +17,8 @@ from difflib import SequenceMatcher
 
 from pycparser import c_ast
 
-_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+from .textscan import MARKER
+
 _TOKEN = re.compile(r"""[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|"(?:[^"\\\n]|\\.)*"?"""
                     r"""|'(?:[^'\\\n]|\\.)*'?|\S""")
 
@@ -30,7 +31,7 @@ def preprocessed_lines(text: str, path: str) -> dict[int, str]:
     twice: set[int] = set()
     file, line = None, 0
     for raw in text.split("\n"):
-        m = _MARKER.match(raw)
+        m = MARKER.match(raw)
         if m:
             file, line = m.group(2), int(m.group(1))
             continue

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import InputError, PreprocessError, SourceLoc
+from .textscan import MARKER
 
 PRELUDE = Path(__file__).with_name("prelude.h")
 _GCC_DIAG = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*"
@@ -119,7 +120,6 @@ def preprocess_text(text: str, path: str, opts: CppOptions | None = None) -> str
 #: the compiler's own macros that ompcl's reading leaves undefined (``-U__GNUC__``)
 _COMPILER_TEST = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b.*\b__(?:GNUC|AVX|SSE|FMA|"
                             r"ARM|MMX|BMI|POPCNT|F16C|x86_64|aarch64)", re.M)
-_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)$')
 
 
 def _user_lines(text: str) -> dict[tuple[str, int], str]:
@@ -128,7 +128,7 @@ def _user_lines(text: str) -> dict[tuple[str, int], str]:
     out: dict[tuple[str, int], str] = {}
     file, line, system, systems = "", 0, False, set()
     for raw in text.split("\n"):
-        m = _MARKER.match(raw)
+        m = MARKER.match(raw)
         if m:  # a marker without flags keeps its file's kind (inside a macro expansion)
             line, file = int(m[1]), m[2]
             if " 3" in m[3]:

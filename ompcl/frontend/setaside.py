@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from ..diagnostics import SourceLoc
-from .textscan import IDENT
+from .textscan import IDENT, MARKER
 
 
 def declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
@@ -34,9 +34,7 @@ def declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
             names = _CALLED.findall(text, max(0, start - 2000), start)
             # its line markers stay (a macro from a system header leaves some inside a
             # body): the lines after it keep their numbers
-            kept = "".join("\n" + (seg if _MARKER.match(seg) else "")
-                           for seg in body.split("\n")[1:])
-            return (text[:start] + ";" + kept + text[end + 1:],
+            return (text[:start] + ";" + _blanked(body) + text[end + 1:],
                     names[-1] if names else "?", len(_OMP.findall(body)))
     return None
 
@@ -45,14 +43,11 @@ _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")
 _OMP = re.compile(r"^\s*#\s*pragma\s+omp\b", re.M)
 
 
-_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
-
-
 def _offset_of(text: str, loc: SourceLoc) -> int | None:
     """The offset in preprocessed ``text`` of the line ``loc`` names."""
     file, line, offset = None, 0, 0
     for raw in text.splitlines(keepends=True):
-        m = _MARKER.match(raw)
+        m = MARKER.match(raw)
         if m:
             file, line = m[2], int(m[1])
         else:
@@ -103,7 +98,7 @@ def _code(text: str):
 
 def _blanked(segment: str) -> str:
     """``segment`` with everything but its newlines and whole line markers removed."""
-    return "\n".join(p if _MARKER.match(p) else "" for p in segment.split("\n"))
+    return "\n".join(p if MARKER.match(p) else "" for p in segment.split("\n"))
 
 
 def _file_scope(text: str):
@@ -116,7 +111,7 @@ def _declared_name(decl: str) -> str | None:
     """The name a declaration's text declares: its last identifier outside brackets and
     parentheses, before any initialiser (None for a declarator in parentheses)."""
     depth, last = 0, None
-    for m in re.finditer(r"[A-Za-z_]\w*|[()\[\]{}=]", decl):
+    for m in re.finditer(IDENT.pattern + r"|[()\[\]{}=]", decl):
         tok = m[0]
         if tok in "([{":
             depth += 1
@@ -155,7 +150,7 @@ def readable_declaration(text: str, loc: SourceLoc) -> tuple[str, str] | None:
     if end is None:
         return None
     decl = text[start:end]
-    plain = " ".join(p for p in decl.split("\n") if not _MARKER.match(p))
+    plain = " ".join(p for p in decl.split("\n") if not MARKER.match(p))
     words = IDENT.findall(plain)
     name = _declared_name(plain[:plain.find("{")] if definition else plain)
     if not words or name is None:

@@ -15,8 +15,9 @@ class ScanError(Exception):
     """The statement's text could not be matched (unbalanced, or from a macro)."""
 
 
-#: a line marker of preprocessed text: ``# 12 "file.c" 2``
-_MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+#: a line marker of preprocessed text (``match`` it at a line's start): ``# 12 "file.c" 2 3``,
+#: its line, file as written and flags (`` 3``: a system header); every stage uses this one
+MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"((?:[ \t]+\d+)*)')
 _COND = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 
 
@@ -26,7 +27,7 @@ def inactive_lines(source: str, preprocessed: str, path: str) -> frozenset[int]:
     preprocessed text a token. Empty when the preprocessed text says nothing of the file."""
     live, file, line = set(), None, 0
     for text in preprocessed.splitlines():
-        m = _MARKER.match(text)
+        m = MARKER.match(text)
         if m:
             file, line = m.group(2).replace('\\"', '"').replace("\\\\", "\\"), int(m.group(1))
             continue

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import walk
+from ..analysis.accesses import names_written
+from ..analysis.ctypes_ import renamed_type, walk
 from ..analysis.dependence import names_in, written_names
 from ..frontend.clone import clone
 from ..ir import KernelSpec
@@ -60,10 +61,7 @@ class _Suffix(NodeTransformer):
     def visit_Decl(self, node: c_ast.Decl) -> c_ast.Decl:
         if node.name in self.names:
             node.name = f"{node.name}__{self.c}"
-            t = node.type
-            while not isinstance(t, c_ast.TypeDecl):
-                t = t.type
-            t.declname = node.name
+            node.type = renamed_type(node.type, node.name)
         if node.init is not None:
             node.init = self.visit(node.init)
         t = node.type
@@ -127,15 +125,10 @@ def _header_invariant(header: list[c_ast.Node], counters: set[str], spec: Kernel
         return False
     declared = {n.name for n in walk(spec.body) if isinstance(n, c_ast.Decl)}
     others = set().union(*(names_in(x) for x in header)) - counters
-    changed = written_names(spec.body) | declared | {d.name for d in spec.privates} | {var}
-    changed |= _addressed(spec.body)
+    # (names_written: also the names whose address the body takes, which a callee may change)
+    changed = written_names(spec.body) | names_written(spec.body) | declared | {var}
+    changed |= {d.name for d in spec.privates}
     return not others & changed
-
-
-def _addressed(node: c_ast.Node) -> set[str]:
-    """Names whose address ``node`` takes (a callee may change them)."""
-    return {n.expr.name for n in walk(node) if isinstance(n, c_ast.UnaryOp) and n.op == "&"
-            and isinstance(n.expr, c_ast.ID)}
 
 
 def _carries_scalar(stmt: c_ast.Node, own: set[str]) -> bool:
