@@ -25,6 +25,7 @@ PROGRAMS = {
     "thread_local_scratch.c": [True],
     "file_scope_gnu.c": [True, True, False, False],
     "self_referential_struct.c": [False, True],
+    "null_array_args.c": [True, True],
 }
 
 
@@ -37,6 +38,15 @@ def test_same_answer_on_every_path(tmp_path, name):
     assert res.returncode == 0, res.stderr
     every_path(ref, exe, 0.0)
     _ran_as_expected(src, exe, PROGRAMS[name])
+
+
+def test_null_arrays_reach_the_device(tmp_path):
+    """A null pointer argument (an optional array the run leaves out) binds OpenCL's null
+    buffer: both loops run on the device in both modes, and the kernel's test of the pointer
+    reads null as the original's does (the answers above)."""
+    exe = tmp_path / "exe"
+    assert ompcl_build([HERE / "null_array_args.c"], exe).returncode == 0
+    assert device_runs(exe) in (None, [2, 2])
 
 
 def _ran_as_expected(src: Path, exe: Path, expected: list[bool], *flags: str) -> None:

@@ -21,7 +21,7 @@ extern "C" {
  * file refers to the symbol named after it, which only a runtime of the same number defines:
  * an object translated by another ompcl fails to link instead of running with a runtime
  * whose records it misreads. */
-#define OMPCL_RT_ABI 7
+#define OMPCL_RT_ABI 8
 #define OMPCL_ABI_CAT3(a, b, c) a##b##c
 #define OMPCL_ABI_CAT(a, b, c) OMPCL_ABI_CAT3(a, b, c)
 /* (the name is the linker's message: "undefined reference to ompcl_rt_abi_6_...") */
@@ -459,8 +459,9 @@ void ompcl_rt_objects(const ompcl_object *table, int n);
 void ompcl_rt_host_object(const void *p, int mode);
 
 /* A region's array argument whose extent is the object it points into (a heap block or a
- * registered array): its elements [*lo, *hi] relative to p; 0, and the launch declined (the
- * original loop runs), when no known object holds p. */
+ * registered array): its elements [*lo, *hi] relative to p; none (*lo > *hi) for a null
+ * pointer, which the kernel then sees as null; 0, and the launch declined (the original loop
+ * runs), when no known object holds p. */
 int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo, long *hi);
 
 /* Instrumented functions (their host code probed, data left on the device across calls):

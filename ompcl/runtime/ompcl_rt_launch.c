@@ -75,8 +75,10 @@ static void bind_array(ompcl_launch *L, int k) {
   cl_long offset = 0, checked_lo = a->lo, checked_hi = a->hi;
   cl_mem mem;
   if (!L->ok) return;
-  if (a->hi < a->lo) { /* nothing is accessed: bind a placeholder */
-    mem = dummy_buffer(L);
+  if (a->hi < a->lo) { /* nothing is accessed: bind a placeholder, or null for a null
+                          * pointer (OpenCL's null buffer: the kernel's tests of it read as
+                          * the original's, a dereference faults as the original's would) */
+    mem = a->ptr ? dummy_buffer(L) : 0;
     checked_lo = 0;
     checked_hi = -1;
   } else {
