@@ -151,6 +151,75 @@ void f(S *s, int n) {
 """
 
 
+#: miniBUDE's style: a global parameter struct whose array member holds pointers
+#: (``params.poses[k]``), its elements passed to a function's pointer parameters
+POSES = r"""
+#include <stdio.h>
+#include <stdlib.h>
+typedef struct { float x, y, z; int type; } Atom;
+struct { int n, natoms; Atom *restrict atoms; float *restrict poses[3]; } params;
+static void work(int natoms, const Atom *restrict atoms, const float *restrict p0,
+                 const float *restrict p1, float *restrict out, int i) {
+  float e = 0.0f;
+  for (int a = 0; a < natoms; a++)
+    e += (atoms[a].x - p0[i]) * (atoms[a].y - p1[i]) + atoms[a].z * atoms[a].type;
+  out[i] = e;
+}
+int main(void) {
+  int i, k, two = 2;
+  params.n = 5000;
+  params.natoms = 40;
+  params.atoms = malloc(params.natoms * sizeof(Atom));
+  for (i = 0; i < params.natoms; i++) {
+    params.atoms[i].x = i; params.atoms[i].y = 0.5f * i;
+    params.atoms[i].z = 1.0f; params.atoms[i].type = i % 3;
+  }
+  for (k = 0; k < 3; k++) {
+    params.poses[k] = malloc(params.n * sizeof(float));
+    for (i = 0; i < params.n; i++) params.poses[k][i] = (float)((i % 10) * (k + 1));
+  }
+  float *out = malloc(params.n * sizeof(float));
+#pragma omp parallel for
+  for (i = 0; i < params.n; i++)
+    work(params.natoms, params.atoms, params.poses[0], params.poses[two], out, i);
+  double s = 0;
+  for (i = 0; i < params.n; i++) s += out[i];
+#pragma omp parallel for
+  for (i = 0; i < params.n; i++)
+    params.poses[1][i] += 0.5f * params.poses[0][i];
+  for (i = 0; i < params.n; i++) s += params.poses[1][i];
+  printf("%.3f\n", s);
+  return 0;
+}
+"""
+
+#: an element of the array member assigned in the loop (through a callee): not hoisted
+ROW_ASSIGNED = r"""
+struct { float *rows[2]; } g;
+static void flip(void) { float *t = g.rows[0]; g.rows[0] = g.rows[1]; g.rows[1] = t; }
+void f(int n) {
+  int i;
+#pragma omp parallel for
+  for (i = 0; i < n; i++) { g.rows[0][i] = i; if (i == n) flip(); }
+}
+"""
+
+
+def test_pointer_elements_of_array_members(tmp_path):
+    ref, exe = build_both(tmp_path, POSES, "poses.c")
+    every_path(ref, exe, 0.0)
+    assert device_runs(exe) in (None, [1, 1])
+
+
+def test_an_array_member_element_the_loop_assigns_is_not_hoisted(tmp_path):
+    src = tmp_path / "rows.c"
+    src.write_text(ROW_ASSIGNED)
+    (region,) = translate(str(src)).regions
+    assert not region.offload
+    # g.rows[0] stays the struct's element (hoisted, the device would see the old pointer)
+    assert any(r.id == "data-type" and "'g'" in r.message for r in region.reasons)
+
+
 def test_member_chains_of_a_struct_pointer(tmp_path):
     ref, exe = build_both(tmp_path, MD, "md.c")
     every_path(ref, exe, 1e-12)

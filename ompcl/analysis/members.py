@@ -1,5 +1,6 @@
 """Loop-invariant member chains: a loop body's ``s->atoms->p[i][0]``, ``data.poles[k]``,
-``s->boxes->nAtoms[b]`` -> a copy of the loop in which each chain is a variable of the
+``s->boxes->nAtoms[b]``, ``params.poses[0][i]`` (a pointer element of an array member, its
+subscript invariant) -> a copy of the loop in which each chain is a variable of the
 region (``ompcl_m0_p[i][0]``), and those variables (``Var`` of storage ``GENERATED``, whose
 declaration's initial value is the chain).
 
@@ -38,6 +39,13 @@ def chain(node: c_ast.Node) -> tuple[c_ast.ID, list[c_ast.StructRef]] | None:
 def assigned_members(node: c_ast.Node) -> set[str]:
     """Members (by name) the code assigns, increments or takes the address of."""
     return {t.field.name for t in write_targets(node) if isinstance(t, c_ast.StructRef)}
+
+
+def assigned_rows(node: c_ast.Node) -> set[str]:
+    """Array members (by name) one of whose elements the code assigns, increments or takes
+    the address of (``s.poses[k] = p``; through any member of that name: by name)."""
+    return {t.name.field.name for t in write_targets(node)
+            if isinstance(t, c_ast.ArrayRef) and isinstance(t.name, c_ast.StructRef)}
 
 
 def resolve_typedefs(t: c_ast.Node | None, env: TypeEnv) -> c_ast.Node | None:
@@ -88,10 +96,12 @@ def null_checks(init: c_ast.Node) -> list[str]:
 
 
 def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
-            callee_members: Callable[[c_ast.Node], set[str]] = lambda body: set()
+            callee_members: Callable[..., set[str]] = lambda body, of=None: set()
             ) -> tuple[c_ast.For, dict[str, Var]] | None:
     """The loop with its invariant member chains replaced by variables (see module) and
-    those variables by name, or None when there are none."""
+    those variables by name, or None when there are none. ``callee_members(body, of)``: the
+    members the functions ``body`` calls assign, by ``of`` (``assigned_members`` by
+    default, ``assigned_rows``)."""
     body = loop.stmt
     written = names_written(loop)
     banned = assigned_members(body) | callee_members(body)
@@ -100,6 +110,8 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
     hoists: dict[str, Var] = {}
     replace: dict[int, str] = {}
     parents = {id(n.name) for n in walk(body) if isinstance(n, c_ast.StructRef)}
+    rows = _Rows(body, written | declared, lambda: assigned_rows(body) | callee_members(
+        body, assigned_rows))
     for n in walk(body):
         if not isinstance(n, c_ast.StructRef) or id(n) in parents:
             continue  # a chain is hoisted whole, from its outermost member
@@ -115,6 +127,9 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
         ct = env.ctype(t) if t is not None else None
         if ct is None and tree_type(t, env):
             ct = CType("?")  # a pointer tree (``analysis.trees``)
+        if isinstance(t, c_ast.ArrayDecl):  # an array member: one element of it
+            n, t = rows.element(n, t)
+            ct = env.ctype(t) if t is not None else None
         if ct is None or (ct.dims and not ct.pointer):
             continue  # an array member, or a type the device cannot hold
         text = c_text(n)
@@ -131,3 +146,29 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
         return c_ast.ID(replace[id(x)], x.coord) if id(x) in replace else None
     new = c_ast.For(loop.init, loop.cond, loop.next, clone_with(body, swap), loop.coord)
     return new, hoists
+
+
+class _Rows:
+    """Pointer elements of array members with an invariant subscript (``params.poses[0]``,
+    an array of pointers in a global struct): hoisted as chains are, unless an element of a member of
+    that name is assigned or has its address taken in the loop or a function it calls."""
+
+    def __init__(self, body: c_ast.Node, varying: set[str], banned: Callable[[], set[str]]):
+        self.parent = {id(c): n for n in walk(body) for _, c in n.children()}
+        self.varying, self._banned, self.banned = varying, banned, None
+
+    def element(self, ref: c_ast.StructRef, t: c_ast.Node
+                ) -> tuple[c_ast.Node, c_ast.Node | None]:
+        """(``ref[k]``, its element type), or (ref, None) where it is not hoisted."""
+        up = self.parent.get(id(ref))
+        if not isinstance(up, c_ast.ArrayRef) or up.name is not ref or \
+                not isinstance(getattr(t, "type", None), c_ast.PtrDecl) or \
+                not self._invariant(up.subscript):
+            return ref, None
+        if self.banned is None:
+            self.banned = self._banned()
+        return (up, t.type) if ref.field.name not in self.banned else (ref, None)
+
+    def _invariant(self, k: c_ast.Node) -> bool:
+        return isinstance(k, c_ast.Constant) or \
+            (isinstance(k, c_ast.ID) and k.name not in self.varying)

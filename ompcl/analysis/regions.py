@@ -437,8 +437,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     if split is not None:
         loop, lib = split[0], WithCopies(library, split[1])
         args = (prog, env, funcs, declared, cand, rid, teams, lib, file_scope, cands)
-    found = hoisted(loop, region.scope, env, lambda body: _callee_writes(
-        body, funcs, args[7], assigned_members))
+    found = hoisted(loop, region.scope, env, lambda body, of=assigned_members: _callee_writes(
+        body, funcs, args[7], of))
     if found is not None:  # (a pointer derived from a hoisted chain: lat->data + index)
         body = substituted(found[0], region.scope | found[1], private) or found[0]
         again = _build_region(*args, loop=body, hoists=found[1])
