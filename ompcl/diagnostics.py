@@ -39,8 +39,8 @@ UNKNOWN_LOC = SourceLoc("<unknown>", 0, 0)
 REASONS: dict[str, str] = {
     # where the loop is
     "function-fallback": "the loop's function holds C ompcl cannot parse (GNU extensions such "
-                         "as typeof): the function is left as written, the file's others "
-                         "are read",
+                         "as nested functions or case ranges): the function is left as "
+                         "written, the file's others are read",
     "compiler-macros": "the loop's code reads otherwise under the host compiler's predefined "
                        "macros ('#ifdef __GNUC__' in the user's code)",
     "nested-parallel": "the loop is nested inside another parallel region",

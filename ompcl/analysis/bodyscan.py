@@ -393,6 +393,11 @@ def expr_struct_ref(sc: Scan, n, write, read):
 
 
 def expr_func_call(sc: Scan, n, write, read):
+    if isinstance(n.name, c_ast.FuncCall) and c_text(n.name.name).startswith("__ompcl_"):
+        expr(sc, n.name, write=False, read=True)  # _Generic(...)(x): the stand-in says why
+        for arg in (n.args.exprs if n.args else []):
+            expr(sc, arg, write=False, read=True)
+        return None
     if not isinstance(n.name, c_ast.ID):
         return problem(sc, n, "function-pointer",
                             f"calls through function pointer '{c_text(n.name)}'")

@@ -1,6 +1,8 @@
 """The C library functions a kernel may call, with their OpenCL built-in spelling."""
 from __future__ import annotations
 
+from ..frontend.setaside import TYPEOF
+
 _DOUBLE_1 = ["sqrt", "cbrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
              "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
              "fabs", "floor", "ceil", "round", "trunc", "rint", "erf", "erfc", "tgamma", "lgamma",
@@ -47,7 +49,15 @@ def is_math(name: str) -> bool:
 
 #: stand-ins the front end writes for GNU C the parser cannot read (``frontend.parse``)
 _STAND_INS = {"__ompcl_elvis": "uses GNU's conditional without a middle operand ('x ?: y')",
-              "__ompcl_imaginary": "uses a GNU imaginary constant ('2.0i')"}
+              "__ompcl_imaginary": "uses a GNU imaginary constant ('2.0i')",
+              "__ompcl_stmt_expr": "uses a GNU statement expression ('({ ... })')",
+              "__ompcl_asm": "holds an asm statement",
+              "__ompcl_generic": "uses a '_Generic' selection"}
+
+
+def typeof_reason(name: str) -> str:
+    return (f"'{name}' is declared with GNU's typeof or __auto_type, whose type ompcl does "
+            "not work out")
 
 
 def host_only_reason(name: str) -> str:

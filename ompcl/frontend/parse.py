@@ -12,7 +12,7 @@ from pycparser import c_ast, c_parser
 from ..diagnostics import CSyntaxError, Remark, SourceLoc
 from .oldstyle import add_implicit_int, prototyped
 from .prune import prune
-from .setaside import declared_only, readable_declaration
+from .setaside import declared_only, readable_declaration, with_stand_ins
 
 _POS = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?:\s*(?P<msg>.*)$", re.S)
 
@@ -86,8 +86,9 @@ MAX_SET_ASIDE = 16
 
 def _without_unreadable_functions(text: str, path: str, first: CSyntaxError,
                                   notes: list[Remark]) -> c_ast.FileAST:
-    """The file read with each function whose body the parser rejects (GNU C it does not
-    know: ``typeof``, a statement expression as an operand) declared instead of defined:
+    """The file read with the GNU C the parser rejects in a function body as stand-ins
+    (``setaside.with_stand_ins``: its loops that use them stay on OpenMP), and each function
+    whose body the parser still rejects declared instead of defined:
     its loops stay on OpenMP and a call of it is a call of a function ompcl cannot see
     (not instrumented: the runtime brings host copies up to date before it), while the
     file's other functions are considered; likewise each file-scope declaration it rejects
@@ -95,8 +96,10 @@ def _without_unreadable_functions(text: str, path: str, first: CSyntaxError,
     helps."""
     error, found = first, []
     for _ in range(MAX_SET_ASIDE):
-        aside = declared_only(text, error.loc)
+        aside = with_stand_ins(text, error.loc)
         if aside is not None:
+            text = aside
+        elif (aside := declared_only(text, error.loc)) is not None:
             text, name, directives = aside
             if directives:  # (a call of it, in a loop, says the function is not seen)
                 found.append(Remark(error.loc, f"loop not offloaded: ompcl cannot parse "

@@ -1,5 +1,6 @@
 /* ompcl analysis prelude: spellings the C parser does not know, seen only by analysis. */
 typedef char *__builtin_va_list;
+typedef struct __ompcl_typeof __ompcl_typeof_t;  /* GNU's typeof in a body (setaside.py) */
 #define __attribute__(x)
 #define __extension__
 #define __thread _Thread_local

@@ -2,7 +2,9 @@
 preprocessed text and the place of a syntax error -> the text made readable there, lines and
 line markers kept (so every later coordinate still points into the user's files).
 
-- In a function body: the function declared instead of defined (``declared_only``).
+- In a function body: GNU C (statement expressions, ``asm`` statements, ``_Generic``,
+  ``typeof``, ``__auto_type``) read as stand-ins (``with_stand_ins``); failing that, the
+  function declared instead of defined (``declared_only``).
 - In a file-scope declaration (``readable_declaration``): a typedef becomes an opaque struct
   of the same name (a loop using a value of it stays on the host), another declaration loses
   its initialiser (the host keeps the original text and its value), else the declaration
@@ -16,6 +18,65 @@ import re
 
 from ..diagnostics import SourceLoc
 from .textscan import IDENT, MARKER
+
+
+#: GNU C inside a function body read as stand-ins (``with_stand_ins``): each a call of a
+#: function no device has (a loop holding one stays on the host, its remark naming the
+#: construct; in host code an unknown call, which may touch any memory), or for ``typeof``
+#: and ``__auto_type`` an opaque type (``prelude.h``: a loop using a variable of it stays on
+#: the host)
+STMT_EXPR, ASM, GENERIC, TYPEOF = ("__ompcl_stmt_expr()", "__ompcl_asm()", "__ompcl_generic()",
+                                   "__ompcl_typeof_t")
+_GNU = re.compile(r"\b(?:(?P<typeof>typeof|__typeof__|__typeof)\s*\(|(?P<auto>__auto_type)\b|"
+                  r"(?P<asm>asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__|goto|inline)\b)*"
+                  r"\s*\(|(?P<generic>_Generic)\s*\()")
+
+
+def with_stand_ins(text: str, loc: SourceLoc) -> str | None:
+    """``text`` with GNU C the parser cannot read in the body of the function holding ``loc``
+    replaced by stand-ins (``STMT_EXPR``, ``ASM``, ``GENERIC``, ``TYPEOF``), lines and line
+    markers kept; None when the body has none or ``loc`` is in no function body."""
+    at = _offset_of(text, loc)
+    if at is None:
+        return None
+    for start, end, before in _top_level_braces(text):
+        if start <= at <= end and before == ")":
+            body = text[start:end + 1]
+            new = _stood_in(body)
+            return None if new == body else text[:start] + new + text[end + 1:]
+    return None
+
+
+def _stood_in(body: str) -> str:
+    """``body`` with its outermost statement expressions, ``asm`` statements, ``_Generic``
+    selections, ``typeof(...)`` and ``__auto_type`` replaced by their stand-ins."""
+    events = list(_code(body))
+    code = {k for k, _, _ in events}
+    closing, opened = {}, []
+    for k, c, _ in events:
+        if c in "([{":
+            opened.append(k)
+        elif c in ")]}" and opened:
+            closing[opened.pop()] = k
+    spans = []
+    for (k, c, _), (k2, c2, _) in zip(events, events[1:]):
+        if c == "(" and c2 == "{" and k in closing and k2 in closing and \
+                not body[closing[k2] + 1:closing[k]].strip():
+            spans.append((k, closing[k] + 1, STMT_EXPR))
+    for m in _GNU.finditer(body):
+        if m.start() not in code:
+            continue  # in a string
+        if m["auto"]:
+            spans.append((m.start(), m.end(), TYPEOF))
+        elif m.end() - 1 in closing:
+            stand = TYPEOF if m["typeof"] else ASM if m["asm"] else GENERIC
+            spans.append((m.start(), closing[m.end() - 1] + 1, stand))
+    out, done = [], 0
+    for a, b, stand in sorted(spans):
+        if a >= done:  # the outermost of nested ones
+            out += [body[done:a], stand, _blanked(body[a:b])]
+            done = b
+    return "".join(out) + body[done:]
 
 
 def declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
