@@ -173,30 +173,29 @@ def test_valid_gnu_c_stays_on_host_with_a_warning(tmp_path):
     in a function, a loop declaring a variable so stays on the host with a remark that says
     why, and the file's other loops are translated."""
     src = tmp_path / "gnu.c"
-    src.write_text("typeof(1) a[10];\nint main(void){ int i;\n#pragma omp parallel for\n"
-                   "for (i = 0; i < 10; i++) { a[i] = i * 2; }\nreturn a[3]; }\n")
-    outdir = tmp_path / "out"
-    res = ompcl("translate", str(src), "-o", str(outdir), "--report")
-    assert res.returncode == 0, res.stderr
+
+    def translated(text: str):
+        src.write_text(text)
+        res = ompcl("translate", str(src), "-o", str(tmp_path / "out"), "--report")
+        assert res.returncode == 0, res.stderr
+        return res
+    res = translated("typeof(1) a[10];\nint main(void){ int i;\n#pragma omp parallel for\n"
+                     "for (i = 0; i < 10; i++) { a[i] = i * 2; }\nreturn a[3]; }\n")
     assert re.search(rf"^{re.escape(str(src))}:1:\d+: warning: ompcl cannot parse the "
                      r"declaration of 'a'.*\[declaration-fallback\]", res.stderr, re.M), res.stderr
     assert re.search(r"gnu\.c:3:\d+: host .*cannot resolve 'a'", res.stdout), res.stdout
-    src.write_text("int a[10];\nint f(void){ int i;\n#pragma omp parallel for\n"
-                   "for (i = 0; i < 10; i++) { __auto_type t = i; a[i] = t * 2; }\n"
-                   "return a[3]; }\nint main(void){ int i;\n#pragma omp parallel for\n"
-                   "for (i = 0; i < 10; i++) a[i] = i;\nreturn f(); }\n")
-    res = ompcl("translate", str(src), "-o", str(outdir), "--report")
-    assert res.returncode == 0, res.stderr
+    res = translated("int a[10];\nint f(void){ int i;\n#pragma omp parallel for\n"
+                     "for (i = 0; i < 10; i++) { __auto_type t = i; a[i] = t * 2; }\n"
+                     "return a[3]; }\nint main(void){ int i;\n#pragma omp parallel for\n"
+                     "for (i = 0; i < 10; i++) a[i] = i;\nreturn f(); }\n")
     assert re.search(r"gnu\.c:3:\d+: host .*'t' is declared with GNU's typeof or __auto_type"
                      r".*\[local-type\]", res.stdout), res.stdout
     assert re.search(r"gnu\.c:7:\d+: offloaded", res.stdout), res.stdout
     # what has no stand-in (a case range): the function is left as written
-    src.write_text("int a[10];\nint f(int k){ int i;\n#pragma omp parallel for\n"
-                   "for (i = 0; i < 10; i++) a[i] = i;\nswitch (k) { case 1 ... 3: return 1; }\n"
-                   "return a[3]; }\nint main(void){ int i;\n#pragma omp parallel for\n"
-                   "for (i = 0; i < 10; i++) a[i] = i;\nreturn f(2); }\n")
-    res = ompcl("translate", str(src), "-o", str(outdir), "--report")
-    assert res.returncode == 0, res.stderr
+    res = translated("int a[10];\nint f(int k){ int i;\n#pragma omp parallel for\n"
+                     "for (i = 0; i < 10; i++) a[i] = i;\nswitch (k) { case 1 ... 3: return 1; }"
+                     "\nreturn a[3]; }\nint main(void){ int i;\n#pragma omp parallel for\n"
+                     "for (i = 0; i < 10; i++) a[i] = i;\nreturn f(2); }\n")
     assert re.search(r"gnu\.c:5:\d+: host .*cannot parse function 'f'.*\[function-fallback\]",
                      res.stdout), res.stdout
     assert re.search(r"gnu\.c:8:\d+: offloaded", res.stdout), res.stdout
