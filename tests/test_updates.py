@@ -414,6 +414,47 @@ def test_array_reduction_runs_on_the_device(tmp_path, opencl_available):
                 assert load_stats(stats)["regions"][0]["device_runs"] == 1
 
 
+#: heap sections of run-time length (EP's q[0:nq] style): updated in place by device
+#: atomics (the clause's private copies leave the original alone during the loop, so the
+#: launch also checks that no other array argument is the same memory)
+HEAP_SECTIONS = r"""#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+    int n = 200000, bins = 100 + argc, i, pass;
+    int *v = malloc(n * sizeof *v);
+    long *h = malloc(bins * sizeof *h);
+    double *w = calloc(bins, sizeof *w);
+    for (i = 0; i < bins; i++) h[i] = i % 3;
+    for (i = 0; i < n; i++) v[i] = (int)((i * 2654435761u) >> 7);
+    for (pass = 0; pass < 2; pass++) {
+#pragma omp parallel for reduction(+:h[0:bins], w[0:bins])
+        for (i = 0; i < n; i++) {
+            h[v[i] % bins] += 1 + pass;
+            w[(v[i] >> 3) % bins] += 0.25;
+        }
+    }
+    long s = 0;
+    double t = 0;
+    for (i = 0; i < bins; i++) { s += h[i] * (i + 1); t += w[i] * (i % 7); }
+    printf("%ld %.6f\n", s, t);
+    return 0;
+}
+"""
+
+
+def test_heap_section_reductions_on_every_path(tmp_path):
+    """reduction(+: h[0:bins], w[0:bins]) on heap pointers: device atomics into the blocks,
+    the launch checking they are other memory than the loop's other arrays."""
+    from conftest import build_both, device_runs, every_path
+    ref, exe = build_both(tmp_path, HEAP_SECTIONS, "sections.c")
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [2])
+    unit = translate(str(tmp_path / "sections.c"))
+    assert {frozenset(p) for p in unit.regions[0].distinct} >= {
+        frozenset(("h", "v")), frozenset(("h", "w")), frozenset(("v", "w"))}
+
+
 def test_auto_mode_keeps_teams_with_updated_arrays_on_the_original(tmp_path):
     """Guards the team's count of loops run on one thread: a declined launch of a loop
     updating a thread's array runs on one thread inside the team of one, so the team counts

@@ -28,7 +28,7 @@ from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
 from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
-from .sharing import classify_sharing, dim_syms
+from .sharing import Sharing, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
 from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
@@ -560,16 +560,17 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   hoists=tuple((hoists or {}).values()),
                   scratch_check=check,
                   threadprivates=tuple(sorted(tps)),
-                  **_updated_fields(updated, sharing.reduced or {}))
+                  **_updated_fields(updated, sharing))
 
 
-def _updated_fields(updated: dict[str, Updates], reduced: dict[str, Updates]) -> dict:
+def _updated_fields(updated: dict[str, Updates], sharing: Sharing) -> dict:
     """The Region fields of the arrays updated by device atomics: a thread's arrays whose
     updates commute exactly, and arrays in reduction clauses (any order allowed); those
     of them whose sums may be grouped in any way (reduction clauses, accumulators, arrays
-    only merged after the loop)."""
+    only merged after the loop); the pairs of arrays that must be other memory."""
+    reduced = sharing.reduced or {}
     exact = {n: u for n, u in updated.items() if u.exact} | reduced
-    return {"updated": tuple(sorted(exact)),
+    return {"updated": tuple(sorted(exact)), "distinct": sharing.distinct,
             "updated_params": tuple(dict.fromkeys(p for u in exact.values() for p in u.params)),
             "reassociable": tuple(sorted(set(reduced) | {n for n, u in exact.items()
                                                          if u.regroup}))}

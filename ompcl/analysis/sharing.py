@@ -48,6 +48,9 @@ class Sharing:
     reasons: tuple[Reason, ...] = ()
     inspections: tuple[Inspection, ...] = ()
     reduced: dict = field(default_factory=dict)  # array -> Updates (reduction clauses)
+    #: (a reduction array reached through a pointer, another array argument): updated in
+    #: place, it must be other memory than what the loop reads (``Region.distinct``)
+    distinct: tuple[tuple[str, str], ...] = ()
 
 
 def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
@@ -104,7 +107,8 @@ class _Classifier:
             elif v.ctype.base == "?":
                 self.tree(v, by_name.get(name, []), name in info.pointer_uses, out)
             elif name in reds:
-                self.reduction(v, reds[name], out)
+                self.reduction(v, reds[name], out, by_name.get(name, []),
+                               name in info.pointer_uses)
             elif name in lastp:
                 if not v.ctype.is_scalar or name in firstp:
                     self.fail("clause-type", f"lastprivate '{name}' must be a scalar (not also "
@@ -151,9 +155,12 @@ class _Classifier:
                 out["privates"].append(v)
         for name in sorted(self.vla_dims - {v.name for v in out["scalars"]}):
             out["scalars"].append(self.scope[name])  # the kernel indexes the flat buffer
+        pointed = [n for n in self.reduced if self.scope[n].ctype.pointer]
         return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
                                                   "lastprivates", "reductions")),
-                       tuple(self.reasons), tuple(self.inspections), dict(self.reduced))
+                       tuple(self.reasons), tuple(self.inspections), dict(self.reduced),
+                       tuple(dict.fromkeys(tuple(sorted((r, a.name))) for r in pointed
+                                           for a in out["arrays"] if a.name != r)))
 
     def tree(self, v: Var, accs: list[RawAccess], ptr_use: bool, out: dict) -> None:
         """A pointer tree gathered into a staging block (``analysis.trees``), its row widths
@@ -177,9 +184,10 @@ class _Classifier:
         out["arrays"].append(ArrayArg(v.name, view, mode, extent, tree))
         out["scalars"] += widths
 
-    def reduction(self, v: Var, op: str, out: dict) -> None:
+    def reduction(self, v: Var, op: str, out: dict, accs: list[RawAccess] = (),
+                  ptr_use: bool = False) -> None:
         if v.ctype.is_array_like and not v.ctype.record:
-            return self.array_reduction(v, op, out)
+            return self.array_reduction(v, op, out, list(accs), ptr_use)
         if not v.ctype.is_scalar or v.ctype.record:
             return self.fail("clause-type", f"reduction variable '{v.name}' is not a scalar")
         op = "+" if op == "-" else op
@@ -210,22 +218,28 @@ class _Classifier:
                 return None  # ++, --, & of the flag
         return {frozenset({1}): "||", frozenset({0}): "&&"}.get(frozenset(values))
 
-    def array_reduction(self, v: Var, op: str, out: dict) -> None:
+    def array_reduction(self, v: Var, op: str, out: dict, accs: list[RawAccess],
+                        ptr_use: bool) -> None:
         """``reduction(op: a)`` on an array (OpenMP 4.5; a section names its array): the
         loop's updates of it, callees included, become device atomics on the array itself,
-        in any order (as the clause allows)."""
+        in any order (as the clause allows). An array of run-time size (a heap section
+        ``h[0:n]``, a pointer of one dimension) takes its extent as any array's does (its
+        subscripts, else the block it points into)."""
         ct = v.ctype
-        if ct.pointer or not all(is_constant_text(x, self.env) for x in ct.dims) or \
-                ct.base not in ATOMIC_C_TYPES:
-            return self.fail("clause-type", f"reduction array '{v.name}' is not a fixed-size "
-                             "array of int, long, float or double elements")
+        fixed = not ct.pointer and all(is_constant_text(x, self.env) for x in ct.dims)
+        if ct.base not in ATOMIC_C_TYPES or not fixed and len(ct.dims) + ct.pointer != 1:
+            return self.fail("clause-type", f"reduction array '{v.name}' is not an array of "
+                             "int, long, float or double elements (of one dimension where its "
+                             "size is not fixed)")
         upd = array_updates(v.name, self.loops[-1].loop.stmt, ct.base, self.lookup,
                             v.storage in ("global", "static"))
         if upd is None or upd.op != ("+" if op == "-" else op):
             return self.fail("clause-type", f"reduction array '{v.name}' is used in the loop "
                              f"otherwise than by '{op}' updates of its elements")
-        out["arrays"].append(ArrayArg(v.name, v, "rw", None))
-        self.reduced[v.name] = upd
+        arr = ArrayArg(v.name, v, "rw", None) if fixed else self.array_arg(v, accs, ptr_use)
+        if arr is not None:
+            out["arrays"].append(ArrayArg(arr.name, arr.var, "rw", arr.extent))
+            self.reduced[v.name] = upd
 
     def invariant_dims(self, dims: tuple[str, ...]) -> bool:
         """Row dimensions of a pointer to variable-length rows: every name an integer scalar
