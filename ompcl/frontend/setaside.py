@@ -48,8 +48,9 @@ def with_stand_ins(text: str, loc: SourceLoc) -> str | None:
 
 
 def _stood_in(body: str) -> str:
-    """``body`` with its outermost statement expressions, ``asm`` statements, ``_Generic``
-    selections, ``typeof(...)`` and ``__auto_type`` replaced by their stand-ins."""
+    """``body`` with its ``asm`` statements, ``_Generic`` selections, ``typeof(...)`` and
+    ``__auto_type`` replaced by their stand-ins; where it has none, its outermost statement
+    expressions."""
     events = list(_code(body))
     code = {k for k, _, _ in events}
     closing, opened = {}, []
@@ -59,10 +60,6 @@ def _stood_in(body: str) -> str:
         elif c in ")]}" and opened:
             closing[opened.pop()] = k
     spans = []
-    for (k, c, _), (k2, c2, _) in zip(events, events[1:]):
-        if c == "(" and c2 == "{" and k in closing and k2 in closing and \
-                not body[closing[k2] + 1:closing[k]].strip():
-            spans.append((k, closing[k] + 1, STMT_EXPR))
     for m in _GNU.finditer(body):
         if m.start() not in code:
             continue  # in a string
@@ -71,6 +68,12 @@ def _stood_in(body: str) -> str:
         elif m.end() - 1 in closing:
             stand = TYPEOF if m["typeof"] else ASM if m["asm"] else GENERIC
             spans.append((m.start(), closing[m.end() - 1] + 1, stand))
+    # statement expressions only once nothing else is left: the parser reads them as
+    # statements and assigned values, and then they are analysed as written
+    for (k, c, _), (k2, c2, _) in zip(events, events[1:]) if not spans else ():
+        if c == "(" and c2 == "{" and k in closing and k2 in closing and \
+                not body[closing[k2] + 1:closing[k]].strip():
+            spans.append((k, closing[k] + 1, STMT_EXPR))
     out, done = [], 0
     for a, b, stand in sorted(spans):
         if a >= done:  # the outermost of nested ones

@@ -29,7 +29,8 @@ static double step(double *u, double *v, int n, int steps)
     return total;
 }
 
-/* no macros: instrumented host code, probed inside the statement expressions */
+/* no macros: instrumented host code (a statement expression as an operand is read as a
+ * stand-in, an unknown call) */
 static double step_literal(double *u, double *v, int n, int steps)
 {
     int i, t;
@@ -38,7 +39,7 @@ static double step_literal(double *u, double *v, int n, int steps)
 #pragma omp parallel for
         for (i = 1; i < n - 1; i++)
             v[i] = 0.25 * (u[i - 1] + 2.0 * u[i] + u[i + 1]);
-        edge += ({ v[0] = v[1]; v[n - 1] = v[n - 2] + 0.5; u[3] += 1.0; v[0]; });
+        edge = edge + ({ v[0] = v[1]; v[n - 1] = v[n - 2] + 0.5; u[3] += 1.0; v[0]; });
         ({ double *tmp = u; u = v; v = tmp; });
     }
     double total = 0.0;
