@@ -81,9 +81,8 @@ class _Classifier:
     def classify(self) -> Sharing:
         d, info = self.d, self.info
         pvars = {dim.var for dim in self.loops}
-        private = set(d.names_in("private"))
-        firstp = set(d.names_in("firstprivate"))
-        lastp = set(d.names_in("lastprivate"))
+        private, firstp, lastp = (set(d.names_in(c)) for c in ("private", "firstprivate",
+                                                                "lastprivate"))
         reds = {a: c.op for c in d.clause("reduction") for a in c.args}
         by_name: dict[str, list[RawAccess]] = {}
         for a in info.accesses:
@@ -155,12 +154,16 @@ class _Classifier:
                 out["privates"].append(v)
         for name in sorted(self.vla_dims - {v.name for v in out["scalars"]}):
             out["scalars"].append(self.scope[name])  # the kernel indexes the flat buffer
-        pointed = [n for n in self.reduced if self.scope[n].ctype.pointer]
         return Sharing(*(tuple(out[k]) for k in ("arrays", "scalars", "privates",
                                                   "lastprivates", "reductions")),
                        tuple(self.reasons), tuple(self.inspections), dict(self.reduced),
-                       tuple(dict.fromkeys(tuple(sorted((r, a.name))) for r in pointed
-                                           for a in out["arrays"] if a.name != r)))
+                       self.distinct(out["arrays"]))
+
+    def distinct(self, arrays: list[ArrayArg]) -> tuple[tuple[str, str], ...]:
+        """Each reduction array reached through a pointer, with every other array."""
+        pointed = [n for n in self.reduced if self.scope[n].ctype.pointer]
+        return tuple(dict.fromkeys(tuple(sorted((r, a.name))) for r in pointed
+                                   for a in arrays if a.name != r))
 
     def tree(self, v: Var, accs: list[RawAccess], ptr_use: bool, out: dict) -> None:
         """A pointer tree gathered into a staging block (``analysis.trees``), its row widths

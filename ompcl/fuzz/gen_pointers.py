@@ -496,7 +496,8 @@ class Pointers(Families):
                 body.append(f"{x}{m}[{e}] = {self.dexpr(c)}{extra};")
         fams = {"member_chain"} | self.extra_families
         if null_ex:
-            fams.add("declined")
+            if null_ex == "ex":  # a null pointer on the way: the region declines at entry
+                fams.add("declined")  # (a null value, ex->v, is bound as OpenCL's null)
             p = self.seed % 97
             body += [f"if (mcoff{p})", f"    {x}ex->v[{e}] = {self.dexpr(c)};"]
         text = "\n".join(body)

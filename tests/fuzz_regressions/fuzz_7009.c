@@ -1,5 +1,5 @@
 /* ompcl-expect: device=1 host=0 tolerance=1e-6 */
-/* fuzz seed 7009 (tree,member_chain; minimised by hand): crash:opencl-copy: exit code -11 (SIGSEGV in PoCL's memcpy: the copy-in of the hoisted ms10.ex->v, a null pointer the loop writes only under a false guard, reads from NULL + 2 * 8); placement:opencl-zc: the region ran on the device, expected declined (the chain's own value is never checked for null, only the pointers on the way) */
+/* fuzz seed 7009 (tree,member_chain; minimised by hand): crash:opencl-copy: exit code -11 (SIGSEGV in PoCL's memcpy: the copy-in of the hoisted ms10.ex->v, a null pointer the loop writes only under a false guard, reads from NULL + 2 * 8); placement:opencl-zc: the region ran on the device, expected declined (the chain's own value is never checked for null, only the pointers on the way); since the runtime binds a null pointer argument as OpenCL's null buffer, the loop runs on the device (the guard keeps the kernel from it) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -22,7 +22,7 @@ int main(void)
         ms10.b[h0] = 0.5 * cos(0.1 * h0 + 1) + 0.25;
     }
     /* -- body -- */
-/* ompcl-loop: declined,member_chain */
+/* ompcl-loop: member_chain */
 #pragma omp parallel for
     for (i = 2; i < 98; i++) {
         ms10.a[i] = 0.271 + -0.25 * ms10.b[i - 2];
