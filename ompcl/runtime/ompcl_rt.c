@@ -114,18 +114,14 @@ int ompcl_rt_begin(ompcl_region *r, ompcl_launch *L, long iters) {
 void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned long esize,
                         int mode) {
   LOCK();
+  int tree = L->trees && ompcl_tree_clamp(L, &lo, &hi);
   /* a null pointer (an optional array this run leaves out): the loop reaches it only on a
    * path the original never takes (a guard, or a test of the pointer), so nothing is copied
-   * and the kernel's parameter is null too; a pointer tree's rows are not followed from it */
-  if (!ptr && lo <= hi) {
-    if (L->trees) {
-      if (ompcl_decline(L, &L->r->block_declines))
-        ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
-    } else {
-      hi = lo - 1;
-    }
-  }
-  if (L->trees) ompcl_tree_clamp(L, &lo, &hi);
+   * and the kernel's parameter is null too; a pointer tree's staging block is never null */
+  if (!ptr && lo <= hi && !tree)
+    hi = lo - 1;
+  else if (!ptr && lo <= hi && ompcl_decline(L, &L->r->block_declines))
+    ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
   ompcl_arg_array(L, ptr, lo, hi, esize, mode);
   UNLOCK();
 }
@@ -175,7 +171,7 @@ void ompcl_rt_host_object(const void *p, int mode) {
 
 int ompcl_rt_block(ompcl_launch *L, const void *p, unsigned long esize, long *lo, long *hi) {
   uintptr_t a = (uintptr_t)p, s, e;
-  if (!p && !L->trees) { /* no block: nothing the loop may reach (ompcl_rt_arg_array) */
+  if (!p) { /* no block: nothing the loop may reach (ompcl_rt_arg_array) */
     *lo = 0;
     *hi = -1;
     return 1;

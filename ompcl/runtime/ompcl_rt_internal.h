@@ -234,7 +234,7 @@ int ompcl_decline(ompcl_launch *L, long *counter);
 int ompcl_trees_gather(ompcl_launch *L);
 void ompcl_trees_finish(ompcl_launch *L, int ok);
 double ompcl_tree_bytes(const ompcl_launch *L);
-void ompcl_tree_clamp(const ompcl_launch *L, long *lo, long *hi);
+int ompcl_tree_clamp(const ompcl_launch *L, long *lo, long *hi);
 void ompcl_trees_free(ompcl_launch *L);
 
 /* ompcl_rt_launch.c */

@@ -105,13 +105,14 @@ static void root_rows(const void *root, long *lo, long *hi) {
 
 /* The range [*lo, *hi] of the array argument about to be added, when it is a tree's block, cut
  * to the rows the tree holds (``root_rows``). */
-void ompcl_tree_clamp(const ompcl_launch *L, long *lo, long *hi) {
+int ompcl_tree_clamp(const ompcl_launch *L, long *lo, long *hi) {
   for (const ompcl_tree *t = L->trees; t; t = t->next)
     if (t->arg == L->narrays) {
       if (*lo < t->elo) *lo = t->elo;
       if (*hi > t->ehi) *hi = t->ehi;
-      return;
+      return 1;
     }
+  return 0;
 }
 
 static void *tree_base(ompcl_tree *t, void *base, size_t per_root) {
