@@ -75,6 +75,32 @@ def test_directive_whose_statement_is_a_directive(tmp_path):
     assert _report(src) == {10: "offloaded", 13: "offloaded", 22: "offloaded"}
 
 
+#: AMGmk's 'parallel' / 'master' / a team query: the team of one's text starts after both
+#: directive lines (the 'master' line was edited at an offset before that text: the
+#: translated file did not compile and the original was built)
+MASTER_QUERY = """#include <stdio.h>
+#include <omp.h>
+double a[1000];
+int main(void) {
+  int max_num_threads = 0, i;
+  #pragma omp parallel
+  #pragma omp master
+    max_num_threads = omp_get_num_threads();
+#pragma omp parallel for
+  for (i = 0; i < 1000; i++) a[i] = 0.5 * i + max_num_threads;
+  printf("%d %.3f\\n", max_num_threads, a[999]);
+  return 0;
+}
+"""
+
+
+def test_master_as_the_statement_of_a_parallel_region(tmp_path):
+    src, ref, exe = _built(tmp_path, "master.c", MASTER_QUERY)
+    refs = every_path(ref, exe, 0.0, threads=FAST)
+    assert refs["3"].startswith("3 ")
+    assert _report(src) == {9: "offloaded"}
+
+
 # -- 2. regions inside #if / #else / #endif arrangements -------------------------------------
 
 CONDITIONAL = """#include <stdio.h>

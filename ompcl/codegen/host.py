@@ -438,7 +438,9 @@ def team_text(prog: Program, ht: HostTeam, scan: Scanner,
         _dropped_pragmas(prog, ht, scan) + _serial_edits(prog, ht, scan) + [
         e for s, t in syncs for e in ((s, s, "{ "), (t, t, " ompcl_rt_sync_host(); }"))] + \
         probe_edits(prog, plan, scan, tid)
-    device = apply_edits(src[stmt:rg.end], edits, stmt)
+    # (a directive that is the region's statement, '#pragma omp master' right after
+    # '#pragma omp parallel', lies before it: the device text leaves it out anyway)
+    device = apply_edits(src[stmt:rg.end], [e for e in edits if e[0] >= stmt], stmt)
     outer, inner, inner_exit, outer_exit = _team_wrappers(ht.team)
     path, desc = c_string(prog.path), f"&{N.team(tid)}"
     named = sorted({x for hr in ht.loops if hr.region.id in shared
