@@ -27,6 +27,7 @@ PROGRAMS = {
     "self_referential_struct.c": [False, True],
     "null_array_args.c": [True, True],
     "gnu_bodies.c": [True, False, True, True, False, False, True],
+    "scratch_array_param.c": [True],
 }
 
 

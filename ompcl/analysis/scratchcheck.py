@@ -95,10 +95,13 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
             scope[n].storage != "global"]
     for v in held:
         types[v.name] = ty_of(v.ctype)
-    own = []
-    for name in sorted(names_written(body) | arrays_written(body)):
+    own, assigned_here = [], names_written(body)
+    for name in sorted(assigned_here | arrays_written(body)):
         v = scope.get(name)
-        if v is not None and v.storage in ("local", "param") and name not in types:
+        through = name not in assigned_here and (v is None or v.ctype.pointer or
+                                                 v.storage == "param")
+        if v is not None and v.storage in ("local", "param") and name not in types and \
+                not through:  # (only written through: the loop's array, not its own)
             types[name] = ty_of(v.ctype)
             own.append(v)
     sl = enter(Slice(given, None, Found()), body, types,
