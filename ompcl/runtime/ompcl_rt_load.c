@@ -203,12 +203,14 @@ static int user_threads(void) {
 }
 
 /* The thread count the host path of a region would run with now: the user's count unless
- * OMPCL_THREADS (or a model with load features) lets the load choose; then the cores other
- * processes leave free (at least one), among the allowed counts, never above the user's. */
+ * OMPCL_THREADS lets the load choose; then the cores other processes leave free (at least
+ * one), among the allowed counts, never above the user's.  Unset, a model with load features
+ * does not choose it either: measured (ompcl bench load, NAS W, one or two busy cores), the
+ * user's two threads beat one on a free core by 1.6-2x, since a thread sharing a busy core
+ * still gets half of it (and one bound thread may be the one on the busy core). */
 int ompcl_load_threads(void) {
   int user = user_threads(), n;
-  int mode = ompcl_load.threads_mode < 0 ? ompcl_dispatch.load_aware : ompcl_load.threads_mode;
-  if (!mode) return user;
+  if (ompcl_load.threads_mode <= 0) return user;
   if (ompcl_load.nallowed == 1) return OMPCL_MIN(ompcl_load.allowed[0], user); /* a count */
   n = ompcl_load.cores - (int)(busy_cores() + 0.5);
   n = OMPCL_MIN(OMPCL_MAX(n, 1), user);
@@ -232,7 +234,7 @@ void ompcl_load_features(double *f) {
  * ompcl_load_threads_restore at the region's end). */
 static int choose_for(ompcl_region *r, int *saved) {
   int user, n;
-  if (ompcl_load.threads_mode > 0 || (ompcl_load.threads_mode < 0 && ompcl_dispatch.load_aware))
+  if (ompcl_load.threads_mode > 0)
     ompcl_load_sample(); /* else the user's count, whatever the load */
   user = user_threads();
   n = ompcl_load_threads();
