@@ -23,6 +23,7 @@ from pycparser import c_ast
 from ..frontend.clone import clone, clone_with
 from ..ir import CType, Storage, Var
 from .accesses import names_written, write_targets
+from .accumulators import parents_of
 from .ctypes_ import TypeEnv, c_text, renamed_type, walk
 from .trees import tree_type
 
@@ -154,7 +155,7 @@ class _Rows:
     that name is assigned or has its address taken in the loop or a function it calls."""
 
     def __init__(self, body: c_ast.Node, varying: set[str], banned: Callable[[], set[str]]):
-        self.parent = {id(c): n for n in walk(body) for _, c in n.children()}
+        self.parent = parents_of(body)
         self.varying, self._banned, self.banned = varying, banned, None
 
     def element(self, ref: c_ast.StructRef, t: c_ast.Node
