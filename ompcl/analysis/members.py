@@ -151,8 +151,9 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
 
 class _Rows:
     """Pointer elements of array members with an invariant subscript (``params.poses[0]``,
-    an array of pointers in a global struct): hoisted as chains are, unless an element of a member of
-    that name is assigned or has its address taken in the loop or a function it calls."""
+    an array of pointers in a global struct): hoisted as chains are, unless an element of a
+    member of that name is assigned or has its address taken in the loop or a function it
+    calls."""
 
     def __init__(self, body: c_ast.Node, varying: set[str], banned: Callable[[], set[str]]):
         self.parent = parents_of(body)
