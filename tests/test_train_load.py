@@ -247,3 +247,22 @@ def test_exported_model_follows_the_load_in_a_program(tmp_path, aware, opencl_av
     if not opencl_available:
         pytest.skip("no OpenCL device: the busy run's device decisions not checked")
     assert seen["busy"][1] > 0 and seen["busy"][0] == 0
+
+
+def test_load_aware_model_keeps_the_users_thread_count(tmp_path, aware):
+    """With the cores busy, a load-aware model leaves the host path the user's thread count
+    (measured: a thread sharing a busy core still gets half of it); OMPCL_THREADS=auto asks
+    for the cores other processes leave free, here one."""
+    _, exe = build_both(tmp_path, PROGRAM)
+    busy = _stat_file(tmp_path / "busy", 1 + 4 * (os.cpu_count() or 1))
+    stats = tmp_path / "s.json"
+    used = {}
+    for threads in (None, "auto"):
+        env = {"OMPCL_THREADS": threads} if threads else {}
+        out = run(exe, OMPCL_MODEL=str(aware["file"]), OMPCL_DEVICE="openmp",
+                  OMP_NUM_THREADS="2", OMPCL_STATS=str(stats), OMPCL_LOAD_STAT=str(busy), **env)
+        assert out.returncode == 0, out.stderr
+        st = load_stats(stats)
+        counts = [sum(c) for c in zip(*(r["host_threads"] for r in st["regions"]))]
+        used[threads] = [n + 1 for n, c in enumerate(counts) if c]
+    assert used == {None: [2], "auto": [1]}
