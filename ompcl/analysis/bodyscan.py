@@ -17,6 +17,7 @@ from ..frontend.pragma import is_omp_pragma
 from ..ir import Sym, SymKind
 from .accesses import (Atomic, BodyInfo, IndexScope, InnerLoop, RawAccess, arrays_written,
                        atomic_form, names_written)
+from .builtins import is_stand_in
 from .ctypes_ import c_text, pointer_depth, walk
 from .loops import NotCanonical, canonical_loop
 from .scanstate import (Flow, Names, Parts, Scan, Uses, binding_key, facts, guarded,
@@ -393,7 +394,8 @@ def expr_struct_ref(sc: Scan, n, write, read):
 
 
 def expr_func_call(sc: Scan, n, write, read):
-    if isinstance(n.name, c_ast.FuncCall) and c_text(n.name.name).startswith("__ompcl_"):
+    if isinstance(n.name, c_ast.FuncCall) and isinstance(n.name.name, c_ast.ID) and \
+            is_stand_in(n.name.name.name):
         expr(sc, n.name, write=False, read=True)  # _Generic(...)(x): the stand-in says why
         for arg in (n.args.exprs if n.args else []):
             expr(sc, arg, write=False, read=True)

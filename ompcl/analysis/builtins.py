@@ -1,7 +1,10 @@
 """The C library functions a kernel may call, with their OpenCL built-in spelling."""
 from __future__ import annotations
 
+from pycparser import c_ast
+
 from ..frontend.setaside import TYPEOF
+from .ctypes_ import c_text
 
 _DOUBLE_1 = ["sqrt", "cbrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
              "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
@@ -55,7 +58,15 @@ _STAND_INS = {"__ompcl_elvis": "uses GNU's conditional without a middle operand 
               "__ompcl_generic": "uses a '_Generic' selection"}
 
 
-def typeof_reason(name: str) -> str:
+def is_stand_in(name: str) -> bool:
+    return name in _STAND_INS
+
+
+def typeof_reason(name: str, decl_type: c_ast.Node | None) -> str | None:
+    """Why a variable declared ``decl_type`` stays off the device when its type is GNU's
+    ``typeof``/``__auto_type`` read as a stand-in (``frontend.setaside``); else None."""
+    if decl_type is None or TYPEOF not in c_text(decl_type):
+        return None
     return (f"'{name}' is declared with GNU's typeof or __auto_type, whose type ompcl does "
             "not work out")
 

@@ -23,7 +23,7 @@ from ..frontend.textscan import IDENT
 from ..ir import Directive, LoopDim, Region, ScratchCheck, Storage, Team, Var
 from .accesses import BodyInfo, IndexScope, names_written
 from .bodyscan import scan_body
-from .builtins import TYPEOF, is_math, typeof_reason
+from .builtins import is_math, typeof_reason
 from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
 from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
@@ -150,8 +150,8 @@ def local_type_reasons(info: BodyInfo, env: TypeEnv) -> list[Reason]:
     for decl in info.local_decls:
         ct = env.ctype(decl.type)
         if ct is None or ct.pointer:
-            why = (typeof_reason(decl.name) if TYPEOF in c_text(decl.type) else
-                   f"declares '{decl.name}' of a type ompcl cannot use on the device")
+            why = typeof_reason(decl.name, decl.type) or \
+                f"declares '{decl.name}' of a type ompcl cannot use on the device"
             out.append(Reason("local-type", why))
         elif not all(is_constant_text(x, env) for x in ct.dims):
             out.append(Reason("local-type", f"declares variable-length array '{decl.name}'"))

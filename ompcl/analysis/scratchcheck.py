@@ -98,12 +98,12 @@ def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str,
     own, assigned_here = [], names_written(body)
     for name in sorted(assigned_here | arrays_written(body)):
         v = scope.get(name)
-        through = name not in assigned_here and (v is None or v.ctype.pointer or
-                                                 v.storage == "param")
-        if v is not None and v.storage in ("local", "param") and name not in types and \
-                not through:  # (only written through: the loop's array, not its own)
-            types[name] = ty_of(v.ctype)
-            own.append(v)
+        if v is None or v.storage not in ("local", "param") or name in types:
+            continue
+        if name not in assigned_here and (v.ctype.pointer or v.storage == "param"):
+            continue  # only written through: the loop's array, not a variable of its own
+        types[name] = ty_of(v.ctype)
+        own.append(v)
     sl = enter(Slice(given, None, Found()), body, types,
                {v.name for v in own if v.name in carried}, True,
                {v.name for v in own + held if v.ctype.dims and not v.ctype.pointer})

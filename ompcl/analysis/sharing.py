@@ -13,10 +13,10 @@ from ..frontend.textscan import IDENT
 from ..ir import (Affine, ArrayArg, Directive, Extent, Inspection, LoopDim, Reduction, Storage, Sym,
                   SymKind, Var)
 from .accesses import BodyInfo, RawAccess, names_written, passings
-from .builtins import TYPEOF, typeof_reason
+from .builtins import typeof_reason
 from .calls import CallInfo
 from .callspans import callee_span, pointee_names
-from .ctypes_ import FLOATING, TypeEnv, c_text, is_constant_text, walk
+from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
 from .loops import const_int
 from .extents import (
     Range,
@@ -171,8 +171,8 @@ class _Classifier:
         found = tree_arg(v, accs, self.info, self.calls.through_calls().get(v.name, ""),
                          ptr_use, self.env, self.dims, self.call_span)
         if found is None:
-            if v.decl is not None and TYPEOF in c_text(v.decl.type):
-                return self.fail("data-type", typeof_reason(v.name))
+            if why := typeof_reason(v.name, getattr(v.decl, "type", None)):
+                return self.fail("data-type", why)
             return self.fail("data-type", f"'{v.name}' has a type ompcl cannot place on the "
                              "device")
         if isinstance(found, Reason):

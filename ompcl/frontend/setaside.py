@@ -36,14 +36,24 @@ def with_stand_ins(text: str, loc: SourceLoc) -> str | None:
     """``text`` with GNU C the parser cannot read in the body of the function holding ``loc``
     replaced by stand-ins (``STMT_EXPR``, ``ASM``, ``GENERIC``, ``TYPEOF``), lines and line
     markers kept; None when the body has none or ``loc`` is in no function body."""
+    found = _function_body(text, loc)
+    if found is None:
+        return None
+    start, end = found
+    body = text[start:end + 1]
+    new = _stood_in(body)
+    return None if new == body else text[:start] + new + text[end + 1:]
+
+
+def _function_body(text: str, loc: SourceLoc) -> tuple[int, int] | None:
+    """(offset of '{', offset of '}') of the top-level function body holding ``loc``; None
+    when ``loc`` is elsewhere (a struct's or an initialiser's braces, K&R parameters)."""
     at = _offset_of(text, loc)
     if at is None:
         return None
     for start, end, before in _top_level_braces(text):
-        if start <= at <= end and before == ")":
-            body = text[start:end + 1]
-            new = _stood_in(body)
-            return None if new == body else text[:start] + new + text[end + 1:]
+        if start <= at <= end:
+            return (start, end) if before == ")" else None
     return None
 
 
@@ -87,20 +97,16 @@ def declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:
     user's files, through the line markers) replaced by ``;``, lines and markers kept, the
     function's name and the OpenMP directives the body held; None when ``loc`` is in no
     function body."""
-    at = _offset_of(text, loc)
-    if at is None:
+    found = _function_body(text, loc)
+    if found is None:
         return None
-    for start, end, before in _top_level_braces(text):
-        if start <= at <= end:
-            if before != ")":
-                return None  # a struct's or an initialiser's braces, or K&R parameters
-            body = text[start:end + 1]
-            names = _CALLED.findall(text, max(0, start - 2000), start)
-            # its line markers stay (a macro from a system header leaves some inside a
-            # body): the lines after it keep their numbers
-            return (text[:start] + ";" + _blanked(body) + text[end + 1:],
-                    names[-1] if names else "?", len(_OMP.findall(body)))
-    return None
+    start, end = found
+    body = text[start:end + 1]
+    names = _CALLED.findall(text, max(0, start - 2000), start)
+    # its line markers stay (a macro from a system header leaves some inside a body): the
+    # lines after it keep their numbers
+    return (text[:start] + ";" + _blanked(body) + text[end + 1:],
+            names[-1] if names else "?", len(_OMP.findall(body)))
 
 
 _CALLED = re.compile(r"([A-Za-z_]\w*)\s*\(")

@@ -118,10 +118,12 @@ void ompcl_rt_arg_array(ompcl_launch *L, void *ptr, long lo, long hi, unsigned l
   /* a null pointer (an optional array this run leaves out): the loop reaches it only on a
    * path the original never takes (a guard, or a test of the pointer), so nothing is copied
    * and the kernel's parameter is null too; a pointer tree's staging block is never null */
-  if (!ptr && lo <= hi && !tree)
-    hi = lo - 1;
-  else if (!ptr && lo <= hi && ompcl_decline(L, &L->r->block_declines))
-    ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
+  if (!ptr && lo <= hi) {
+    if (!tree)
+      hi = lo - 1;
+    else if (ompcl_decline(L, &L->r->block_declines))
+      ompcl_log("%s:%d: host: an array argument is a null pointer", L->r->file, L->r->line);
+  }
   ompcl_arg_array(L, ptr, lo, hi, esize, mode);
   UNLOCK();
 }

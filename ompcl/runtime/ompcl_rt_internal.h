@@ -173,7 +173,7 @@ extern struct ompcl_load_state {
   int cores, online;    /* CPUs this process may use (sched_getaffinity), CPUs online */
   char allowed_cpu[OMPCL_LOAD_MAX_CPUS];
   double interval;      /* seconds between samples at least */
-  int threads_mode;     /* OMPCL_THREADS: -1 unset and 0 the user's count, 1 chosen by the
+  int threads_mode;     /* OMPCL_THREADS: 0 the user's count (also unset), 1 chosen by the
                            load (among `allowed` if listed) */
   int allowed[OMPCL_LOAD_MAX_COUNTS], nallowed;
   char stat_path[512];  /* OMPCL_LOAD_STAT (test hook), "" for /proc/stat */

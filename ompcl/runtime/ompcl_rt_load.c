@@ -36,11 +36,11 @@ static int read_affinity(void) {
   return n;
 }
 
-/* OMPCL_THREADS: "auto" (the load chooses), "max" (the user's count), a count N, or a list of
- * the counts allowed ("1,2,4": the load chooses among them). -1 when unset. */
+/* OMPCL_THREADS: "auto" (the load chooses), "max" (the user's count, also when unset), a count
+ * N, or a list of the counts allowed ("1,2,4": the load chooses among them). */
 static int parse_threads(const char *s) {
   char *end;
-  if (!s || !*s) return -1;
+  if (!s || !*s) return 0;
   if (!strcmp(s, "auto")) return 1;
   if (!strcmp(s, "max")) return 0;
   ompcl_load.nallowed = 0;
@@ -210,7 +210,7 @@ static int user_threads(void) {
  * still gets half of it (and one bound thread may be the one on the busy core). */
 int ompcl_load_threads(void) {
   int user = user_threads(), n;
-  if (ompcl_load.threads_mode <= 0) return user;
+  if (!ompcl_load.threads_mode) return user;
   if (ompcl_load.nallowed == 1) return OMPCL_MIN(ompcl_load.allowed[0], user); /* a count */
   n = ompcl_load.cores - (int)(busy_cores() + 0.5);
   n = OMPCL_MIN(OMPCL_MAX(n, 1), user);
@@ -234,7 +234,7 @@ void ompcl_load_features(double *f) {
  * ompcl_load_threads_restore at the region's end). */
 static int choose_for(ompcl_region *r, int *saved) {
   int user, n;
-  if (ompcl_load.threads_mode > 0)
+  if (ompcl_load.threads_mode)
     ompcl_load_sample(); /* else the user's count, whatever the load */
   user = user_threads();
   n = ompcl_load_threads();

@@ -117,7 +117,7 @@ static void json_load(FILE *f) {
           ompcl_load.cores, n, n ? ompcl_load.sum_runnable / (double)n : 0.0,
           ompcl_load.max_runnable, n ? ompcl_load.sum_busy / (double)n : 0.0,
           ompcl_dispatch.load_aware ? "true" : "false",
-          ompcl_load.threads_mode > 0 ? "load" : "max");
+          ompcl_load.threads_mode ? "load" : "max");
 }
 
 /* Totals over loop regions. */

@@ -104,7 +104,7 @@ static void root_rows(const void *root, long *lo, long *hi) {
 }
 
 /* The range [*lo, *hi] of the array argument about to be added, when it is a tree's block, cut
- * to the rows the tree holds (``root_rows``). */
+ * to the rows the tree holds (``root_rows``); 1 when it is one. */
 int ompcl_tree_clamp(const ompcl_launch *L, long *lo, long *hi) {
   for (const ompcl_tree *t = L->trees; t; t = t->next)
     if (t->arg == L->narrays) {
