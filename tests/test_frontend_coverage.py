@@ -99,6 +99,7 @@ def test_master_as_the_statement_of_a_parallel_region(tmp_path):
     refs = every_path(ref, exe, 0.0, threads=FAST)
     assert refs["3"].startswith("3 ")
     assert _report(src) == {9: "offloaded"}
+    assert device_runs(exe) in (None, [1])
 
 
 # -- 2. regions inside #if / #else / #endif arrangements -------------------------------------
