@@ -466,9 +466,9 @@ def print_kernels(u: Unit) -> Unit:
 
 def splice_host(u: Unit) -> Unit:
     """The user's own text with offloaded loops outlined, and the remark for every loop."""
-    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites,
-                         _relayout(u, r))
-              for r, i, k in zip(u.offloaded, u.interfaces, u.kernels)]
+    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites,  # the kernels
+                         _relayout(u, r), k.copies)  # as printed
+              for r, i, k in zip(u.offloaded, u.interfaces, (u.programs or [u])[0].kernels)]
     by_id = {r.id: r for r in u.regions}
     teams = tuple(HostTeam(t, u.team_splices[t.id], tuple(h for h in hosted
                                                            if h.region.team == t.id),

@@ -77,6 +77,7 @@ class HostRegion:
     features: KernelFeatures
     sites: tuple = ()  # the kernel's checked access sites (transform.boundscheck.Site)
     relayout: RelayoutInfo | None = None
+    copies: tuple = ()  # the kernel's private copies (transform.privatize.Private)
 
 
 def _local_decl(p: HostParam, init: str = "") -> str:
@@ -232,6 +233,8 @@ def region_function(hr: HostRegion, keep: bool) -> str:
                  for v in region.scalars],
         reductions=reds,
         lastprivates=[{"name": v.name, "ctype": v.ctype.base} for v in region.lastprivates],
+        slices=[{"k": p.k, "ctype": region.arrays[p.k].var.ctype.base}
+                for p in hr.copies if p.sliced],
         keep=int(keep), writebacks=writebacks, features=list(hr.features.c_exprs),
         preconditions=list(region.preconditions),
         inspections=_hoists(region) + _inspections(region) + _tree_widths(region),

@@ -29,6 +29,7 @@ from pycparser import c_ast, c_generator
 from ..analysis.builtins import MATH, is_math
 from ..analysis.ctypes_ import SCALARS, TypeEnv, walk
 from ..analysis.loops import const_int
+from ..frontend.clone import clone
 from ..ir import KernelSpec, LoopDim, Region
 from ..transform.atomics import (callers_of, guarded, helper, helpers, mentioned,
                                  wide_helpers)
@@ -124,6 +125,9 @@ def _prologue(spec: KernelSpec, region: Region, printer: OpenCLPrinter,
     lines = [printer.visit(d) + ";" for d in spec.prologue]
     for p in copies:
         view = spec.prologue[p.k]
+        if p.sliced:
+            lines[p.k] = _slice_view(p, view, region, printer, lines[p.k])
+            continue
         rows = region.arrays[p.k].var.ctype.row_dims
         mine = printer.visit(view_decl(view.name, p.cl, rows, p.k, copy=p.copy)) + ";"
         lines[p.k] = (
@@ -132,6 +136,38 @@ def _prologue(spec: KernelSpec, region: Region, printer: OpenCLPrinter,
             f"  for (long ompcl_i = 0; ompcl_i < {p.elements}; ompcl_i++)\n"
             f"    {p.copy}[ompcl_i] = {p.identity};\n  {mine}\n#else\n  {lines[p.k]}\n#endif")
     return lines
+
+
+def _slice_view(p: Private, view: c_ast.Decl, region: Region, printer: OpenCLPrinter,
+                plain: str) -> str:
+    """A slice copy's view: the work-item's slice of the copies' buffer (shifted by the low
+    end of the mapped range, which the slice starts at), zeroed first, when the launch has
+    slices; else the user's buffer."""
+    mine = clone(view)
+    cast = mine.init if isinstance(mine.init, c_ast.Cast) else None
+    start = cast.expr if cast else mine.init
+    slice_ = c_ast.BinaryOp("-", c_ast.BinaryOp("+", c_ast.ID(p.copy), c_ast.BinaryOp(
+        "*", c_ast.FuncCall(c_ast.ID("get_global_id"), c_ast.ExprList([c_ast.Constant(
+            "int", "0")])), c_ast.ID(p.length))), c_ast.ID(N.checked_lo(p.k)))
+    chosen = c_ast.TernaryOp(c_ast.ID(p.length), slice_, start)
+    if cast:
+        cast.expr = chosen
+    else:
+        mine.init = chosen
+    return (f"#if {GUARD}  /* updates of '{region.arrays[p.k].name}' by this work-item in its "
+            f"slice (when the launch has slices), merged at its end */\n"
+            f"  {printer.visit(mine)};\n"
+            f"  for (long ompcl_i = 0; ompcl_i < {p.length}; ompcl_i++)\n"
+            f"    {p.copy}[get_global_id(0) * {p.length} + ompcl_i] = {p.identity};\n"
+            f"#else\n  {plain}\n#endif")
+
+
+def _copy_params(spec: KernelSpec, printer: OpenCLPrinter) -> list[str]:
+    """The kernel's parameters: the slice copies' two before the last (the check report)."""
+    params = [printer.visit(p) for p in spec.params]
+    extra = [f"__global {p.cl} *{p.copy}, const long {p.length}"
+             for p in spec.copies if p.sliced]
+    return params[:-1] + extra + params[-1:]
 
 
 def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
@@ -148,10 +184,11 @@ def _kernel_view(spec: KernelSpec, region: Region, env: TypeEnv) -> dict:
         "name": spec.name,
         "loc": str(spec.loc),
         "directive": spec.directive_text.replace("*/", "* /"),
-        "params": [printer.visit(p) for p in spec.params],
+        "params": _copy_params(spec, printer),
         "prologue": _prologue(spec, region, printer, copies),
         "copies": [{"k": p.k, "array": p.copy, "elements": p.elements, "identity": p.identity,
-                    "merge": helper(p.merge, p.cl)} for p in copies],
+                    "merge": helper(p.merge, p.cl), "length": p.length, "cl": p.cl}
+                   for p in copies],
         "reductions": reds,
         "lanes": _lanes(spec, copies) if reds else 0,
         "dims": dims,

@@ -21,7 +21,7 @@ extern "C" {
  * file refers to the symbol named after it, which only a runtime of the same number defines:
  * an object translated by another ompcl fails to link instead of running with a runtime
  * whose records it misreads. */
-#define OMPCL_RT_ABI 8
+#define OMPCL_RT_ABI 9
 #define OMPCL_ABI_CAT3(a, b, c) a##b##c
 #define OMPCL_ABI_CAT(a, b, c) OMPCL_ABI_CAT3(a, b, c)
 /* (the name is the linker's message: "undefined reference to ompcl_rt_abi_6_...") */
@@ -33,6 +33,7 @@ extern const int OMPCL_RT_ABI_SYMBOL;
 #define OMPCL_READWRITE 3
 #define OMPCL_MAX_ARGS 128
 #define OMPCL_MAX_RESULTS 16
+#define OMPCL_MAX_COPIES 4
 
 /* A region function that only hands arguments to the runtime (no inspection or scratch
  * check loops) is compiled without optimisation: it costs a build more than it saves a run
@@ -266,6 +267,7 @@ typedef struct ompcl_launch {
   double relayout_accesses[2]; /* the variants' accesses to permuted arrays per work-item
                                   (blocked, grid) */
   void *trees;             /* pointer trees gathered into staging blocks (ompcl_rt_tree.c) */
+  int ncopies;             /* arrays with a private copy per work-item (ompcl_rt_arg_copy) */
   /* filled up to their counts before they are read (not zeroed: a host entry of a region
      pays for the counts only) */
   void *maps[OMPCL_MAX_ARGS];     /* mappings used (for marking writes) */
@@ -274,6 +276,7 @@ typedef struct ompcl_launch {
   long lo[OMPCL_MAX_ARGS], hi[OMPCL_MAX_ARGS];
   ompcl_result results[OMPCL_MAX_RESULTS];
   int result_arg[OMPCL_MAX_RESULTS];
+  struct { int array, arg; unsigned long esize; } copies[OMPCL_MAX_COPIES];
   struct { int arg; unsigned long size; void *value; } pending[OMPCL_MAX_ARGS];
 } ompcl_launch;
 
@@ -297,6 +300,11 @@ void ompcl_rt_arg_layout(ompcl_launch *L, int nd, const long *dims, const int *b
 /* A result buffer: per_group != 0 -> one element per work-group (reduction partials),
  * else a single element (lastprivate). */
 void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group);
+/* Array argument k (in ompcl_rt_arg_array order), which the kernel only updates with
+ * operations that may be grouped, gets a private copy per work-item in the blocked shape
+ * where that pays (a global buffer, a slice per work-item, merged at the work-item's end);
+ * two parameters: the buffer and the elements of a slice (0: none, direct atomics). */
+void ompcl_rt_arg_copy(ompcl_launch *L, int k, unsigned long esize);
 
 /* Decide (in auto mode, the dispatch model on the static and dynamic features), map the
  * arrays (copying what is stale), enqueue over ndim loops with trip counts n[0] (outermost)

@@ -10,7 +10,12 @@
 static struct {
   cl_mem dummy;         /* bound to array parameters whose range is empty */
   cl_mem err;           /* bounds-check report buffer: flag, site, index (low, high word) */
+  cl_mem copy[OMPCL_MAX_COPIES]; /* private copies' slices, kept for the next launch */
+  size_t copy_bytes[OMPCL_MAX_COPIES];
 } bufs;
+
+/* bytes of one array's private copies (all work-items) at most */
+#define OMPCL_COPY_BYTES (64UL << 20)
 
 void ompcl_set_arg(ompcl_launch *L, int index, size_t size, const void *value) {
   cl_int err;
@@ -138,6 +143,62 @@ void ompcl_rt_arg_result(ompcl_launch *L, unsigned long esize, int per_group) {
   res->esize = esize;
   res->count = per_group ? -1 : 1; /* -1: one per work-group, known at launch */
   L->result_arg[L->nresults++] = L->nargs++;
+}
+
+void ompcl_rt_arg_copy(ompcl_launch *L, int k, unsigned long esize) {
+  if (!L->ok) return;
+  if (L->ncopies >= OMPCL_MAX_COPIES) {
+    ompcl_launch_fail(L, "too many private copies", CL_INVALID_VALUE);
+    return;
+  }
+  L->copies[L->ncopies].array = k;
+  L->copies[L->ncopies].arg = L->nargs;
+  L->copies[L->ncopies++].esize = esize;
+  L->nargs += 2; /* the slices' buffer, the elements of a slice */
+}
+
+/* Elements of private copy c's slice in this launch (0: the kernel's direct atomics): only
+ * in the blocked shape (the grid shape's work-items are too many), unchecked (the checker
+ * tests the user's buffers), with the array's range as mapped, when no other argument's
+ * range overlaps it, the slices fit their budget and zeroing and merging them costs less
+ * than the launch's iterations. */
+static cl_long copy_elements(const ompcl_launch *L, int c) {
+  int k = L->copies[c].array;
+  cl_long n;
+  if (!ompcl_shape.blocked || ompcl_env.bounds_check || L->variant || k >= L->narrays ||
+      L->hi[k] < L->lo[k])
+    return 0;
+  for (int j = 0; j < L->narrays; j++) /* another argument's memory: its reads see updates */
+    if (j != k && L->arrays[j].hi >= L->arrays[j].lo &&
+        ompcl_arg_start(&L->arrays[j]) < ompcl_arg_end(&L->arrays[k]) &&
+        ompcl_arg_start(&L->arrays[k]) < ompcl_arg_end(&L->arrays[j]))
+      return 0;
+  n = L->hi[k] - L->lo[k] + 1;
+  if (n > L->iters / OMPCL_MAX(L->groups, 1L) ||
+      (unsigned long)n * L->copies[c].esize > OMPCL_COPY_BYTES / (unsigned long)L->groups)
+    return 0;
+  return n;
+}
+
+/* Bind each private copy's two parameters, its slices' buffer grown to what it needs. */
+static void bind_copies(ompcl_launch *L) {
+  for (int c = 0; c < L->ncopies && L->ok; c++) {
+    cl_long n = copy_elements(L, c);
+    size_t bytes = (size_t)n * L->copies[c].esize * (size_t)L->groups;
+    cl_mem mem;
+    if (n && bytes > bufs.copy_bytes[c]) {
+      if (bufs.copy[c]) ompcl_cl.ReleaseMemObject(bufs.copy[c]);
+      bufs.copy_bytes[c] = 0;
+      if (!(bufs.copy[c] = ompcl_create_buffer_for(L, bytes, 0))) return;
+      bufs.copy_bytes[c] = bytes;
+    }
+    mem = n ? bufs.copy[c] : dummy_buffer(L);
+    ompcl_set_arg(L, L->copies[c].arg, sizeof mem, &mem);
+    ompcl_set_arg(L, L->copies[c].arg + 1, sizeof n, &n);
+    if (n)
+      ompcl_log("%s:%d: array argument %d: a private copy of %ld elements per work-item",
+                L->r->file, L->r->line, L->copies[c].array, (long)n);
+  }
 }
 
 /* True when the launch has per-work-group results (reduction partials). */
@@ -356,6 +417,7 @@ int ompcl_launch_run(ompcl_launch *L, int ndim, const long n[]) {
       bind_array(L, k);
   }
   create_results(L);
+  bind_copies(L);
   enqueue(L);
   check_report(L);
   read_results(L);
@@ -403,6 +465,11 @@ void ompcl_rt_launch_release(ompcl_launch *L) {
 void ompcl_launch_release_buffers(void) {
   if (bufs.dummy) ompcl_cl.ReleaseMemObject(bufs.dummy);
   if (bufs.err) ompcl_cl.ReleaseMemObject(bufs.err);
+  for (int c = 0; c < OMPCL_MAX_COPIES; c++) {
+    if (bufs.copy[c]) ompcl_cl.ReleaseMemObject(bufs.copy[c]);
+    bufs.copy[c] = 0;
+    bufs.copy_bytes[c] = 0;
+  }
   bufs.err = 0;
   bufs.dummy = 0;
 }

@@ -5,6 +5,13 @@ element it changed into the array with one atomic operation. The atomics of the 
 all go to the same few cache lines from every core; this way each core works in its own
 memory (an array reduction's per-work-item partials, combined once).
 
+An array too large for private memory, or whose size is known only at run time (a heap
+array, ``reduction(+:h[0:n])``), gets a *slice copy* instead: a slice per work-item of a
+global buffer the runtime provides (``ompcl_rt_arg_copy``) for the range of the array the
+launch maps, zeroed at the work-item's start and merged at its end; the runtime passes a
+slice length of 0 (the direct atomics) in the GPU shape, in checked builds, and where the
+slices would cost more than they save (more elements than a work-item's iterations).
+
 Sound because nothing in the kernel reads the array (every mention of it is the target of an
 atomic update) and the updates may be grouped: integer ``+ - | ^ &`` commute exactly
 (wrapping arithmetic); floating-point sums only where the program allows any grouping
@@ -16,7 +23,8 @@ choose), so the kernel text serves both.
 
 Consumes a kernel spec after its atomics and bounds-check rewriting, and its region;
 produces the spec with the arrays that qualify (``Private``) in ``copies`` and the body with
-their update sites as ``OMPCL_PRIV_<op>_<type>`` macro calls.
+their update sites as ``OMPCL_PRIV_<op>_<type>`` macro calls (``OMPCL_PRIVD_<op>_<type>``
+with the slice length as a third argument for slice copies).
 """
 from __future__ import annotations
 
@@ -40,6 +48,8 @@ INTEGERS = {"int": 4, "uint": 4, "long": 8, "ulong": 8}
 FLOATS = {"float": 4, "double": 8}
 #: bytes of a private copy at most (16 KiB of a work-item's memory)
 MAX_BYTES = 16384
+#: slice copies of one kernel at most (the runtime's OMPCL_MAX_COPIES)
+MAX_SLICED = 4
 #: the guard under which private copies exist
 GUARD = "defined(OMPCL_BLOCKED) && !defined(OMPCL_BOUNDS_CHECK)"
 
@@ -47,24 +57,34 @@ GUARD = "defined(OMPCL_BLOCKED) && !defined(OMPCL_BOUNDS_CHECK)"
 @dataclass(frozen=True)
 class Private:
     """Array argument ``k`` (device name ``name``, OpenCL type ``cl``) with a private copy of
-    ``elements`` elements; its updates use operators ``ops`` of one class, merged with
-    ``merge``."""
+    ``elements`` elements (None: a slice copy, its length known at launch); its updates use
+    operators ``ops`` of one class, merged with ``merge``."""
 
     k: int
     name: str
     cl: str
-    elements: int
+    elements: int | None
     merge: str
     ops: frozenset[str]  # the operators of its update sites
 
     @property
-    def macros(self) -> set[tuple[str, str]]:
-        """(operator, type) of the ``OMPCL_PRIV_*`` macros its update sites call."""
-        return {(op, self.cl) for op in self.ops}
+    def sliced(self) -> bool:
+        return self.elements is None
+
+    @property
+    def macros(self) -> set[tuple[str, str, bool]]:
+        """(operator, type, sliced) of the ``OMPCL_PRIV*`` macros its update sites call."""
+        return {(op, self.cl, self.sliced) for op in self.ops}
 
     @property
     def copy(self) -> str:
+        """The private array, or the slices' buffer parameter."""
         return f"ompcl_pv{self.k}"
+
+    @property
+    def length(self) -> str:
+        """A slice copy's length parameter (0: this launch has no slices)."""
+        return f"ompcl_pn{self.k}"
 
     @property
     def identity(self) -> str:
@@ -78,35 +98,49 @@ def privatized(spec: KernelSpec, region: Region) -> KernelSpec:
     for k, a in enumerate(region.arrays):
         cl = SCALARS.get(a.var.ctype.base, ("",))[0]
         size = INTEGERS.get(cl) or (FLOATS.get(cl) if a.name in region.reassociable else None)
-        n = _elements(a) if not a.var.ctype.pointer and size else None
-        if n is not None and 0 < n * size <= MAX_BYTES:
-            ops = _update_ops(spec.body, device_name(a.name), cl)
-            if ops:
-                merge = MERGE[next(iter(ops))]
-                found.append(Private(k, device_name(a.name), cl, n, merge, frozenset(ops)))
+        if not size:
+            continue
+        n = None if a.var.ctype.pointer else _elements(a)
+        if n is not None and n * size > MAX_BYTES:
+            n = None  # too large for a work-item's memory: slices
+        if n == 0 or n is None and sum(p.sliced for p in found) == MAX_SLICED:
+            continue
+        ops = _update_ops(spec.body, device_name(a.name), cl)
+        if ops:
+            merge = MERGE[next(iter(ops))]
+            found.append(Private(k, device_name(a.name), cl, n, merge, frozenset(ops)))
     if not found:
         return spec
     body = clone(spec.body)
-    names = {p.name for p in found}
+    by_name = {p.name: p for p in found}
     for call in walk(body):
-        if isinstance(call, c_ast.FuncCall) and _target_name(call) in names:
-            kind = _helper_of(call)
-            if kind is not None:
-                call.name = c_ast.ID(macro(*kind), call.name.coord)
+        p = by_name.get(_target_name(call)) if isinstance(call, c_ast.FuncCall) else None
+        kind = _helper_of(call) if p is not None else None
+        if kind is not None:
+            call.name = c_ast.ID(macro(*kind, p.sliced), call.name.coord)
+            if p.sliced:
+                call.args.exprs.append(c_ast.ID(p.length))
     return replace(spec, body=body, copies=tuple(found))
 
 
-def macro(op: str, cl: str) -> str:
-    return f"OMPCL_PRIV_{OP_NAMES[op]}_{cl}"
+def macro(op: str, cl: str, sliced: bool = False) -> str:
+    return f"OMPCL_PRIV{'D' if sliced else ''}_{OP_NAMES[op]}_{cl}"
 
 
-def macro_definitions(used: set[tuple[str, str]]) -> list[str]:
+def macro_definitions(used: set[tuple[str, str, bool]]) -> list[str]:
     """``OMPCL_PRIV_<op>_<type>``: a plain update of the private copy where there is one, else
-    the atomic helper."""
+    the atomic helper; ``OMPCL_PRIVD_<op>_<type>(p, v, n)`` the same for a slice copy, whose
+    launch may have none (``n`` 0)."""
     out = []
-    for op, cl in sorted(used):
-        out.append(f"#if {GUARD}\n#define {macro(op, cl)}(p, v) ((void)(*(p) {op}= (v)))\n"
-                   f"#else\n#define {macro(op, cl)}(p, v) {helper(op, cl)}(p, v)\n#endif")
+    for op, cl, sliced in sorted(used):
+        name, plain = macro(op, cl, sliced), f"(void)(*(p) {op}= (v))"
+        if sliced:
+            out.append(f"#if {GUARD}\n#define {name}(p, v, n) ((n) ? {plain} : "
+                       f"(void){helper(op, cl)}(p, v))\n"
+                       f"#else\n#define {name}(p, v, n) {helper(op, cl)}(p, v)\n#endif")
+        else:
+            out.append(f"#if {GUARD}\n#define {name}(p, v) ({plain})\n"
+                       f"#else\n#define {name}(p, v) {helper(op, cl)}(p, v)\n#endif")
     return out
 
 
