@@ -46,7 +46,8 @@ REASONS: dict[str, str] = {
     "nested-parallel": "the loop is nested inside another parallel region",
     "for-in-region": "an 'omp for' inside a parallel region that holds other statements",
     "orphaned-for": "an 'omp for' whose parallel region is in a caller",
-    "macro-expansion": "the loop or its directive comes from a macro expansion or a header",
+    "macro-expansion": "the loop or its directive comes from a macro expansion, a header, or an "
+                       "included source ompcl does not inline",
     "splice-text": "the loop's text cannot be matched in the source file",
     # the loop nest
     "collapse-depth": "collapse() over more than the 3 dimensions of an ND-range",

@@ -32,6 +32,7 @@ from .diagnostics import (CSyntaxError, OmpclError, PreprocessError, Reason, Rem
 from .frontend.library import SourceLibrary
 from .frontend.preprocess import CppOptions, host_compiler_accepts, read_source
 from .frontend.program import Program, load_program
+from .frontend.sourcemap import NO_MAP
 from .kernelcheck import rejected
 from .ir import HostInterface, KernelSpec, Region, ResidencyPlan, SpliceRange, Team
 from .predict.model import resolve as resolve_model
@@ -227,11 +228,6 @@ def outline(u: Unit) -> Unit:
     offload, env = u.offloaded, TypeEnv.of(u.program.ast)
     return replace(u, kernels=tuple(spelled_out(kernel_spec(r), env) for r in offload),
                    interfaces=tuple(host_interface(r) for r in offload))
-
-
-
-def _dump_outline(u: Unit) -> str:
-    return "\n".join(f"{k.name}: {len(k.params)} parameters" for k in u.kernels)
 
 
 def _map_kernels(u: Unit, fn) -> Unit:
@@ -466,13 +462,13 @@ def print_kernels(u: Unit) -> Unit:
 
 def splice_host(u: Unit) -> Unit:
     """The user's own text with offloaded loops outlined, and the remark for every loop."""
-    hosted = [HostRegion(r, u.splices[r.id], i, u.features[r.id], k.sites,  # the kernels
-                         _relayout(u, r), k.copies)  # as printed
+    to = u.program.source_map or NO_MAP   # locations in the user's files (includes inlined)
+    hosted = [HostRegion(to.region(r), u.splices[r.id], i, u.features[r.id],  # the kernels
+                         to.located(k.sites), _relayout(u, r), k.copies)  # as printed
               for r, i, k in zip(u.offloaded, u.interfaces, (u.programs or [u])[0].kernels)]
     by_id = {r.id: r for r in u.regions}
-    teams = tuple(HostTeam(t, u.team_splices[t.id], tuple(h for h in hosted
-                                                           if h.region.team == t.id),
-                           tuple(by_id[k] for k in t.serial))
+    teams = tuple(HostTeam(to.region(t), u.team_splices[t.id], tuple(
+        h for h in hosted if h.region.team == t.id), tuple(by_id[k] for k in t.serial))
                   for t in u.teams if t.offload)
     model = resolve_model(u.options.model) if hosted else None
     host = generate_host(u.program, hosted, u.residency, u.kernel_source, u.options.embed,
@@ -482,7 +478,7 @@ def splice_host(u: Unit) -> Unit:
         _team_verdict(t) for t in u.teams) + tuple(_unswitched(r) for r in u.regions
                                                  if r.offload and r.guards)
     remarks = tuple(sorted(u.remarks + verdicts, key=lambda m: (m.loc.line, m.loc.col)))
-    return replace(u, host_source=host, remarks=remarks)
+    return to.in_user_files(replace(u, host_source=host, remarks=remarks))
 
 
 def _relayout(u: Unit, r: Region) -> RelayoutInfo | None:
@@ -547,7 +543,8 @@ PASSES: tuple[Pass, ...] = (
         f"region {k}: {'keep data on the device' if v else 'sync host at exit'}"
         for k, v in sorted(u.residency.keep.items()))),
     Pass("interchange", interchange, lambda u: D.loop_bodies(u.offloaded)),
-    Pass("outline", outline, _dump_outline),
+    Pass("outline", outline, lambda u: "\n".join(f"{k.name}: {len(k.params)} parameters"
+                                              for k in u.kernels)),
     Pass("device", device, lambda u: D.functions(u.functions)),
     Pass("booleans", booleans, _kernel_bodies),
     Pass("linearize", linearize, _kernel_bodies),
@@ -587,7 +584,10 @@ def translate(path: str, options: Options | None = None) -> Unit:
 
 def _passes(u: Unit) -> Unit:
     for p in PASSES:
-        prev, u = u, p.run(u)
+        try:
+            prev, u = u, p.run(u)
+        except OmpclError as e:   # in the lines of the user's files (includes inlined)
+            raise (u.program and u.program.source_map or NO_MAP).error(e)
         if u.passed_through:
             return u
         if u.options.check:

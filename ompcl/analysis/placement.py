@@ -36,7 +36,10 @@ def splice_range(prog: Program, region: Region | Team, scan: Scanner) -> SpliceR
     ploc, sloc = SourceLoc.of(b.pragma), SourceLoc.of(b.stmt)
     loc = region.loc
     if ploc.file != prog.path or sloc.file != prog.path:
-        return Reason("macro-expansion", "the loop comes from a header or a macro expansion", loc)
+        why = prog.not_inlined.get(ploc.file)
+        return Reason("macro-expansion", f"the loop comes from {ploc.file}, an included file "
+                      f"ompcl does not inline: {why}" if why else
+                      "the loop comes from a header or a macro expansion", loc)
     line = prog.lines[ploc.line - 1] if ploc.line <= len(prog.lines) else ""
     if ("pragma" not in line or not line.lstrip().startswith("#")) and \
             not _MACRO_LINE.fullmatch(line.strip()):

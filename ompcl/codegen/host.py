@@ -546,13 +546,14 @@ def _prologue(prog: Program, regions: list[HostRegion], teams: tuple[HostTeam, .
         model=c_source(model, attributes="OMPCL_GLUE ") if model and (regions or teams) else "",
         variant_lines=c_lines(variant_source) if variant_source else [],
         predict="ompcl_model" if model else "0",
-        regions=[{"id": hr.region.id, "line": hr.region.loc.line, "nfeatures": len(hr.features),
+        regions=[{"id": hr.region.id, "file": c_string(hr.region.loc.file),
+                  "line": hr.region.loc.line, "nfeatures": len(hr.features),
                   "features": [repr(float(v)) for v in hr.features],
                   "sites": [(s.buffer, c_string(s.array), c_string(str(s.loc)))
                             for s in hr.sites],
                   "variants": hr.relayout.kernels if hr.relayout else {}} for hr in regions],
         layout_cost=layout_cost(layout_model) if any(hr.relayout for hr in regions) else None,
-        teams=[{"id": ht.team.id, "line": ht.team.loc.line,
+        teams=[{"id": ht.team.id, "file": c_string(ht.team.loc.file), "line": ht.team.loc.line,
                 "keep": int(bool(hostplan) and ht.team.id in hostplan.teams),
                 # loops on one thread in the device version: those kept on the host, and
                 # those updating a thread's array when the device declines them

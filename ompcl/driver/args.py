@@ -237,7 +237,27 @@ def sources_to_translate(cmd: Command) -> list[int]:
     if not cmd.openmp:
         return []
     return [k for k in cmd.sources if has_directive(cmd.args[k])
-            or calls_offloading_code(cmd.args[k], cmd)]
+            or includes_directive(cmd.args[k], cmd) or calls_offloading_code(cmd.args[k], cmd)]
+
+
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def includes_directive(path: str, cmd: Command) -> bool:
+    """Whether a quoted ``#include`` of ``path`` finds (beside it, else in the command's
+    include directories) a user file with a directive: the translator may inline it
+    (``frontend.includes``: Parboil's ``#include "computeQ.c"``)."""
+    try:
+        with open(path, "rb") as fh:
+            names = _QUOTED_INCLUDE.findall(fh.read())
+    except OSError:
+        return False
+    dirs = (os.path.dirname(path), *cpp_options(cmd.args).include_dirs) if names else ()
+    for name in map(os.fsdecode, names):
+        found = next((f for d in dirs if os.path.isfile(f := os.path.join(d, name))), None)
+        if found and not os.path.realpath(found).startswith("/usr/") and has_directive(found):
+            return True
+    return False
 
 
 def calls_offloading_code(path: str, cmd: Command) -> bool:
@@ -284,8 +304,9 @@ def has_directive(path: str) -> bool:
     translation acts on: not only ``critical``, ``atomic``, ``barrier``, ``master`` and the
     like, which a file without work-sharing loops or parallel regions has (in functions its
     parallel regions elsewhere call) and which translation leaves as they are (such a file
-    costs what the compiler costs). Loops from headers and macro expansions are never
-    offloaded, so this is enough."""
+    costs what the compiler costs). Loops from macro expansions and from headers are never
+    offloaded, but for the included sources the translator inlines (``includes_directive``
+    looks for those)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()

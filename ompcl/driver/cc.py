@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..diagnostics import OmpclError
 from ..frontend.preprocess import reuse_preprocessed
+from ..frontend.sourcemap import inlined_files
 from . import cache, deps, split
 from .args import (Command, DriverOptions, cpp_options, quote_response_arg,
                    sources_to_translate, translated_flags)
@@ -46,6 +47,7 @@ class Unit:
     error: str = ""            # why translation failed (a traceback for ompcl bugs)
     summary: str = ""          # one-line form of ``error``
     renames: dict[str, str] = field(default_factory=dict)   # include spellings, for deps
+    inlined: list[str] = field(default_factory=list)   # sources inlined, for deps
     iquote: bool = False       # has a computed #include: needs its directory on -iquote
 
 
@@ -148,6 +150,7 @@ class Driver:
             if host != original:   # else nothing was offloaded: compile the original
                 outdir.mkdir()
                 text, unit.renames, unit.iquote = _anchor_includes(host, path)
+                unit.inlined = inlined_files(host)
                 target = str(outdir / os.path.basename(path))
                 with open(target, "w", encoding=encoding, errors="surrogateescape") as fh:
                     fh.write(text)
@@ -274,7 +277,8 @@ class Driver:
             renames[u.translated] = u.path
             renames.update(u.renames)
         drop = {os.path.join(RUNTIME_DIR, "ompcl_rt.h")}
-        deps.rewrite(deps.candidates(cmd.args, [u.path for u in done]), renames, drop, str(tmp))
+        deps.rewrite(deps.candidates(cmd.args, [u.path for u in done]), renames, drop, str(tmp),
+                     {u.translated: u.inlined for u in done}, "-MP" in cmd.args)
 
     def fall_back(self, units: list[Unit], report: dict[str, str], rc: int) -> int:
         """The originals were built because translation failed: say so once per file."""

@@ -47,11 +47,16 @@ def escape(path: str) -> str:
     return out.replace("$", "$$").replace("#", "\\#")
 
 
-def rewrite(files: set[str], renames: dict[str, str], drop: set[str], marker: str) -> list[str]:
+def rewrite(files: set[str], renames: dict[str, str], drop: set[str], marker: str,
+            added: dict[str, list[str]] | None = None, phony: bool = False) -> list[str]:
     """Rewrite the dependency files among ``files`` that mention ``marker`` (the temporary
     directory): tokens in ``renames`` (plain paths) are renamed, tokens in ``drop`` removed
-    with their rule when they are its target. Returns the files rewritten."""
-    table = {escape(k): escape(v) for k, v in renames.items()}
+    with their rule when they are its target; the files ``added`` lists for a token (sources
+    the translation inlined, which its compile never opened) follow it, with phony rules of
+    their own with ``phony`` (``-MP``). Returns the files rewritten."""
+    added = added or {}
+    table = {escape(k): " ".join([escape(v), *map(escape, added.get(k, ()))])
+             for k, v in renames.items()}
     table.update({escape(d): "" for d in drop})
     done = []
     for f in sorted(files):
@@ -64,10 +69,13 @@ def rewrite(files: set[str], renames: dict[str, str], drop: set[str], marker: st
             continue
         for d in drop:  # -MP's phony rule for a dropped header goes with it
             text = re.sub(rf"^{re.escape(escape(d))}:[ \t]*\n", "", text, flags=re.M)
+        rules = "".join(f"{escape(n)}:\n" for k, names in added.items() if phony
+                        and escape(k) in text for n in names)
         new = _TOKEN.sub(lambda m: _rename(m[0], table), text)
         # a removed token may leave an empty continuation line behind
         new = re.sub(r"\\\n[ \t]*(?=\\\n)", "", new)
         new = re.sub(r"[ \t]*\\\n[ \t]*(?=\n|\Z)", "", new)
+        new += rules if not rules or new.endswith("\n") else "\n" + rules
         with open(f, "w", encoding="utf-8", errors="surrogateescape") as fh:
             fh.write(new)
         done.append(f)

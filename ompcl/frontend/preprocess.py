@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import InputError, PreprocessError, SourceLoc
+from .sourcemap import SourceMap, combined_markers, marker_name
 from .textscan import MARKER
 
 PRELUDE = Path(__file__).with_name("prelude.h")
@@ -86,35 +87,53 @@ def preprocess(path: str, opts: CppOptions | None = None) -> str:
 
 def _preprocess(path: str, opts: CppOptions) -> str:
     read_source(path)
+    proc = _run_cpp(opts, [path])
+    if proc.returncode != 0:
+        raise _cpp_error(proc.stderr, path)
+    return proc.stdout
+
+
+def _run_cpp(opts: CppOptions, args: list[str], text: str | None = None
+             ) -> subprocess.CompletedProcess:
+    """``gcc -E`` as ompcl reads C (``__GNUC__`` undefined, the prelude) on ``args``, with
+    ``text`` on its standard input."""
     if shutil.which(opts.cpp) is None:
         raise InputError(f"C preprocessor '{opts.cpp}' not found (set OMPCL_CPP)")
-    cmd = [opts.cpp, "-E", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE), *opts.flags(), path]
-    proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    cmd = [opts.cpp, "-E", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE), *opts.flags(),
+           *args]
+    proc = subprocess.run(cmd, input=text, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0 and "#error" in proc.stderr:
         # a header that insists on GNU C (tgmath.h): read as the compiler reads it
-        gnu = subprocess.run([c for c in cmd if c != "-U__GNUC__"], capture_output=True,
-                             text=True, errors="replace")
+        gnu = subprocess.run([c for c in cmd if c != "-U__GNUC__"], input=text,
+                             capture_output=True, text=True, errors="replace")
         proc = gnu if gnu.returncode == 0 else proc
-    if proc.returncode != 0:
-        raise _cpp_error(proc.stderr, path)
-    return proc.stdout
+    return proc
 
 
-def preprocess_text(text: str, path: str, opts: CppOptions | None = None) -> str:
+def encoding_of(path: str) -> str:
+    """The encoding ompcl reads a file with (``read_source``): UTF-8, else Latin-1."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        return "latin-1"
+
+
+def preprocess_text(text: str, path: str, opts: CppOptions | None = None,
+                    source_map: SourceMap | None = None) -> str:
     """Preprocess ``text`` as if it were the file ``path`` (its line markers and quoted
-    includes as for that file); for checking a rewritten version of a user's file."""
+    includes as for that file); for checking a rewritten version of a user's file. With the
+    ``source_map`` of the includes inlined into ``text``, the markers of its own lines count
+    the lines of ``text`` (``sourcemap.combined_markers``)."""
     opts = CppOptions() if opts is None else opts
-    if shutil.which(opts.cpp) is None:
-        raise InputError(f"C preprocessor '{opts.cpp}' not found (set OMPCL_CPP)")
-    here = os.path.dirname(os.path.abspath(path))
-    cmd = [opts.cpp, "-E", "-fopenmp", "-U__GNUC__", "-include", str(PRELUDE), "-iquote", here,
-           *opts.flags(), "-x", "c", "-"]
-    marker = '#line 1 "' + path.replace("\\", "\\\\").replace('"', '\\"') + '"\n'
-    proc = subprocess.run(cmd, input=marker + text, capture_output=True, text=True,
-                          errors="replace")
+    here = os.path.dirname(path) or "."   # spelled as for the file: the includes it finds too
+    proc = _run_cpp(opts, ["-iquote", here, "-x", "c", "-"],
+                    f'#line 1 "{marker_name(path)}"\n' + text)
     if proc.returncode != 0:
         raise _cpp_error(proc.stderr, path)
-    return proc.stdout
+    return proc.stdout if source_map is None else combined_markers(proc.stdout, source_map)
 
 
 #: the compiler's own macros that ompcl's reading leaves undefined (``-U__GNUC__``)

@@ -1,18 +1,21 @@
 """Front-end driver: a path -> ``Program``, the unit every later stage consumes."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
 from pycparser import c_ast
 
+from ..diagnostics import OmpclError
 from ..ir import BoundDirective, Directive
 from .bind import bind_directives
 from .columns import source_columns
+from .includes import inline_includes
 from .parse import parse_noted
 from .preprocess import (CppOptions, compiler_divergence, host_compiler_accepts, preprocess,
                          read_source)
+from .sourcemap import SourceMap, marker_name
 from .textscan import Scanner, inactive_lines
 
 
@@ -31,6 +34,12 @@ class Program:
     _inactive: frozenset[int] | None = field(default=None, repr=False, compare=False)
     #: (file, line) of the user's code that the host compiler reads otherwise (``__GNUC__``)
     diverging: frozenset = frozenset()
+    #: the includes inlined into ``source`` (``includes``): the tree's coordinates are lines
+    #: of ``source``, which this maps back to the user's files; None when there are none
+    source_map: SourceMap | None = None
+    #: included files with OpenMP loops left as includes (their loops stay on the host):
+    #: the name line markers give each -> why
+    not_inlined: dict[str, str] = field(default_factory=dict)
 
     @property
     def lines(self) -> list[str]:
@@ -84,17 +93,42 @@ def rebuilt(prog: Program, source: str, ast: c_ast.FileAST, preprocessed: str) -
     (the tree's coordinates stay those of the original text)."""
     constructs, standalone, warnings = bind_directives(ast, _line_reader(prog.path, source))
     return Program(prog.path, source, ast, constructs, standalone, preprocessed, warnings,
-                   diverging=prog.diverging)
+                   diverging=prog.diverging, source_map=prog.source_map,
+                   not_inlined=prog.not_inlined)
 
 
 def load_program(path: str, opts: CppOptions | None = None) -> Program:
-    """Preprocess, parse and bind the OpenMP directives of one C file."""
+    """Preprocess, parse and bind the OpenMP directives of one C file, with the included
+    user sources that hold OpenMP loops inlined (``includes``)."""
     opts = CppOptions() if opts is None else opts
     source = read_source(path)
     text = preprocess(path, opts)
+    diverging = compiler_divergence(path, opts, text)
+    inlined, refused = inline_includes(path, source, text, opts)
+    if inlined is None:
+        return replace(_program(path, source, text, opts, diverging), not_inlined=refused)
+    source, smap, text = inlined
+    try:
+        prog = _program(path, source, text, opts, _moved(diverging, smap), smap)
+    except OmpclError as e:
+        raise smap.error(e) from None
+    return replace(prog, not_inlined=refused)
+
+
+def _program(path: str, source: str, text: str, opts: CppOptions, diverging: frozenset,
+             smap: SourceMap | None = None) -> Program:
     ast, notes = parse_noted(text, path, lambda: host_compiler_accepts(path, opts))
     source_columns(ast, text, path, source)
     constructs, standalone, warnings = bind_directives(ast, _line_reader(path, source))
     return Program(path, source, ast, constructs, standalone, text,
-                   tuple(notes) + tuple(warnings),
-                   diverging=compiler_divergence(path, opts, text))
+                   tuple(notes) + tuple(warnings), diverging=diverging, source_map=smap)
+
+
+def _moved(lines: frozenset, smap: SourceMap) -> frozenset:
+    """(file, line) pairs of the user's files (as line markers spell them) as the combined
+    text's, where it has them."""
+    out = set()
+    for file, line in lines:
+        at = smap.combined(file, line)
+        out.add((file, line) if at is None else (marker_name(smap.path), at))
+    return frozenset(out)

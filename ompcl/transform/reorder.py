@@ -169,7 +169,7 @@ def reordered_program(prog: Program, plan: LayoutPlan, cpp: CppOptions
     source = apply(prog.source, edits)
     ast = _Permute(plan).rewrite(prog.ast)
     try:
-        text = preprocess_text(source, prog.path, cpp)
+        text = preprocess_text(source, prog.path, cpp, prog.source_map)
         again = parse_pruned(text, prog.path)
     except OmpclError:
         return prog, _missed(plan, "the rewritten file does not parse")
