@@ -148,6 +148,23 @@ class ReturnSite:
     void: bool = False  # in a function returning void (a value is a void expression)
 
 
+def _scalar_target(lvalue: c_ast.Node) -> bool:
+    """An assignment's target that is a plain variable (no memory through a pointer)."""
+    return isinstance(lvalue, c_ast.ID)
+
+
+def _touches(node: c_ast.Node | None) -> bool:
+    """``node`` may read or write memory: an element, a member, a dereference, a call."""
+    return node is not None and any(
+        isinstance(n, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)) or
+        isinstance(n, c_ast.UnaryOp) and n.op == "*" for n in walk(node))
+
+
+def _is_comma(n: c_ast.ExprList, root: c_ast.Node) -> bool:
+    """An expression list that is a comma expression, not a call's arguments."""
+    return not any(isinstance(p, c_ast.FuncCall) and p.args is n for p in walk(root))
+
+
 class Planner:
     """Probes for the statements of one function."""
 
@@ -191,6 +208,62 @@ class Planner:
                 return True
         return False
 
+    def runs_kernels(self, node: c_ast.Node | None) -> bool:
+        """``node`` holds a call that may run kernels."""
+        return node is not None and any(
+            isinstance(n, c_ast.FuncCall) and self.callee(call_name(n)) in (
+                "instrumented", "extern") for n in walk(node))
+
+    def points(self, a: c_ast.Node) -> bool:
+        """An argument that may point to program memory (not a string literal, not a value
+        of a scalar variable or an element: those a callee does not reach through)."""
+        if isinstance(a, c_ast.Constant) or isinstance(a, c_ast.Cast) and \
+                isinstance(a.expr, c_ast.Constant):
+            return False
+        if isinstance(a, c_ast.ID):
+            return self.scope.get(a.name).kind != "scalar"
+        if isinstance(a, (c_ast.ArrayRef, c_ast.BinaryOp)):  # an element's or sum's value
+            return any(isinstance(n, c_ast.UnaryOp) and n.op == "&" for n in walk(a)) or (
+                isinstance(a, c_ast.ArrayRef) and not self.element(a))
+        return True
+
+    def element(self, ref: c_ast.ArrayRef) -> bool:
+        """``ref`` reaches an element of a scalar type (all the subscripts of its array, whose
+        elements hold no pointers)."""
+        subs, base = 0, ref
+        while isinstance(base, c_ast.ArrayRef):
+            subs, base = subs + 1, base.name
+        var = self.scope.get(base.name) if isinstance(base, c_ast.ID) else None
+        return var is not None and var.kind in ("array", "pointer") and not var.pointers and \
+            subs == max(var.rank, 1)
+
+    def after_call(self, e: c_ast.Node | None) -> bool:
+        """Memory of ``e`` is read or written after a call in it that may run kernels, in
+        an order C fixes: an assignment's store after its operands (``y[0] = f()``), the
+        operands after the first of ``,``, ``&&``, ``||``, ``?:``, a callee's body after its
+        arguments, an element after its subscript (``y[f()]``). (Elsewhere the order is the compiler's choice, and the probe's order one
+        it may make.)"""
+        for n in walk(e) if e is not None else ():
+            if isinstance(n, c_ast.Assignment) and not _scalar_target(n.lvalue) and \
+                    self.runs_kernels(n):
+                return True
+            if isinstance(n, c_ast.ArrayRef) and self.runs_kernels(n.subscript) or \
+                    isinstance(n, c_ast.StructRef) and self.runs_kernels(n.name) or \
+                    isinstance(n, c_ast.UnaryOp) and n.op == "*" and self.runs_kernels(n.expr):
+                return True  # an element of an index, member or pointer a call returns
+            parts = (n.exprs if isinstance(n, c_ast.ExprList) and _is_comma(n, e) else
+                     [n.left, n.right] if isinstance(n, c_ast.BinaryOp) and n.op in ("&&", "||")
+                     else [n.cond, n.iftrue, n.iffalse] if isinstance(n, c_ast.TernaryOp) else [])
+            if any(self.runs_kernels(a) and any(_touches(b) for b in parts[k + 1:])
+                   for k, a in enumerate(parts)):
+                return True
+            if isinstance(n, c_ast.FuncCall) and self.callee(call_name(n)) not in (
+                    "pure", "instrumented", "extern") and self.runs_kernels(n.args) and (
+                    self.callee(call_name(n)) == "unknown" or any(
+                        self.points(a) for a in n.args.exprs if not self.runs_kernels(a))):
+                return True  # its body reads or writes memory its arguments point to
+        return False
+
     def probe(self, where: tuple[int, int, bool], exprs: list, exact: bool,
               unstable_in: c_ast.Node, sure: bool = False) -> None:
         """``sure``: the statement's calls run whenever it does (no loop, no conditional
@@ -199,6 +272,9 @@ class Planner:
         x = Exprs(self, assigned(unstable_in), exact)
         for e in exprs:
             x.expr(e)
+        if x.out and x.announce and any(self.after_call(e) for e in exprs):
+            raise NotProbed("a statement reads or writes memory after a call in it that may "
+                            "run kernels (the probe before it would come too early)")
         announce, extern = None, False
         if sure and len(x.announce) == 1 and x.calls == 1 and not any(
                 _conditional(e) for e in exprs):  # else the callees sync on their own

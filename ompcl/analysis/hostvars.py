@@ -16,10 +16,12 @@ from .ctypes_ import TypeEnv
 @dataclass(frozen=True)
 class Var:
     """kind: 'array' (a named object of known size: array or struct), 'pointer', 'scalar' or
-    'other'; rank: subscripts that reach an element without loading a pointer."""
+    'other'; rank: subscripts that reach an element without loading a pointer; ``pointers``:
+    that element may be a pointer (or a struct holding some) itself."""
 
     kind: str
     rank: int = 0
+    pointers: bool = False
 
 
 def classify_var(tnode: c_ast.Node, param: bool, env: TypeEnv) -> Var:
@@ -33,26 +35,31 @@ def classify_var(tnode: c_ast.Node, param: bool, env: TypeEnv) -> Var:
         return Var("pointer", dims)
     if isinstance(node, c_ast.PtrDecl):
         if dims:
-            return Var("array", dims)  # an array of pointers: its elements
+            return Var("array", dims, True)  # an array of pointers: its elements
         inner, rank = node.type, 1
         while isinstance(inner, c_ast.ArrayDecl):
             rank += 1
             inner = inner.type
-        return Var("pointer", rank)
+        return Var("pointer", rank, not _plain(inner, env))
     if isinstance(node, c_ast.TypeDecl):
         inner = node.type
         if isinstance(inner, c_ast.IdentifierType) and len(inner.names) == 1 and \
                 inner.names[0] in env.typedefs:
             sub = classify_var(env.typedefs[inner.names[0]], False, env)
             if sub.kind == "pointer" and dims:
-                return Var("array", dims)
+                return Var("array", dims, True)
             if sub.kind in ("array", "pointer"):
-                return Var(sub.kind, sub.rank + dims)
-            return Var("array", dims) if dims else sub
+                return Var(sub.kind, sub.rank + dims, sub.pointers)
+            return Var("array", dims, sub.kind != "scalar") if dims else sub
         if dims or isinstance(inner, (c_ast.Struct, c_ast.Union)):
-            return Var("array", dims)
+            return Var("array", dims, isinstance(inner, (c_ast.Struct, c_ast.Union)))
         return Var("scalar")
     return Var("other")
+
+
+def _plain(node: c_ast.Node, env: TypeEnv) -> bool:
+    """A type that is a scalar (what a pointer to it points to holds no pointer)."""
+    return isinstance(node, c_ast.TypeDecl) and classify_var(node, False, env).kind == "scalar"
 
 
 class Scope:
