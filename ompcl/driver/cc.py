@@ -27,7 +27,8 @@ from ..frontend.sourcemap import inlined_files
 from . import cache, deps, split
 from .args import (Command, DriverOptions, cpp_options, quote_response_arg,
                    sources_to_translate, translated_flags)
-from .runtime import LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, runtime_library
+from .runtime import (LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, embed_runtime,
+                      runtime_library, weak_runtime)
 
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 _COMPUTED_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.M)
@@ -130,6 +131,24 @@ class Driver:
             return None if self.opts.strict else []
         return [str(lib), *LINK_LIBS]
 
+    def carry_runtime(self, cmd: Command, done: list[Unit]) -> None:
+        """The objects ``-c`` writes of translated sources carry the runtime, weak: a link by
+        another command (a C++ compiler, a Makefile's own linker variable) works too."""
+        if not done or "-c" not in cmd.args or not cmd.mode == "compile" or any(
+                a in ("-S", "-E") or a.startswith("-flto") for a in cmd.args):
+            return
+        out = _output(cmd.args)
+        objects = [o for o in (out or os.path.splitext(os.path.basename(u.path))[0] + ".o"
+                               for u in done) if _elf_object(o)]
+        try:
+            lib = runtime_library(self.opts.compiler, abi_flags(cmd.args), None) \
+                if objects else None
+        except RuntimeBuildError:
+            return
+        weak = weak_runtime(self.opts.compiler, lib) if lib else None
+        for obj in objects if weak else ():
+            embed_runtime(self.opts.compiler, obj, weak)
+
     # -- translation ------------------------------------------------------------------------
     def translate(self, path: str, index: int, outdir: Path, cpp) -> Unit:
         """Translate one source into ``outdir``; any failure leaves the original in place."""
@@ -214,6 +233,7 @@ class Driver:
                 return self.compile(cmd, done, link, tmp)
             messages += res.stderr
         sys.stderr.write(messages)
+        self.carry_runtime(cmd, [u for u in done if u.translated])
         failed = [u for u in done if u.error]
         return self.fall_back(failed, {}, 0) if failed else 0
 
@@ -236,6 +256,7 @@ class Driver:
         if res.returncode == 0:
             sys.stderr.write(res.stderr)
             self.fix_deps(cmd, done, tmp)
+            self.carry_runtime(cmd, done)
             return self.fall_back(failed, {}, 0) if failed else 0
         orig = self.call(original)
         if orig.returncode != 0:
@@ -416,6 +437,27 @@ def _culprits(done: list[Unit], messages: str) -> list[Unit]:
 def _report_name(report: dict[str, str], unit: Unit, suffix: str) -> str:
     name = os.path.basename(unit.path) + suffix
     return f"{unit.index}-{name}" if name in report else name
+
+
+def _elf_object(path: str) -> bool:
+    """Whether ``path`` is an ELF relocatable object (what ``ld -r`` can extend)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(18)
+    except OSError:
+        return False
+    order = "little" if head[5:6] == b"\x01" else "big"
+    return head[:4] == b"\x7fELF" and len(head) == 18 and int.from_bytes(head[16:18], order) == 1
+
+
+def _output(args: tuple[str, ...]) -> str | None:
+    """The ``-o`` operand of a command's arguments, if any."""
+    for k, a in enumerate(args):
+        if a == "-o" and k + 1 < len(args):
+            return args[k + 1]
+        if a.startswith("-o") and len(a) > 2:
+            return a[2:]
+    return None
 
 
 def _read_text(path: str) -> tuple[str, str]:

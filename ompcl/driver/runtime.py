@@ -70,6 +70,50 @@ def runtime_library(compiler: tuple[str, ...], flags: list[str], scratch: str | 
     return lib
 
 
+def weak_runtime(compiler: tuple[str, ...], lib: str) -> str | None:
+    """The runtime of archive ``lib`` as one relocatable object whose global symbols are weak
+    (beside the archive, built once), or None where it cannot be made (no ``objcopy``)."""
+    obj = os.path.join(os.path.dirname(lib), "ompcl_rt_weak.o")
+    if os.path.exists(obj):
+        return obj
+    objcopy, nm = which("objcopy"), which("nm")
+    if objcopy is None or nm is None:
+        return None
+    import subprocess
+    import tempfile
+    try:
+        with tempfile.TemporaryDirectory(prefix=".ompcl-rtw-", dir=os.path.dirname(lib)) as tmp:
+            whole, weak = os.path.join(tmp, "all.o"), os.path.join(tmp, "weak.o")
+            names = os.path.join(tmp, "defined.txt")
+            _run([*compiler, "-r", "-nostdlib", "-o", whole, "-Wl,--whole-archive", lib,
+                  "-Wl,--no-whole-archive"])
+            listed = subprocess.run([nm, "-g", "--defined-only", "--format=posix", whole],
+                                    capture_output=True, text=True, check=True).stdout
+            with open(names, "w") as fh:  # its definitions only: its references stay strong
+                fh.writelines(line.split()[0] + "\n" for line in listed.splitlines() if line)
+            _run([objcopy, f"--weaken-symbols={names}", whole, weak])
+            os.replace(weak, obj)
+    except (OSError, RuntimeBuildError, subprocess.CalledProcessError):
+        return None
+    return obj
+
+
+def embed_runtime(compiler: tuple[str, ...], obj: str, weak: str) -> bool:
+    """Make ``obj`` (an object of a translated source) carry the weak runtime ``weak``, so
+    that a link by any command (a C++ compiler, plain gcc: NPB's ``CLINK``) finds the
+    runtime; the first object's copy serves the whole program, and a link by ``ompcl cc``,
+    which every symbol then finds defined, takes nothing of the archive."""
+    tmp = obj + ".ompcl-tmp.o"
+    try:
+        _run([*compiler, "-r", "-nostdlib", "-o", tmp, obj, weak])
+        os.replace(tmp, obj)
+        return True
+    except (OSError, RuntimeBuildError):
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        return False
+
+
 def which(name: str) -> str | None:
     """``shutil.which`` without importing shutil (start-up time)."""
     if os.sep in name:
