@@ -31,6 +31,12 @@ MATH.update({"fma": ("fma", "double"), "fmaf": ("fma", "float"), "ldexp": ("ldex
              "__isnan": ("isnan", "double"), "__isnanf": ("isnan", "float"),
              "__finite": ("isfinite", "double"), "__finitef": ("isfinite", "float"),
              "__isnanl": ("isnan", "double"), "__finitel": ("isfinite", "double")})
+#: GNU C's bit counts and branch hint (``codegen.cprinter`` spells them: OpenCL's popcount
+#: and clz return the argument's type, C's an int)
+for _b in ("popcount", "clz", "ctz"):
+    for _w in ("", "l", "ll"):
+        MATH[f"__builtin_{_b}{_w}"] = (_b, None)
+MATH["__builtin_expect"] = ("", None)
 #: bit reads of type-punned elements (``analysis.puns``): macros of the kernel program
 for _t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"):
     for _s in ("float", "double", "int", "uint", "long", "ulong"):

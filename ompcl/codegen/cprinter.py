@@ -68,6 +68,8 @@ class OpenCLPrinter(c_generator.CGenerator):
                 texts = [f"({cast})({t})" for t in texts]
             if name == "ldexp":
                 texts = [f"(double)({self.visit(args[0])})", f"(int)({self.visit(args[1])})"]
+            if name.startswith("__builtin_"):
+                return _gnu_builtin(name, texts)
             if name in _INT_ABS:  # OpenCL's abs returns an unsigned type; C's is signed
                 return f"(({_INT_ABS[name]})abs(({_INT_ABS[name]})({texts[0]})))"
             if name in ("pow", "powf") and len(args) == 2 and _is_two(args[1]) and \
@@ -75,6 +77,18 @@ class OpenCLPrinter(c_generator.CGenerator):
                 return f"({texts[0]} * {texts[0]})"
             return f"{cl_name}({', '.join(texts)})"
         return super().visit_FuncCall(n)
+
+
+def _gnu_builtin(name: str, texts: list[str]) -> str:
+    """GNU C's ``__builtin_expect(e, c)`` (``e``) and bit counts of unsigned int, long and
+    long long (an int, as C's; ``ctz`` through ``clz`` of the lowest set bit: OpenCL 1.2)."""
+    if name == "__builtin_expect":
+        return f"({texts[0]})"
+    t = "uint" if name[-1] not in "l" else "ulong"
+    x = f"(({t})({texts[0]}))"
+    if name.startswith("__builtin_ctz"):
+        return f"((int)({32 if t == 'uint' else 64} - 1 - clz({x} & -{x})))"
+    return f"((int){'popcount' if 'popcount' in name else 'clz'}({x}))"
 
 
 #: calls without side effects: the math built-ins, a checked access (OMPCL_AT)
