@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 
 from ..runtime import LINK_FLAGS, RUNTIME_FILES, RUNTIME_SOURCES, cache_root
 
@@ -21,6 +22,10 @@ LINK_LIBS = LINK_FLAGS
 _ABI_WITH_VALUE = ("-target", "--sysroot", "-isysroot", "-B")
 _ABI_PREFIXES = ("-m", "--target=", "--sysroot=", "-B")
 _NOT_ABI = ("-mllvm",)
+
+
+#: the symbol a translated file names to link only with a runtime of its interface number
+ABI_SYMBOL = re.compile(rb"ompcl_rt_abi_(\d+)_rebuild_objects_translated_by_another_ompcl")
 
 
 class RuntimeBuildError(Exception):
