@@ -15,9 +15,9 @@ and left, and its callers announce calls to it, so that leaving it for a caller 
 instrumented makes every host copy valid. A statement whose accesses cannot be described
 gets an "any memory" probe: a missed fact costs copies, never a wrong answer. A function
 whose statements cannot all be probed (text from macros, accesses in loop headers, switch
-statements around kernels, a statement whose accesses C orders after a call in it that may run
-kernels: ``y[0] = f(y)``, ``(f(y), y[0])``) is not instrumented: its regions keep the per-block residency of
-``analysis.residency``.
+statements around kernels, a statement whose accesses C orders after a call in it that may
+run kernels: ``y[0] = f(y)``, ``(f(y), y[0])``) is not instrumented: its regions keep the
+per-block residency of ``analysis.residency``.
 
 The parts: ``hostvars`` (what each name is), ``hostexprs`` (the accesses of one statement's
 expressions), ``hoststmts`` (a probe before each statement of one function); this module

@@ -148,11 +148,6 @@ class ReturnSite:
     void: bool = False  # in a function returning void (a value is a void expression)
 
 
-def _scalar_target(lvalue: c_ast.Node) -> bool:
-    """An assignment's target that is a plain variable (no memory through a pointer)."""
-    return isinstance(lvalue, c_ast.ID)
-
-
 def _touches(node: c_ast.Node | None) -> bool:
     """``node`` may read or write memory: an element, a member, a dereference, a call."""
     return node is not None and any(
@@ -200,13 +195,7 @@ class Planner:
 
     def active(self, node: c_ast.Node) -> bool:
         """The statement holds device work or calls into instrumented code."""
-        for n in walk(node):
-            if id(n) in self.device:
-                return True
-            if isinstance(n, c_ast.FuncCall) and self.callee(call_name(n)) in (
-                    "instrumented", "extern"):
-                return True
-        return False
+        return any(id(n) in self.device for n in walk(node)) or self.runs_kernels(node)
 
     def runs_kernels(self, node: c_ast.Node | None) -> bool:
         """``node`` holds a call that may run kernels."""
@@ -241,11 +230,11 @@ class Planner:
         """Memory of ``e`` is read or written after a call in it that may run kernels, in
         an order C fixes: an assignment's store after its operands (``y[0] = f()``), the
         operands after the first of ``,``, ``&&``, ``||``, ``?:``, a callee's body after its
-        arguments, an element after its subscript (``y[f()]``). (Elsewhere the order is the compiler's choice, and the probe's order one
-        it may make.)"""
+        arguments, an element after its subscript (``y[f()]``). (Elsewhere the order is the
+        compiler's choice, and the probe's order one it may make.)"""
         for n in walk(e) if e is not None else ():
-            if isinstance(n, c_ast.Assignment) and not _scalar_target(n.lvalue) and \
-                    self.runs_kernels(n):
+            if isinstance(n, c_ast.Assignment) and not isinstance(n.lvalue, c_ast.ID) and \
+                    self.runs_kernels(n):  # a store to memory, not to a named scalar
                 return True
             if isinstance(n, c_ast.ArrayRef) and self.runs_kernels(n.subscript) or \
                     isinstance(n, c_ast.StructRef) and self.runs_kernels(n.name) or \

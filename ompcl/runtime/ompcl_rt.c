@@ -58,11 +58,8 @@ void ompcl_rt_decline(ompcl_launch *L, const char *why) {
 }
 
 void ompcl_rt_distinct(ompcl_launch *L, int a, int b) {
-  const ompcl_array_arg *x = &L->arrays[a], *y = &L->arrays[b];
-  uintptr_t x0 = ompcl_arg_start(x), x1 = ompcl_arg_end(x);
-  uintptr_t y0 = ompcl_arg_start(y), y1 = ompcl_arg_end(y);
-  if (!L->ok || a >= L->narrays || b >= L->narrays || x->lo > x->hi || y->lo > y->hi ||
-      x1 <= y0 || y1 <= x0)
+  if (!L->ok || a >= L->narrays || b >= L->narrays ||
+      !ompcl_args_overlap(&L->arrays[a], &L->arrays[b]))
     return;
   LOCK();
   if (ompcl_decline(L, &L->r->alias_declines))

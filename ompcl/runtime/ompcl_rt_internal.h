@@ -247,6 +247,11 @@ static inline uintptr_t ompcl_arg_start(const ompcl_array_arg *x) {
 static inline uintptr_t ompcl_arg_end(const ompcl_array_arg *x) {
   return (uintptr_t)x->ptr + (uintptr_t)(x->hi + 1) * x->esize;
 }
+/* Whether array arguments x and y both access memory and their bytes overlap. */
+static inline int ompcl_args_overlap(const ompcl_array_arg *x, const ompcl_array_arg *y) {
+  return x->lo <= x->hi && y->lo <= y->hi && ompcl_arg_start(x) < ompcl_arg_end(y) &&
+         ompcl_arg_start(y) < ompcl_arg_end(x);
+}
 void ompcl_drop_pending(ompcl_launch *L);
 int ompcl_settle(ompcl_launch *L, int ndim, const long n[]);
 int ompcl_launch_run(ompcl_launch *L, int ndim, const long n[]);

@@ -169,10 +169,7 @@ static cl_long copy_elements(const ompcl_launch *L, int c) {
       L->hi[k] < L->lo[k])
     return 0;
   for (int j = 0; j < L->narrays; j++) /* another argument's memory: its reads see updates */
-    if (j != k && L->arrays[j].hi >= L->arrays[j].lo &&
-        ompcl_arg_start(&L->arrays[j]) < ompcl_arg_end(&L->arrays[k]) &&
-        ompcl_arg_start(&L->arrays[k]) < ompcl_arg_end(&L->arrays[j]))
-      return 0;
+    if (j != k && ompcl_args_overlap(&L->arrays[j], &L->arrays[k])) return 0;
   n = L->hi[k] - L->lo[k] + 1;
   if (n > L->iters / OMPCL_MAX(L->groups, 1L) ||
       (unsigned long)n * L->copies[c].esize > OMPCL_COPY_BYTES / (unsigned long)L->groups)

@@ -133,14 +133,12 @@ def macro_definitions(used: set[tuple[str, str, bool]]) -> list[str]:
     launch may have none (``n`` 0)."""
     out = []
     for op, cl, sliced in sorted(used):
-        name, plain = macro(op, cl, sliced), f"(void)(*(p) {op}= (v))"
-        if sliced:
-            out.append(f"#if {GUARD}\n#define {name}(p, v, n) ((n) ? {plain} : "
-                       f"(void){helper(op, cl)}(p, v))\n"
-                       f"#else\n#define {name}(p, v, n) {helper(op, cl)}(p, v)\n#endif")
-        else:
-            out.append(f"#if {GUARD}\n#define {name}(p, v) ({plain})\n"
-                       f"#else\n#define {name}(p, v) {helper(op, cl)}(p, v)\n#endif")
+        name, atomic, plain = macro(op, cl, sliced), f"{helper(op, cl)}(p, v)", \
+            f"(void)(*(p) {op}= (v))"
+        params, private = ("p, v, n", f"(n) ? {plain} : (void){atomic}") if sliced else \
+            ("p, v", plain)
+        out.append(f"#if {GUARD}\n#define {name}({params}) ({private})\n"
+                   f"#else\n#define {name}({params}) {atomic}\n#endif")
     return out
 
 
