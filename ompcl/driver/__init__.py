@@ -83,23 +83,14 @@ def _straight_through(opts, cmd) -> list[str] | None:
     somewhere temporary, or failed to build)."""
     if not cmd.links:
         return list(cmd.raw)
-    from .runtime import ABI_SYMBOL
-    if any(a.endswith((".o", ".a")) and ABI_SYMBOL.search(_read(a)) for a in cmd.args):
-        return None   # objects of translated sources: the full driver checks their interface
-    from .runtime import LINK_LIBS, RuntimeBuildError, abi_flags, runtime_library
+    from .runtime import LINK_LIBS, RuntimeBuildError, abi_flags, other_interface, runtime_library
+    if other_interface(cmd.args) is not None:
+        return None   # objects of another runtime interface: the full driver refuses them
     try:
         lib = runtime_library(opts.compiler, abi_flags(cmd.args), None)
     except RuntimeBuildError:
         return None
     return None if lib is None else [*cmd.raw, lib, *LINK_LIBS]
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return b""
 
 
 def _exec(compiler: tuple[str, ...], args: list[str]) -> int:

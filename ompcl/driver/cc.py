@@ -27,8 +27,8 @@ from ..frontend.sourcemap import inlined_files
 from . import cache, deps, split
 from .args import (Command, DriverOptions, cpp_options, quote_response_arg,
                    sources_to_translate, translated_flags)
-from .runtime import (ABI_SYMBOL, LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags,
-                      embed_runtime, runtime_library, weak_runtime)
+from .runtime import (LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, embed_runtime,
+                      other_interface, runtime_library, weak_runtime)
 
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 _COMPUTED_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.M)
@@ -73,7 +73,7 @@ class Driver:
         tmp = self.tmp = Path(tempfile.mkdtemp(prefix="ompcl-cc-"))
         try:
             link = self.link_args(cmd, tmp) if cmd.links else []
-            if link is None or cmd.links and _other_interface(cmd.args):
+            if link is None or cmd.links and _refused(cmd.args):
                 return 1
             if not todo and not any(a.startswith(str(tmp)) for a in link):
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -134,7 +134,7 @@ class Driver:
     def carry_runtime(self, cmd: Command, done: list[Unit]) -> None:
         """The objects ``-c`` writes of translated sources carry the runtime, weak: a link by
         another command (a C++ compiler, a Makefile's own linker variable) works too."""
-        if not done or "-c" not in cmd.args or not cmd.mode == "compile" or any(
+        if not done or "-c" not in cmd.args or cmd.mode != "compile" or any(
                 a in ("-S", "-E") or a.startswith("-flto") for a in cmd.args):
             return
         out = _output(cmd.args)
@@ -439,22 +439,15 @@ def _report_name(report: dict[str, str], unit: Unit, suffix: str) -> str:
     return f"{unit.index}-{name}" if name in report else name
 
 
-def _other_interface(args: tuple[str, ...]) -> bool:
-    """Whether an object or archive of the link was translated by an ompcl of another
-    runtime interface (its objects carry their own runtime, weak: the linker would take
-    one for all); says so."""
-    with open(os.path.join(RUNTIME_DIR, "ompcl_rt.h"), "rb") as fh:
-        ours = re.search(rb"#define OMPCL_RT_ABI (\d+)", fh.read()).group(1)
-    for a in args:
-        if a.endswith((".o", ".a")) and os.path.isfile(a):
-            with open(a, "rb") as fh:
-                other = next((m for m in ABI_SYMBOL.finditer(fh.read()) if m.group(1) != ours), None)
-            if other is not None:
-                print(f"ompcl: error: {a} was translated by another version of ompcl, whose "
-                      f"runtime interface differs ({other.group(0).decode()}); rebuild it "
-                      f"(for example 'make clean')", file=sys.stderr)
-                return True
-    return False
+def _refused(args: tuple[str, ...]) -> bool:
+    """Whether the link has an object or archive of another runtime interface
+    (``runtime.other_interface``); says so."""
+    other = other_interface(args)
+    if other is not None:
+        print(f"ompcl: error: {other[0]} was translated by another version of ompcl, whose "
+              f"runtime interface differs ({other[1]}); rebuild it (for example 'make "
+              f"clean')", file=sys.stderr)
+    return other is not None
 
 
 def _elf_object(path: str) -> bool:

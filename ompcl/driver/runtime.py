@@ -26,6 +26,26 @@ _NOT_ABI = ("-mllvm",)
 
 #: the symbol a translated file names to link only with a runtime of its interface number
 ABI_SYMBOL = re.compile(rb"ompcl_rt_abi_(\d+)_rebuild_objects_translated_by_another_ompcl")
+_ABI_LINE = re.compile(rb"#define OMPCL_RT_ABI (\d+)")
+
+
+def other_interface(args: tuple[str, ...]) -> tuple[str, str] | None:
+    """The first object or archive among a link's arguments translated by an ompcl of
+    another runtime interface, and the interface symbol it names (its objects carry their
+    own runtime, weak: a linker would take one copy for all); None when there is none."""
+    ours = None
+    for a in args:
+        if not a.endswith((".o", ".a")) or not os.path.isfile(a):
+            continue
+        with open(a, "rb") as fh:
+            found = {m.group(1): m.group(0) for m in ABI_SYMBOL.finditer(fh.read())}
+        if found and ours is None:
+            with open(os.path.join(RUNTIME_DIR, "ompcl_rt.h"), "rb") as fh:
+                ours = _ABI_LINE.search(fh.read()).group(1)
+        other = next((sym for n, sym in found.items() if n != ours), None)
+        if other is not None:
+            return a, other.decode()
+    return None
 
 
 class RuntimeBuildError(Exception):
@@ -103,7 +123,7 @@ def weak_runtime(compiler: tuple[str, ...], lib: str) -> str | None:
     return obj
 
 
-def embed_runtime(compiler: tuple[str, ...], obj: str, weak: str) -> bool:
+def embed_runtime(compiler: tuple[str, ...], obj: str, weak: str) -> None:
     """Make ``obj`` (an object of a translated source) carry the weak runtime ``weak``, so
     that a link by any command (a C++ compiler, plain gcc: NPB's ``CLINK``) finds the
     runtime; the first object's copy serves the whole program, and a link by ``ompcl cc``,
@@ -112,11 +132,9 @@ def embed_runtime(compiler: tuple[str, ...], obj: str, weak: str) -> bool:
     try:
         _run([*compiler, "-r", "-nostdlib", "-o", tmp, obj, weak])
         os.replace(tmp, obj)
-        return True
-    except (OSError, RuntimeBuildError):
+    except (OSError, RuntimeBuildError):  # the object stays as compiled (as before 2254bdd)
         if os.path.exists(tmp):
             os.unlink(tmp)
-        return False
 
 
 def which(name: str) -> str | None:

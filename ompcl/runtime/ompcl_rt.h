@@ -20,7 +20,8 @@ extern "C" {
  * header (tests/test_rt_abi.py holds the header's hash for each number). Every translated
  * file refers to the symbol named after it, which only a runtime of the same number defines:
  * an object translated by another ompcl fails to link instead of running with a runtime
- * whose records it misreads. */
+ * whose records it misreads. (An object `ompcl cc -c` writes carries its own runtime, weak,
+ * so that other commands can link it; `ompcl cc` links refuse one of another number.) */
 #define OMPCL_RT_ABI 9
 #define OMPCL_ABI_CAT3(a, b, c) a##b##c
 #define OMPCL_ABI_CAT(a, b, c) OMPCL_ABI_CAT3(a, b, c)
