@@ -13,7 +13,7 @@ import pytest
 
 from ompcl.pipeline import Options, translate
 
-from conftest import gcc_build, load_stats, ompcl_build, run
+from conftest import every_path, gcc_build, load_stats, ompcl_build, run
 
 PROGRAM = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -114,3 +114,13 @@ def test_slice_copies_give_the_original_output(tmp_path, opencl_available, nb):
                 lengths = (int(nb), int(nb), int(nb), 21, 6000)  # h w bits c big
                 assert slices == 2 * sum(n <= 600000 // groups for n in lengths), out.stderr
         assert run(exe, nb, OMP_NUM_THREADS=threads, OMPCL_DEVICE="openmp").stdout == expected
+
+
+def test_slice_copies_on_every_path(tmp_path):
+    """The host path, both buffer modes and the team of one at 1, 2, 3 and 7 threads."""
+    src = tmp_path / "slices.c"
+    src.write_text(PROGRAM)
+    ref, exe = tmp_path / "ref", tmp_path / "exe"
+    gcc_build(src, ref)
+    assert ompcl_build([src], exe).returncode == 0
+    every_path(ref, exe, 0.0)
