@@ -88,6 +88,8 @@ REASONS: dict[str, str] = {
     "data-type": "a variable's type cannot be placed on the device",
     "clause-type": "a variable in a data-sharing or reduction clause has an unsupported type",
     "shared-write": "a shared scalar is written in the loop without a reduction",
+    "schedule-dependent": "a firstprivate or lastprivate scalar's value depends on which "
+                          "iterations a thread ran before (the schedule)",
     "array-passed": "a whole array is passed to a function in a way ompcl cannot map",
     "array-extent": "the range of an array the loop touches cannot be derived",
     "threadprivate": "the loop uses threadprivate data",

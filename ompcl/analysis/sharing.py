@@ -109,11 +109,7 @@ class _Classifier:
                 self.reduction(v, reds[name], out, by_name.get(name, []),
                                name in info.pointer_uses)
             elif name in lastp:
-                if not v.ctype.is_scalar or name in firstp:
-                    self.fail("clause-type", f"lastprivate '{name}' must be a scalar (not also "
-                              "firstprivate)")
-                else:
-                    out["lastprivates"].append(v)
+                self.lastprivate(v, out)
             elif name in private:
                 if v.ctype.pointer or not all(is_constant_text(x, self.env) for x in v.ctype.dims):
                     self.fail("clause-type", f"private '{name}' is not a scalar or fixed-size "
@@ -123,7 +119,9 @@ class _Classifier:
             elif name in firstp:
                 arr = None if v.ctype.is_scalar or v.ctype.pointer else self.array_arg(
                     v, by_name.get(name, []), name in info.pointer_uses)
-                if v.ctype.is_scalar:
+                if v.ctype.is_scalar and self.carried(name, "firstprivate"):
+                    pass
+                elif v.ctype.is_scalar:
                     out["scalars"].append(v)
                 elif arr is not None and arr.mode == "r":  # each copy as the original
                     out["arrays"].append(arr)
@@ -158,6 +156,30 @@ class _Classifier:
                                                   "lastprivates", "reductions")),
                        tuple(self.reasons), tuple(self.inspections), dict(self.reduced),
                        self.distinct(out["arrays"]))
+
+    def lastprivate(self, v: Var, out: dict) -> None:
+        """A lastprivate scalar: each iteration's own copy (a firstprivate one too, when no
+        iteration reads it before writing it), the last iteration's value written back."""
+        if not v.ctype.is_scalar:
+            return self.fail("clause-type", f"lastprivate '{v.name}' must be a scalar")
+        first = v.name in self.d.names_in("firstprivate")
+        if self.carried(v.name, "firstprivate" if first else "lastprivate"):
+            return None
+        if v.name not in self.info.assigned:
+            return self.fail("schedule-dependent", f"lastprivate '{v.name}' is not assigned "
+                             "in every iteration (its value after the loop would be what the "
+                             "last thread's copy holds, which depends on the schedule)")
+        out["lastprivates"].append(v)
+
+    def carried(self, name: str, clause: str) -> bool:
+        """Whether the loop writes the thread's copy of ``name`` and an iteration may read
+        what an earlier one of the same thread left in it (a value the device's schedule
+        would not reproduce); fails the region if so."""
+        if name not in self.info.scalar_writes or name not in self.info.live_in:
+            return False
+        self.fail("schedule-dependent", f"{clause} '{name}' carries a value from one "
+                  "iteration to the next (what an iteration reads depends on the schedule)")
+        return True
 
     def distinct(self, arrays: list[ArrayArg]) -> tuple[tuple[str, str], ...]:
         """Each reduction array reached through a pointer, with every other array."""

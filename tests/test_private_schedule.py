@@ -1,0 +1,73 @@
+"""firstprivate and lastprivate scalars whose value depends on the schedule stay on the host
+(a firstprivate copy an iteration reads after an earlier iteration of the same thread wrote
+it; a lastprivate the last iteration may leave unassigned), with a ``schedule-dependent``
+remark; firstprivate together with lastprivate, each iteration writing the scalar before it
+reads it, runs on the device. Every path at 1, 2, 3 and 7 threads against gcc -fopenmp."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from conftest import ROOT, build_both, every_path, load_stats, run
+
+DEVICE = r"""#include <stdio.h>
+#define N 1000
+double a[N], b[N];
+int main(void) {
+  int i; double x = 2.0, y = 1.0, z = 5.0;
+  for (i = 0; i < N; i++) a[i] = i * 0.5;
+  #pragma omp parallel for firstprivate(x) lastprivate(x)
+  for (i = 0; i < N; i++) { x = a[i] * 2; b[i] += x; }
+  #pragma omp parallel for firstprivate(y, z) lastprivate(y)
+  for (i = 0; i < N; i++) { if (a[i] > 3) y = a[i] + z; else y = z; b[i] += y; }
+  double s = 0; for (i = 0; i < N; i++) s += b[i] * (i % 7);
+  printf("%f %f %f\n", s, x, y);
+  return 0;
+}
+"""
+
+#: each loop's answer depends on which iterations a thread ran before: at one thread the
+#: original's answer is the sequential one, which a device schedule would not give
+HOST = r"""#include <stdio.h>
+#define N 1001
+double a[N], b[N];
+int main(void) {
+  int i; double x = 2.0, y = 1.0, w = -1.0;
+  for (i = 0; i < N; i++) a[i] = i * 0.5;
+  #pragma omp parallel for firstprivate(y)
+  for (i = 0; i < N; i++) { y += 1; b[i] = y; }
+  #pragma omp parallel for firstprivate(x) lastprivate(x)
+  for (i = 0; i < N; i++) { x = a[i] * 2 + x; b[i] += x; }
+  #pragma omp parallel for lastprivate(w)
+  for (i = 0; i < N; i++) { if (i % 2 == 1) w = a[i]; b[i] += a[i]; }
+  double s = 0; for (i = 0; i < N; i++) s += b[i] * (i % 7);
+  printf("%f %f %f\n", s, x, w);
+  return 0;
+}
+"""
+
+
+def test_firstprivate_lastprivate_on_every_path(tmp_path):
+    ref, exe = build_both(tmp_path, DEVICE)
+    every_path(ref, exe, 0.0)
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    st = load_stats(stats)
+    if st["device"]["available"]:
+        assert [r["kernels_launched"] for r in st["regions"]] == [1, 1]
+
+
+def test_schedule_dependent_copies_stay_on_the_host(tmp_path):
+    src = tmp_path / "p.c"
+    src.write_text(HOST)
+    rep = subprocess.run([sys.executable, "-m", "ompcl.cli", "translate", str(src), "--report",
+                          "-o", str(tmp_path / "out.c")], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert rep.returncode == 0, rep.stderr
+    lines = [ln for ln in rep.stdout.splitlines() + rep.stderr.splitlines() if "p.c:" in ln]
+    assert len(lines) == 3 and all("[schedule-dependent]" in ln for ln in lines), lines
+    assert "firstprivate 'y' carries" in lines[0] and "firstprivate 'x' carries" in lines[1]
+    assert "lastprivate 'w' is not assigned in every iteration" in lines[2]
+    ref, exe = build_both(tmp_path, HOST)
+    every_path(ref, exe, 0.0)
