@@ -55,7 +55,8 @@ REASONS: dict[str, str] = {
     "clause": "the directive has a clause the device translation does not honour (linear, "
               "lastprivate(conditional:), a reduction modifier, ...)",
     "construct": "the loop's construct, or one around it, is one ompcl leaves to OpenMP "
-                 "(target, teams, distribute, taskloop, loop, ...)",
+                 "(teams, distribute or loop outside the device loops of target, taskloop, "
+                 "a target region of more than one loop construct, ...)",
     "copyin": "a threadprivate array copied in to every thread is written in the loop",
     "not-canonical": "the loop is not in OpenMP canonical form",
     "loop-var-type": "the loop variable is not of integer type",

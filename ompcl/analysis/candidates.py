@@ -25,8 +25,44 @@ _LOOP_CONSTRUCTS = {"for", "parallel for", "for simd", "parallel for simd", "sim
 _LEFT_TO_OPENMP = {"target", "teams", "distribute", "taskloop", "loop"}
 
 
+#: device loop constructs that run every iteration once, in any order, as ``parallel for``
+#: does: what the device translation gives them (the host version keeps the construct)
+_DEVICE_LOOPS = {f"{pre}{loop}" for pre in ("target teams distribute ", "target ",
+                                            "target teams ")
+                 for loop in ("parallel for", "parallel for simd", "parallel loop")
+                 } | {"target teams distribute", "target teams distribute simd",
+                      "target teams loop"}
+#: the same loops as the only statement of a ``target`` region
+_IN_TARGET = {k[len("target "):] for k in _DEVICE_LOOPS} - {"teams"}
+#: clauses of those constructs about where and how data and teams go on an accelerator
+#: (the host version, and the runtime's coherence, give their meaning on either side)
+_PLACEMENT = {"map", "device", "is_device_ptr", "has_device_addr", "defaultmap", "depend",
+              "nowait", "num_teams", "thread_limit", "dist_schedule", "uses_allocators"}
+
+
 def _left_to_openmp(kind: str) -> bool:
-    return not _LEFT_TO_OPENMP.isdisjoint(kind.split()) and kind != "target data"
+    return (not _LEFT_TO_OPENMP.isdisjoint(kind.split()) and kind != "target data"
+            and kind not in _DEVICE_LOOPS)
+
+
+def _as_parallel_for(outer: BoundDirective, inner: BoundDirective | None = None) -> Directive:
+    """A device loop construct (or a ``target`` region and its one loop construct) as the
+    ``parallel for`` whose meaning it has on shared memory; clauses of placement dropped,
+    as is an ``if`` that only chooses the target (both sides give the same answer)."""
+    clauses = tuple(c for b in (outer, inner) if b is not None for c in b.directive.clauses
+                    if c.name not in _PLACEMENT
+                    and not (c.name == "if" and c.modifiers == ("target",)))
+    d = outer.directive
+    return Directive("parallel for", clauses, d.loc, d.text)
+
+
+def _target_loop(b: BoundDirective, constructs: list[BoundDirective]) -> BoundDirective | None:
+    """The device loop construct that is the only statement of ``target`` region ``b``."""
+    stmt = b.stmt
+    if isinstance(stmt, c_ast.Compound) and len(stmt.block_items or []) == 2:
+        stmt = stmt.block_items[0]
+    return next((c for c in constructs if c.pragma is stmt and c.directive.kind in _IN_TARGET
+                 and isinstance(c.stmt, c_ast.For)), None)
 
 
 @dataclass(frozen=True)
@@ -96,12 +132,25 @@ def find_candidates(prog: Program) -> CandidateScan:
     teams: list[tuple[BoundDirective, list[int]]] = []
     skipped: list[tuple[SourceLoc, Reason]] = []
     consumed: set[int] = set()
-    parallels = [b for b in prog.constructs if "parallel" in b.directive.kind.split()]
+    parallels = [b for b in prog.constructs if "parallel" in b.directive.kind.split()
+                 or b.directive.kind in _DEVICE_LOOPS or b.directive.kind == "target"]
     left = [b for b in prog.constructs if _left_to_openmp(b.directive.kind)]
+    targets = {id(b): t for b in prog.constructs if b.directive.kind == "target"
+               and (t := _target_loop(b, prog.constructs)) is not None}
+    left = [b for b in left if id(b) not in targets]
+    consumed.update(id(t) for t in targets.values())
     for b in prog.constructs:
         kind, loc = b.directive.kind, b.directive.loc
+        if id(b) in consumed:
+            continue
         nested = [p for p in parallels if p is not b and _inside(b, p)]
         outer = next((p for p in left if p is not b and _inside(b, p)), None)
+        if outer is None and not nested and (kind in _DEVICE_LOOPS or id(b) in targets):
+            inner = targets.get(id(b))
+            if isinstance(b.stmt, c_ast.For) or inner is not None:
+                out.append(Candidate(b, _as_parallel_for(b, inner),
+                                     inner.stmt if inner is not None else b.stmt))
+            continue
         if outer is None and _left_to_openmp(kind):
             if isinstance(b.stmt, c_ast.For):
                 skipped.append((loc, Reason("construct", f"'#pragma omp {kind}' is left to "
