@@ -530,8 +530,8 @@ class HostParam:
     """One parameter of a region's outlined host function: the caller's variable, how it is
     passed (role) and the parameter's declaration.
 
-    Roles: 'lastprivate' and 'reduction' (address passed, the result written back when the
-    device ran the loop), 'shared' (address passed: a scalar the kernel updates atomically in
+    Roles: 'lastprivate', 'linear' and 'reduction' (address passed, the result written back
+    when the device ran the loop; a linear or reduction variable's value read first), 'shared' (address passed: a scalar the kernel updates atomically in
     place), 'array' (as a pointer to rows), 'value' (read-only scalar or pointer, by value
     under its own name).
     """
@@ -542,7 +542,7 @@ class HostParam:
 
     @property
     def by_address(self) -> bool:
-        return self.role in ("lastprivate", "reduction", "shared")
+        return self.role in ("lastprivate", "reduction", "shared", "linear")
 
 
 @dataclass(frozen=True)

@@ -206,12 +206,12 @@ int main(void) {
 
 def test_openmp5_clauses_are_parsed_and_kept_on_the_host(tmp_path):
     """Hints (aligned, safelen, simdlen, nontemporal, order, proc_bind, allocate, schedule and
-    if modifiers) leave a loop offloaded; linear, lastprivate(conditional:), an atomic with a
-    memory order and taskloop keep it on OpenMP, with a remark; a combined target loop runs
-    on the device (``test_target_loops``)."""
+    if modifiers) leave a loop offloaded, as does a linear variable the body steps;
+    lastprivate(conditional:), an atomic with a memory order and taskloop keep it on OpenMP,
+    with a remark; a combined target loop runs on the device (``test_target_loops``)."""
     src, ref, exe = _built(tmp_path, "clauses.c", CLAUSES)
     every_path(ref, exe, 1e-12, threads=FAST)
-    assert _report(src) == {8: "offloaded", 10: "offloaded", 12: "clause", 14: "clause",
+    assert _report(src) == {8: "offloaded", 10: "offloaded", 12: "offloaded", 14: "clause",
                             16: "atomic-order", 21: "offloaded", 26: "offloaded",
                             28: "offloaded", 35: "construct"}
 

@@ -71,3 +71,56 @@ def test_schedule_dependent_copies_stay_on_the_host(tmp_path):
     assert "lastprivate 'w' is not assigned in every iteration" in lines[2]
     ref, exe = build_both(tmp_path, HOST)
     every_path(ref, exe, 0.0)
+
+
+LINEAR = r"""#include <stdio.h>
+#define N 1000
+double a[N], b[N];
+int main(void) {
+  int i, j = 3, k = 0, st = 3, q = 1; long m = 7;
+  for (i = 0; i < N; i++) a[i] = i * 0.5;
+  #pragma omp parallel for linear(j:2)
+  for (i = 0; i < N; i++) { b[i] += j; j += 2; }
+  #pragma omp parallel for linear(k : st) linear(m)
+  for (i = 10; i < N; i += 3) { b[i] += a[k % N] + m; k = k + st; m++; }
+  #pragma omp parallel for linear(q : 2)
+  for (i = 0; i < N; i++) { if (i % 3 == 0) continue; b[i] += q; q += 2; }
+  double s = 0; for (i = 0; i < N; i++) s += b[i] * (i % 7);
+  printf("%f %d %d %ld %d\n", s, j, k, m, q);
+  return 0;
+}
+"""
+
+
+def test_linear_on_every_path(tmp_path):
+    """A linear variable the body steps once per iteration runs on the device (each
+    iteration's copy from its value before the loop, the last one's written back); one an
+    iteration may skip stepping stays on the host (gcc's values differ from OpenMP's)."""
+    src = tmp_path / "p.c"
+    src.write_text(LINEAR)
+    rep = subprocess.run([sys.executable, "-m", "ompcl.cli", "translate", str(src), "--report",
+                          "-o", str(tmp_path / "out.c")], capture_output=True, text=True,
+                         cwd=ROOT)
+    lines = [ln for ln in rep.stdout.splitlines() if "p.c:" in ln]
+    assert [ln.split()[1] for ln in lines] == ["offloaded", "offloaded", "host"], lines
+    assert "linear 'q' is not stepped by 2 once in every iteration" in lines[2]
+    ref, exe = build_both(tmp_path, LINEAR)
+    every_path(ref, exe, 0.0)
+    stats = tmp_path / "s.json"
+    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
+    assert out.returncode == 0, out.stderr
+    st = load_stats(stats)
+    if st["device"]["available"]:
+        assert [r["kernels_launched"] for r in st["regions"]][:2] == [1, 1]
+
+
+def test_linear_in_a_team_on_every_path(tmp_path):
+    """An ``omp for linear`` of a parallel region (its variable shared in the region)."""
+    text = LINEAR.replace("  #pragma omp parallel for linear(j:2)\n  for (i = 0; i < N; i++) "
+                          "{ b[i] += j; j += 2; }",
+                          "  #pragma omp parallel\n  {\n  #pragma omp for linear(j:2)\n"
+                          "  for (i = 0; i < N; i++) { b[i] += j * a[i]; j += 2; }\n"
+                          "  #pragma omp for\n  for (i = 0; i < N; i++) b[i] += 1;\n  }")
+    assert "omp for linear(j:2)" in text
+    ref, exe = build_both(tmp_path, text)
+    every_path(ref, exe, 0.0)

@@ -75,7 +75,7 @@ HONOURED = {"private": (), "firstprivate": (), "lastprivate": (), "shared": (),
             "collapse": (), "nowait": (), "default": (), "num_threads": (), "copyin": (),
             "proc_bind": (), "ordered": (), "safelen": (), "simdlen": (), "aligned": (),
             "nontemporal": (), "allocate": (), "order": ("reproducible", "unconstrained"),
-            "if": ("parallel", "simd")}
+            "if": ("parallel", "simd"), "linear": ()}
 
 
 def unhonoured_clause(d: Directive) -> Reason | None:

@@ -17,6 +17,7 @@ from .builtins import typeof_reason
 from .calls import CallInfo
 from .callspans import callee_span, pointee_names
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
+from .linear import linear_steps, stepped_once
 from .loops import const_int
 from .extents import (
     Range,
@@ -84,12 +85,14 @@ class _Classifier:
         private, firstp, lastp = (set(d.names_in(c)) for c in ("private", "firstprivate",
                                                                 "lastprivate"))
         reds = {a: c.op for c in d.clause("reduction") for a in c.args}
+        linear = self.linears(set(info.scalar_reads | info.scalar_writes))
         by_name: dict[str, list[RawAccess]] = {}
         for a in info.accesses:
             by_name.setdefault(a.name, []).append(a)
         names = set(info.scalar_reads | info.scalar_writes | set(by_name)) - pvars
         names -= self.env.enumerators
         names -= {c for c, _ in info.calls if c not in self.scope}
+        names |= {s for s in linear.values() if s in self.scope}  # variable steps
         for g in sorted(self.calls.globals):  # globals the callees use, passed to them
             v = self.scope.get(g)
             if v is None or v.storage != "global":
@@ -108,8 +111,8 @@ class _Classifier:
             elif name in reds:
                 self.reduction(v, reds[name], out, by_name.get(name, []),
                                name in info.pointer_uses)
-            elif name in lastp:
-                self.lastprivate(v, out)
+            elif name in lastp or name in linear:
+                self.lastprivate(v, out, linear.get(name))
             elif name in private:
                 if v.ctype.pointer or not all(is_constant_text(x, self.env) for x in v.ctype.dims):
                     self.fail("clause-type", f"private '{name}' is not a scalar or fixed-size "
@@ -157,9 +160,34 @@ class _Classifier:
                        tuple(self.reasons), tuple(self.inspections), dict(self.reduced),
                        self.distinct(out["arrays"]))
 
-    def lastprivate(self, v: Var, out: dict) -> None:
+    def linears(self, used: set[str]) -> dict[str, str]:
+        """The loop's ``linear`` variables it uses, with their steps (``analysis.linear``)."""
+        steps = linear_steps(self.d)
+        if isinstance(steps, str):
+            self.fail("clause", steps)
+            return {}
+        if steps and len(self.loops) > 1:
+            self.fail("clause", "its 'linear' clause with collapse is not honoured on the "
+                      "device")
+        return {n: s for n, s in steps.items() if n in used}
+
+    def linear(self, v: Var, step: str, out: dict) -> None:
+        """A linear integer scalar: passed by value (its value before the loop), each
+        iteration's own copy set from it, the last iteration's written back."""
+        if not v.ctype.is_scalar or v.ctype.pointer or v.ctype.base in FLOATING:
+            return self.fail("clause-type", f"linear '{v.name}' is not an integer scalar")
+        if not stepped_once(self.loops[-1].loop.stmt, v.name, step):
+            return self.fail("clause", f"linear '{v.name}' is not stepped by {step} once in "
+                             "every iteration (gcc's values then differ from OpenMP's)")
+        out["scalars"].append(v)
+        out["lastprivates"].append(v)
+
+    def lastprivate(self, v: Var, out: dict, linear_step: str | None = None) -> None:
         """A lastprivate scalar: each iteration's own copy (a firstprivate one too, when no
-        iteration reads it before writing it), the last iteration's value written back."""
+        iteration reads it before writing it), the last iteration's value written back;
+        a linear one (with its step) by ``linear``."""
+        if linear_step is not None:
+            return self.linear(v, linear_step, out)
         if not v.ctype.is_scalar:
             return self.fail("clause-type", f"lastprivate '{v.name}' must be a scalar")
         first = v.name in self.d.names_in("firstprivate")

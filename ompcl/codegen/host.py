@@ -97,8 +97,8 @@ def copies_and_writebacks(iface: HostInterface) -> tuple[list[str], list[str]]:
     copies, writebacks = [], []
     for p in iface.params:
         ref = N.outer_ref(p.var.name)
-        if p.role in ("lastprivate", "reduction"):
-            copies.append(_local_decl(p, f"*{ref}" if p.role == "reduction" else ""))
+        if p.role in ("lastprivate", "reduction", "linear"):
+            copies.append(_local_decl(p, "" if p.role == "lastprivate" else f"*{ref}"))
             writebacks.append(f"*{ref} = {p.var.name};")
     return copies, writebacks
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import SCALARS, renamed_type, walk
+from ..analysis.linear import linear_steps
 from ..analysis.loops import CONSTANT_TEXT
 from ..frontend.clone import clone
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
@@ -109,6 +110,29 @@ def _private_decl(v: Var) -> c_ast.Decl:
     return decl
 
 
+def _private_decls(region: Region) -> tuple[c_ast.Decl, ...]:
+    """Each iteration's own copies; a linear variable's starts at its value before the loop
+    (the kernel parameter of its name, which the copy shadows) plus the logical iteration's
+    number times the step (``analysis.linear``)."""
+    steps = linear_steps(region.directive or region.bound.directive)
+    steps = steps if isinstance(steps, dict) else {}
+    out: list[c_ast.Decl] = []
+    for v in region.privates + region.lastprivates:
+        decl = _private_decl(v)
+        if v.name in steps:
+            start = N.linear_start(v.name)
+            first = _private_decl(v)
+            first.name, first.type, first.init = start, renamed_type(first.type, start), \
+                c_ast.ID(v.name)
+            step = steps[v.name]
+            decl.init = c_ast.BinaryOp("+", c_ast.ID(start), c_ast.BinaryOp(
+                "*", c_ast.ID("ompcl_g0"), c_ast.ID(step) if step[-1].isalpha() or
+                step[-1] == "_" else c_ast.Constant("int", step)))
+            out.append(first)
+        out.append(decl)
+    return tuple(out)
+
+
 def vla_views(region: Region) -> dict[str, list[c_ast.Node]]:
     """User name -> row dimensions of each array the kernel sees flat (``is_vla``)."""
     return {a.name: [c_ast.ID(n) for n in a.tree.names] if a.tree else row_dims(a.var.decl)
@@ -157,7 +181,7 @@ def kernel_spec(region: Region) -> KernelSpec:
         body = c_ast.Compound([body], body.coord)
     d = region.bound.directive
     return KernelSpec(region.id, N.kernel(region.id), tuple(params), tuple(prologue),
-                      tuple(_private_decl(v) for v in region.privates + region.lastprivates),
+                      _private_decls(region),
                       body, tuple((device_name(x.var), cl_type(x.var_type)) for x in region.loops),
                       reds, lps, tuple(region.functions), d.loc, d.text)
 
@@ -172,7 +196,7 @@ def host_interface(region: Region) -> HostInterface:
     """How each local variable the region's kernel needs reaches its outlined host function
     (privates stay with the original loop, which runs in place)."""
     d = region.directive
-    lastp = set(d.names_in("lastprivate"))
+    lastp = set(d.names_in("lastprivate")) | {v.name for v in region.lastprivates}  # linear
     # loop variables are private to the loop too (their value before it is never read)
     private = (set(d.names_in("private")) | {x.var for x in region.loops}) - lastp
     reds = {r.name for r in region.reductions}  # the clause's and the flags (sharing.flag)

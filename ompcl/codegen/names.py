@@ -70,6 +70,11 @@ def lastprivate(j: int) -> str:
     return f"ompcl_lp{j}"
 
 
+def linear_start(name: str) -> str:
+    """Kernel local: a linear variable's value before the loop (its parameter is shadowed)."""
+    return f"ompcl_lin_{name}"
+
+
 def checked_lo(k: int) -> str:
     """Kernel parameter: first element of buffer ``k`` the host mapped (bounds checking)."""
     return f"ompcl_lo{k}"
