@@ -20,8 +20,11 @@ int main(void) {
   for (i = 0; i < N; i++) { x = a[i] * 2; b[i] += x; }
   #pragma omp parallel for firstprivate(y, z) lastprivate(y)
   for (i = 0; i < N; i++) { if (a[i] > 3) y = a[i] + z; else y = z; b[i] += y; }
+  double w = 0;
+  #pragma omp parallel for lastprivate(w)
+  for (i = 0; i < N; i++) for (int j = 3; j >= 0; j--) w = a[i] + j;
   double s = 0; for (i = 0; i < N; i++) s += b[i] * (i % 7);
-  printf("%f %f %f\n", s, x, y);
+  printf("%f %f %f %f\n", s, x, y, w);
   return 0;
 }
 """
@@ -55,7 +58,7 @@ def test_firstprivate_lastprivate_on_every_path(tmp_path):
     assert out.returncode == 0, out.stderr
     st = load_stats(stats)
     if st["device"]["available"]:
-        assert [r["kernels_launched"] for r in st["regions"]] == [1, 1]
+        assert [r["kernels_launched"] for r in st["regions"]] == [1, 1, 1]
 
 
 def test_schedule_dependent_copies_stay_on_the_host(tmp_path):

@@ -18,7 +18,7 @@ from .calls import CallInfo
 from .callspans import callee_span, pointee_names
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
 from .linear import linear_steps, stepped_once
-from .loops import const_int
+from .loops import NotCanonical, canonical_loop, const_int
 from .extents import (
     Range,
     array_extent,
@@ -52,6 +52,33 @@ class Sharing:
     #: (a reduction array reached through a pointer, another array argument): updated in
     #: place, it must be other memory than what the loop reads (``Region.distinct``)
     distinct: tuple[tuple[str, str], ...] = ()
+
+
+def surely_assigned(body: c_ast.Node, name: str) -> bool:
+    """Whether every iteration of a loop with this body assigns scalar ``name``: a plain
+    assignment every iteration evaluates, also inside an inner loop with constant bounds
+    that runs at least once (``extents.unconditional``)."""
+    done = unconditional(body)
+    for n in walk(body):
+        if id(n) not in done:
+            continue
+        if isinstance(n, c_ast.Assignment) and n.op == "=" and isinstance(
+                n.lvalue, c_ast.ID) and n.lvalue.name == name:
+            return True
+        if isinstance(n, c_ast.For) and _runs(n) and surely_assigned(n.stmt, name):
+            return True
+    return False
+
+
+def _runs(loop: c_ast.For) -> bool:
+    """A canonical loop whose constant bounds let it run at least once."""
+    try:
+        d = canonical_loop(loop)
+    except NotCanonical:
+        return False
+    lb, ub = const_int(d.lb), const_int(d.ub)
+    return lb is not None and ub is not None and {"<": lb < ub, "<=": lb <= ub,
+                                                  ">": lb > ub, ">=": lb >= ub}[d.op]
 
 
 def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
@@ -193,7 +220,8 @@ class _Classifier:
         first = v.name in self.d.names_in("firstprivate")
         if self.carried(v.name, "firstprivate" if first else "lastprivate"):
             return None
-        if v.name not in self.info.assigned:
+        if v.name not in self.info.assigned and not surely_assigned(self.loops[-1].loop.stmt,
+                                                                    v.name):
             return self.fail("schedule-dependent", f"lastprivate '{v.name}' is not assigned "
                              "in every iteration (its value after the loop would be what the "
                              "last thread's copy holds, which depends on the schedule)")
