@@ -67,7 +67,11 @@ REASONS: dict[str, str] = {
     "return": "the loop body returns from its function",
     "omp-construct": "the body holds an OpenMP construct (critical, atomic, ordered, ...)",
     "atomic-order": "the body holds an atomic construct with a memory order (seq_cst, "
-                    "acq_rel, ...) or a form (compare, weak) the device atomics do not give",
+                    "acq_rel, ...) or a form (compare, weak) the device atomics do not give "
+                    "(an ordered update or capture where the loop also reads atomically)",
+    "atomic-builtin": "the body calls a GNU atomic builtin the device does not run (its value "
+                      "used in an expression, compare-and-swap, a lock, an address that is "
+                      "not an element or a variable)",
     "pointer-op": "the body takes addresses, dereferences or assigns through pointers",
     "struct-member": "the body accesses struct members",
     "string-literal": "the body uses a string literal",

@@ -194,7 +194,12 @@ REGIONS = [
     ("atomic_capture", "double a[100]; double s;\nvoid f(int n){ int i; double v;\n"
      "#pragma omp parallel for private(v)\nfor(i=0;i<n;i++) {\n#pragma omp atomic capture\n"
      "  v = s += a[i];\n a[i] = v; }\n}\n",
-     False, "contains '#pragma omp atomic capture'"),
+     True, None),
+    ("atomic_compare", "double a[100]; double s;\nvoid f(int n){ int i; double v;\n"
+     "#pragma omp parallel for private(v)\nfor(i=0;i<n;i++) {\n"
+     "#pragma omp atomic compare capture\n"
+     "  { v = s; if (s < a[i]) s = a[i]; }\n a[i] = v; }\n}\n",
+     False, "contains '#pragma omp atomic compare'"),
     ("omp_get_thread_num", "int a[100];\nvoid f(int n){ int i;\n#pragma omp parallel for\n"
      "for(i=0;i<n;i++) a[i] = omp_get_thread_num();\n}\n",
      False, "calls the OpenMP runtime function 'omp_get_thread_num'"),
@@ -306,7 +311,7 @@ REASON_IDS = {
     'printf': 'host-only-call',
     'malloc': 'host-only-call',
     'critical': 'omp-construct',
-    'atomic_capture': 'omp-construct',
+    'atomic_compare': 'omp-construct',
     'omp_get_thread_num': 'omp-runtime-call',
     'struct_through_pointer': 'struct-member',
     'function_pointer_deref': 'function-pointer',

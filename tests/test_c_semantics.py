@@ -26,7 +26,7 @@ PROGRAMS = {
     "file_scope_gnu.c": [True, True, False, False],
     "self_referential_struct.c": [False, True],
     "null_array_args.c": [True, True],
-    "gnu_bodies.c": [True, False, True, True, False, False, True],
+    "gnu_bodies.c": [True, True, True, True, True, False, True],
     "scratch_array_param.c": [True],
 }
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from ompcl.runtime import RUNTIME_DIR
 
 #: interface number -> hash of ompcl_rt.h without its number line
-KNOWN = {7: "46d0bedb7e4feeca", 8: "e04a8cd2327f007b", 9: "b2fac7dcc4c3d861"}
+KNOWN = {7: "46d0bedb7e4feeca", 8: "e04a8cd2327f007b", 9: "b2fac7dcc4c3d861",
+         10: "de61f11f88f01832"}
 
 
 def _number_and_hash() -> tuple[int, str]:

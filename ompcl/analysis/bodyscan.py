@@ -15,11 +15,14 @@ from pycparser import c_ast
 from ..diagnostics import SourceLoc
 from ..frontend.pragma import is_omp_pragma
 from ..ir import Sym, SymKind
-from .accesses import (Atomic, BodyInfo, IndexScope, InnerLoop, RawAccess, arrays_written,
-                       atomic_form, names_written)
+from .accesses import (AtomicOp, BodyInfo, IndexScope, InnerLoop, RawAccess, arrays_written,
+                       gnu_atomic, names_written, statement_atomic)
+from .atomicscan import (atomic_kind, builtin_atomic, expression_atomic, order_problems,
+                         pragma_atomic)
 from .builtins import is_stand_in
 from .ctypes_ import c_text, pointer_depth, walk
 from .loops import NotCanonical, canonical_loop
+from .statics import constant_table
 from .scanstate import (Flow, Names, Parts, Scan, Uses, binding_key, facts, guarded,
                         index_form, is_local, maybe, nested, note_write, own, problem)
 
@@ -36,6 +39,7 @@ def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset(),
     sc = Scan(index, names_written(body), arrays_written(body), Names(env), Uses(),
               Parts(set(known_locals)), Flow())
     stmt(sc, body)
+    order_problems(sc)
     u, p = sc.uses, sc.parts
     return BodyInfo(tuple(u.acc), frozenset(u.reads), frozenset(u.writes),
                     frozenset(u.ptr_uses), frozenset(p.declared), tuple(p.calls), tuple(p.loops),
@@ -49,6 +53,8 @@ def scan_body(body: c_ast.Node, known_locals: set[str] = frozenset(),
 def stmt(sc: Scan, n: c_ast.Node | None, depth: int = 0) -> None:
     if n is None:
         return
+    if sc.index is not None and isinstance(op := statement_atomic(n), AtomicOp):
+        return atomic_walk(sc, builtin_atomic(sc, n, op), depth)  # a GNU atomic builtin
     meth = _STATEMENTS.get(type(n))
     if meth is not None:
         meth(sc, n, depth)
@@ -61,40 +67,28 @@ def stmt_compound(sc: Scan, n, depth):
         items = n.block_items or []
         k = 0
         while k < len(items):
-            kind = _atomic_kind(items[k])
+            kind = atomic_kind(items[k])
             if kind is not None and k + 1 < len(items):
-                atomic(sc, items[k], items[k + 1], kind, depth)
+                atomic_walk(sc, pragma_atomic(sc, items[k], items[k + 1], kind), depth)
                 k += 2
                 continue
             block_item(sc, items[k], depth)
             k += 1
 
 
-def atomic(sc: Scan, pragma: c_ast.Pragma, stmt: c_ast.Node, kind: str, depth: int) -> None:
-    """``#pragma omp atomic`` and its statement: updates and writes of shared data run
-    as device atomics; other forms (capture) keep the loop on the host."""
-    extra = atomic_order(pragma)
-    if extra is not None:
-        return problem(sc, pragma, "atomic-order", f"contains '#pragma omp atomic "
-                            f"{extra}', which ompcl's device atomics do not give")
-    form_ = atomic_form(stmt, kind)
-    if form_ is None or kind in ("capture", "compare"):
-        return problem(sc, pragma, "omp-construct", f"contains '#pragma omp atomic "
-                            f"{kind}' of a form ompcl does not run on the device")
-    target = form_[0]
-    base = target
-    while isinstance(base, c_ast.ArrayRef):
-        base = base.name
-    if not isinstance(base, c_ast.ID):
-        return problem(sc, pragma, "omp-construct", "contains '#pragma omp atomic' on "
-                            f"'{c_text(target)}'")
-    if kind != "read" and not is_local(sc, base.name):
-        sc.uses.atomics.append(Atomic(stmt, base.name, form_[1], SourceLoc.of(pragma)))
-    sc.flow.in_atomic = kind != "read"
+def atomic_walk(sc: Scan, found, depth: int) -> None:
+    """The statement of an atomic construct or builtin (``atomicscan``), its writes atomic,
+    then the variable a capture assigns (a plain write)."""
+    if found is None:
+        return
+    item, var, atomic = found
+    sc.flow.in_atomic = atomic
     try:
-        block_item(sc, stmt, depth)
+        block_item(sc, item, depth)
     finally:
         sc.flow.in_atomic = False
+    if var is not None:
+        lvalue(sc, var, False)
 
 
 def block_item(sc: Scan, item: c_ast.Node, depth: int) -> None:
@@ -113,13 +107,16 @@ def stmt_decl(sc: Scan, n, depth):
     if isinstance(n.type, c_ast.FuncDecl):
         return problem(sc, n, "body-declaration",
                             f"declares function '{n.name}' inside the loop")
-    if "static" in (n.storage or []) or "extern" in (n.storage or []):
+    if ("static" in (n.storage or []) and not constant_table(n)) or "extern" in (
+            n.storage or []):
         return problem(sc, n, "body-declaration", f"declares {n.storage[0]} variable "
                             f"'{n.name}' in the loop body")
     for sub in walk(n.type):
         if isinstance(sub, c_ast.ArrayDecl) and sub.dim is not None:
             expr(sc, sub.dim)
-    if n.init is not None:
+    if sc.index is not None and isinstance(op := gnu_atomic(n.init), AtomicOp):
+        atomic_walk(sc, builtin_atomic(sc, n.init, op), depth)  # T v = f(&x, e);
+    elif n.init is not None:
         expr(sc, n.init)
     key = (_LOCAL, id(n))
     sc.names.env[n.name] = key
@@ -292,6 +289,8 @@ def expr_array_ref(sc: Scan, n, write, read):
         for s in subs:  # an array member of a struct: the struct is accessed
             expr(sc, s)
         return expr_struct_ref(sc, base, write, read)
+    if isinstance(base, c_ast.Constant) and base.type == "string" and not write:
+        return None  # "ACGT"[k]: read from the device's own copy of the literal
     if not isinstance(base, c_ast.ID):
         return problem(sc, n, "pointer-op", f"subscripted expression '{c_text(base)}' is "
                             "not an array name")
@@ -403,7 +402,10 @@ def expr_func_call(sc: Scan, n, write, read):
     if not isinstance(n.name, c_ast.ID):
         return problem(sc, n, "function-pointer",
                             f"calls through function pointer '{c_text(n.name)}'")
-    sc.parts.calls.append((n.name.name, n))
+    if (op := gnu_atomic(n)) is not None:
+        expression_atomic(sc, n, op)
+    else:
+        sc.parts.calls.append((n.name.name, n))
     for arg in (n.args.exprs if n.args else []):
         if isinstance(arg, c_ast.ID) and not own(sc, arg.name):
             sc.uses.ptr_uses.add(arg.name)
@@ -500,43 +502,21 @@ _EXPRESSIONS: dict[type, Callable] = {
 }
 
 
-def _atomic_kind(item: c_ast.Node) -> str | None:
-    """'update', 'write', 'read', 'capture' or 'compare' for an ``omp atomic`` directive,
-    else None."""
-    if not isinstance(item, c_ast.Pragma) or not is_omp_pragma(item.string):
-        return None
-    words = _atomic_words(item)
-    if words is None:
-        return None
-    for w in ("compare", "capture", "update", "write", "read"):
-        if w in words:
-            return w
-    return "update"
-
-
-def _atomic_words(item: c_ast.Pragma) -> list[str] | None:
-    words = item.string.replace("(", " ( ").replace(",", " ").split()
-    return words[2:] if words[:2] == ["omp", "atomic"] else None
-
-
-def atomic_order(item: c_ast.Pragma) -> str | None:
-    """The clause of an ``omp atomic`` directive the device's atomics do not give: a memory
-    order stronger than relaxed (the device helpers order nothing around them), or 'weak'
-    and 'fail' (of 'compare'); None when there is none."""
-    return next((w for w in _atomic_words(item) or ()
-                 if w in ("seq_cst", "acq_rel", "release", "acquire", "weak", "fail")), None)
-
-
 def _as_subscript(e: c_ast.Node) -> c_ast.ArrayRef | None:
     """The subscript form of a dereferenced pointer expression, or None."""
-    if isinstance(e, c_ast.ID):
+    if _is_array_name(e):
         return c_ast.ArrayRef(e, c_ast.Constant("int", "0"), e.coord)
     if isinstance(e, c_ast.BinaryOp) and e.op == "+":
-        if isinstance(e.left, c_ast.ID):
+        if _is_array_name(e.left):
             return c_ast.ArrayRef(e.left, e.right, e.coord)
-        if isinstance(e.right, c_ast.ID):
+        if _is_array_name(e.right):
             return c_ast.ArrayRef(e.right, e.left, e.coord)
     return None
+
+
+def _is_array_name(e: c_ast.Node) -> bool:
+    """A name, or a string literal (an array of its own)."""
+    return isinstance(e, c_ast.ID) or isinstance(e, c_ast.Constant) and e.type == "string"
 
 
 def _is_integer_scalar(decl: c_ast.Decl) -> bool:

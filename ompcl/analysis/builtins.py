@@ -37,6 +37,9 @@ for _b in ("popcount", "clz", "ctz"):
     for _w in ("", "l", "ll"):
         MATH[f"__builtin_{_b}{_w}"] = (_b, None)
 MATH["__builtin_expect"] = ("", None)
+#: a failed assert of a kernel (``analysis.memcalls``; a site of ``transform.boundscheck``)
+ASSERT = "ompcl_assert"
+MATH[ASSERT] = (ASSERT, None)
 #: bit reads of type-punned elements (``analysis.puns``): macros of the kernel program
 for _t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"):
     for _s in ("float", "double", "int", "uint", "long", "ulong"):
@@ -47,9 +50,9 @@ for _t in ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong"):
 HOST_ONLY = {"printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "puts", "putchar",
              "fputs", "fputc", "putc", "fwrite", "fread", "fopen", "fclose", "fflush", "scanf",
              "fscanf", "sscanf", "getchar", "malloc", "calloc", "realloc", "free", "rand", "srand",
-             "rand_r", "random", "drand48", "exit", "abort", "assert", "memcpy", "memmove",
-             "memset", "strlen", "strcpy", "strcmp", "time", "clock", "gettimeofday", "sleep",
-             "usleep", "system", "perror"}
+             "rand_r", "random", "drand48", "exit", "abort", "assert", "__assert_fail",
+             "memcpy", "memmove", "memset", "strlen", "strcpy", "strcmp", "time", "clock",
+             "gettimeofday", "sleep", "usleep", "system", "perror"}
 
 
 def is_math(name: str) -> bool:
@@ -77,7 +80,24 @@ def typeof_reason(name: str, decl_type: c_ast.Node | None) -> str | None:
             "not work out")
 
 
+#: calls ``analysis.memcalls`` runs on the device in some forms: why the others stay
+_LOWERED_ONLY = {
+    "memset": "with a value other than 0 for elements that are not char",
+    "memcpy": "", "memmove": "between memory that may overlap in an unknown direction",
+    "__assert_fail": ""}
+
+
 def host_only_reason(name: str) -> str:
+    short = name.replace("__builtin_", "")
+    if short == "__assert_fail":
+        return ("asserts in a function the loop calls (a kernel checks asserts in the loop "
+                "body itself)")
+    if short in _LOWERED_ONLY:
+        why = _LOWERED_ONLY[short] + " or " if _LOWERED_ONLY[short] else ""
+        return (f"calls '{name}' {why}in a form ompcl does not run on the device (it does "
+                "a statement whose byte count is a whole number of the elements its pointer "
+                "arguments point to, such as n * sizeof(double) or sizeof a, on arrays of "
+                "scalars, or plain structs for memcpy)")
     if name.startswith("omp_"):
         return f"calls the OpenMP runtime function '{name}'"
     if name in _STAND_INS:

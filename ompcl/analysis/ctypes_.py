@@ -58,26 +58,31 @@ def normalise(names: list[str]) -> str | None:
 
 class TypeEnv:
     """File-scope typedefs and enumerators, used to resolve type names and constants.
-    ``TypeEnv.of(ast)`` is the one environment of a file (built once, never changed)."""
+    ``TypeEnv.of(ast)`` is the one environment of a file (built once, never changed); the
+    tree's GNU ``typeof`` declarations get their types then (``typeofs``)."""
 
     @classmethod
     def of(cls, ast: c_ast.FileAST) -> "TypeEnv":
         env = _ENVS.get(ast)
         if env is None:
             env = _ENVS[ast] = cls(ast)
+            from .typeofs import resolve_typeofs  # (it types expressions with the env)
+            resolve_typeofs(ast, env)  # GNU typeof declarations, once per tree
         return env
 
     def __init__(self, ast: c_ast.FileAST):
         self.typedefs: dict[str, c_ast.Node] = {}
         self.enumerators: set[str] = set()
-        self.structs: dict[str, c_ast.Struct] = {}  # tag -> the definition with members
+        #: tag -> the definition with members (of a struct or a union: tags share one name
+        #: space)
+        self.structs: dict[str, c_ast.Struct | c_ast.Union] = {}
         self._checking: set[int] = set()  # structs whose members struct_ok is checking
         for ext in ast.ext:
             if isinstance(ext, c_ast.Typedef):
                 self.typedefs[ext.name] = ext.type
             self._collect_enums(ext)
             for sub in _walk(ext):
-                if isinstance(sub, c_ast.Struct) and sub.name and sub.decls is not None:
+                if isinstance(sub, _RECORDS) and sub.name and sub.decls is not None:
                     self.structs.setdefault(sub.name, sub)
 
     def _collect_enums(self, node: c_ast.Node) -> None:
@@ -105,16 +110,17 @@ class TypeEnv:
                 inner = node.type
                 if isinstance(inner, c_ast.Enum):
                     return CType("int", tuple(dims), pointer, const)
-                if isinstance(inner, c_ast.Struct):
+                if isinstance(inner, _RECORDS):
                     if not inner.name or not self.struct_ok(inner):
                         return None
-                    return CType(f"struct {inner.name}", tuple(dims), pointer, const, True)
+                    return CType(f"{record_kind(inner)} {inner.name}", tuple(dims), pointer,
+                                 const, True)
                 if not isinstance(inner, c_ast.IdentifierType):
                     return None
                 if len(inner.names) == 1 and inner.names[0] in self.typedefs:
                     name = inner.names[0]
                     target = self.typedefs[name]
-                    if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, c_ast.Struct):
+                    if isinstance(target, c_ast.TypeDecl) and isinstance(target.type, _RECORDS):
                         if not self.struct_ok(target.type):
                             return None  # a typedef of a struct: the typedef name spells it
                         return CType(name, tuple(dims), pointer, const, True)
@@ -129,10 +135,26 @@ class TypeEnv:
             else:
                 return None
 
-    def struct_ok(self, s: c_ast.Struct) -> bool:
-        """A struct whose members the device can hold: scalars, fixed arrays, such structs."""
-        decls = s.decls if s.decls is not None else self.structs.get(s.name, c_ast.Struct(
-            s.name, None)).decls
+    def local_ctype(self, tnode: c_ast.Node) -> CType | None:
+        """``ctype``, or for a local of an unnamed struct or union type (``union { double
+        d; long l; } u``, arrays of one), whose definition the kernel prints where it is
+        declared, a CType with no base."""
+        ct = self.ctype(tnode)
+        node, dims = tnode, []
+        while ct is None and isinstance(node, c_ast.ArrayDecl):
+            dims.append(c_text(node.dim) if node.dim is not None else "")
+            node = node.type
+        if ct is None and isinstance(node, c_ast.TypeDecl) and isinstance(
+                node.type, _RECORDS) and not node.type.name and self.struct_ok(node.type):
+            return CType("", tuple(dims), False, "const" in (node.quals or []), True)
+        return ct
+
+    def struct_ok(self, s: c_ast.Struct | c_ast.Union) -> bool:
+        """A struct (or union) whose members the device can hold: scalars, fixed arrays,
+        such records (a union's members overlap as they do on the host: same sizes, same
+        byte order)."""
+        decls = s.decls if s.decls is not None else getattr(self.structs.get(s.name), "decls",
+                                                            None)
         if decls is None or id(decls) in self._checking:
             return False  # (a struct that holds a pointer to itself: refused by that pointer)
         self._checking.add(id(decls))
@@ -152,6 +174,15 @@ class TypeEnv:
             ct = self.ctype(self.typedefs[names[0]])
             return ct.base if ct is not None and ct.is_scalar else None
         return normalise(names)
+
+
+#: the record types: a union is laid out by the same rules on the host and the device
+_RECORDS = (c_ast.Struct, c_ast.Union)
+
+
+def record_kind(node: c_ast.Node) -> str:
+    """'union' for a union type node, else 'struct'."""
+    return "union" if isinstance(node, c_ast.Union) else "struct"
 
 
 _ENVS: "weakref.WeakKeyDictionary[c_ast.FileAST, TypeEnv]" = weakref.WeakKeyDictionary()

@@ -59,9 +59,10 @@ def resolve_typedefs(t: c_ast.Node | None, env: TypeEnv) -> c_ast.Node | None:
 
 
 def struct_members(t: c_ast.Node | None, env: TypeEnv) -> list[c_ast.Decl] | None:
-    """The member declarations of a struct type (a TypeDecl of one, typedefs resolved)."""
+    """The member declarations of a struct (or union) type (a TypeDecl of one, typedefs
+    resolved)."""
     t = resolve_typedefs(t, env)
-    if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.Struct):
+    if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, (c_ast.Struct, c_ast.Union)):
         return None
     s = t.type
     decls = s.decls if s.decls is not None else getattr(env.structs.get(s.name), "decls", None)

@@ -36,6 +36,7 @@ from .threadupdates import thread_pointer_writes, thread_updates, update_reasons
 from .teams import ThreadView, array_read_after, live_after, privatised, team_of, thread_view
 from .derived import substituted
 from .enums import function_enumerators, substitutable, with_values
+from .memcalls import lowered, lowered_functions
 from .puns import punned
 from .qualifiers import volatile_reason
 from .dialect import dialect_reason
@@ -148,7 +149,7 @@ def local_type_reasons(info: BodyInfo, env: TypeEnv) -> list[Reason]:
     """Variables declared in the body must have types the device knows, and fixed sizes."""
     out = []
     for decl in info.local_decls:
-        ct = env.ctype(decl.type)
+        ct = env.local_ctype(decl.type)
         if ct is None or ct.pointer:
             why = typeof_reason(decl.name, decl.type) or \
                 f"declares '{decl.name}' of a type ompcl cannot use on the device"
@@ -512,7 +513,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     check_clause_names(d, scope)
     context = {"context": cand.context, "team": cand.team}
     values = _enumerator_values(cand, scope)  # read as their values
-    loop = with_values(cand.loop if loop is None else loop, values)
+    loop = lowered(with_values(cand.loop if loop is None else loop, values), scope, env, b.func)
     loops = nest_of(d, loop, scope, env)
     if isinstance(loops, Reason):
         return Region(rid, b, reasons=(loops,), directive=d, scope=scope, **context)
@@ -580,7 +581,7 @@ def analyze(prog: Program, library: SourceLibrary | None = None) -> RegionAnalys
     """Analyse every OpenMP work-sharing loop and parallel region of a program; callees
     defined elsewhere are looked up in ``library``."""
     env = TypeEnv.of(prog.ast)
-    funcs = {e.decl.name: e for e in prog.ast.ext if isinstance(e, c_ast.FuncDef)}
+    funcs, library = lowered_functions(prog.ast, env, library)  # memset/memcpy as loops
     declared = {e.name for e in prog.ast.ext if isinstance(e, c_ast.Decl)}
     file_scope = visible_vars(prog.ast, None, (), prog.ast, env)
     scan = find_candidates(prog)

@@ -43,6 +43,7 @@ class Uses:
     live_in: set[str] = field(default_factory=set)
     plain_writes: set[str] = field(default_factory=set)  # written outside atomic statements
     atomics: list[Atomic] = field(default_factory=list)
+    atomic_reads: list[SourceLoc] = field(default_factory=list)  # 'omp atomic read's
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pycparser import c_ast
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
 from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Team, Var
+from .accesses import is_gnu_atomic
 from .accumulators import NONE, Accumulators, accumulators
 from .bodyscan import scan_body
 from .builtins import HOST_ONLY, is_math
@@ -345,7 +346,8 @@ def _observes(name: str | None, library: dict[str, str], defined: bool) -> str |
     if name.startswith("omp_"):
         return None if name in _TEAM_BLIND else f"the parallel region calls '{name}', whose " \
             "answer differs in a team of one"
-    if is_math(name) or name in HOST_ONLY or name.startswith("__builtin_") or defined:
+    if is_math(name) or name in HOST_ONLY or name.startswith("__builtin_") or defined \
+            or is_gnu_atomic(name):
         return None
     if _LIBRARY_HEADERS.search(library.get(name, "")):
         return None

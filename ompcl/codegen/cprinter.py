@@ -41,10 +41,33 @@ class OpenCLPrinter(c_generator.CGenerator):
                                                    renamed_type(n.type, name), n.coord))
 
     def _generate_decl(self, n: c_ast.Decl) -> str:
-        if "register" in (n.storage or []):  # OpenCL C before 2.0 has no 'register'
-            n = c_ast.Decl(n.name, n.quals, n.align, [s for s in n.storage if s != "register"],
+        # OpenCL C before 2.0 has no 'register', nor static variables in functions: the
+        # analysis lets through only static const tables (``analysis.statics``), which each
+        # work-item may hold a copy of
+        drop = {"register"} if isinstance(n.type, c_ast.FuncDecl) else {"register", "static"}
+        if drop & set(n.storage or []):
+            n = c_ast.Decl(n.name, n.quals, n.align, [s for s in n.storage if s not in drop],
                            n.funcspec, n.type, n.init, n.bitsize, n.coord)
         return super()._generate_decl(n)
+
+    # a GNU statement expression where pycparser's generator prints an expression without
+    # parentheses: in them, as every other place it may stand prints it
+    def visit_If(self, n: c_ast.If) -> str:
+        return super().visit_If(c_ast.If(_operand(n.cond), n.iftrue, n.iffalse, n.coord))
+
+    def visit_Switch(self, n: c_ast.Switch) -> str:
+        return super().visit_Switch(c_ast.Switch(_operand(n.cond), n.stmt, n.coord))
+
+    def visit_Return(self, n: c_ast.Return) -> str:
+        return super().visit_Return(c_ast.Return(_operand(n.expr), n.coord))
+
+    def visit_UnaryOp(self, n: c_ast.UnaryOp) -> str:
+        e = n.expr
+        if n.op == "*" and isinstance(e, c_ast.BinaryOp) and e.op == "+":
+            lit, k = (e.left, e.right) if _is_string(e.left) else (e.right, e.left)
+            if _is_string(lit):  # *("ACGT" + k) as "ACGT"[k] (no warning from the compiler)
+                return self.visit(c_ast.ArrayRef(lit, k, n.coord))
+        return super().visit_UnaryOp(n)
 
     def visit_Constant(self, n: c_ast.Constant) -> str:
         v = n.value
@@ -77,6 +100,15 @@ class OpenCLPrinter(c_generator.CGenerator):
                 return f"({texts[0]} * {texts[0]})"
             return f"{cl_name}({', '.join(texts)})"
         return super().visit_FuncCall(n)
+
+
+def _operand(e: c_ast.Node | None) -> c_ast.Node | None:
+    """``e``, a statement expression as a one-item list (printed in parentheses)."""
+    return c_ast.ExprList([e], e.coord) if isinstance(e, c_ast.Compound) else e
+
+
+def _is_string(e: c_ast.Node) -> bool:
+    return isinstance(e, c_ast.Constant) and e.type == "string"
 
 
 def _gnu_builtin(name: str, texts: list[str]) -> str:

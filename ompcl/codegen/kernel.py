@@ -31,6 +31,7 @@ from ..analysis.ctypes_ import SCALARS, TypeEnv, walk
 from ..analysis.loops import const_int
 from ..frontend.clone import clone
 from ..ir import KernelSpec, LoopDim, Region
+from ..transform.boundscheck import ASSERT_MACRO
 from ..transform.atomics import (callers_of, guarded, helper, helpers, mentioned,
                                  wide_helpers)
 from ..transform.device import DeviceCode, Function
@@ -291,9 +292,11 @@ def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[F
         k["int64"] = bool(mentioned(s.body) & wide  # too) exists only where the device has them
                           | wide_helpers({(p.merge, p.cl) for p in s.copies}))
     used = _used_names(code, env, offload)
-    check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites})
+    check_types = sorted({_buffer_type(s, site.buffer) for s in specs for site in s.sites
+                          if site.buffer >= 0})
     defs, layout = records(ast, env, used)
     defs += helpers(atomics) + macro_definitions(macros) + _bit_reads(used)
+    defs += [_ASSERT_REPORT] if any(t.buffer < 0 for s in specs for t in s.sites) else []
     text = render("kernels.cl.j2", source=Path(source).name, check_types=check_types,
                   fp64=_uses_double(offload, [f for f, _ in functions], env), wg=WORK_GROUP,
                   lanes=max([k["lanes"] for k in kernels], default=0),
@@ -301,6 +304,21 @@ def generate_kernels(code: DeviceCode, regions: list[Region], functions: tuple[F
                   functions=functions_text, kernels=kernels,
                   layout=layout_kernel(layout) if layout else "")
     return KernelProgram(text, tuple(layout))
+
+
+#: a failed assert's report (``transform.boundscheck``): the first failure's site, for the
+#: host (``check_report`` in ompcl_rt_launch.c prints glibc's message and aborts, as the
+#: original does); the work-item stops where no barrier follows (the CPU shape)
+_ASSERT_REPORT = f"""void ompcl_assert_report(__global int *err, int site)
+{{
+  if (atomic_cmpxchg((volatile __global int *)err, 0, 1) == 0)
+    err[1] = site;
+}}
+#ifdef OMPCL_BLOCKED
+#define {ASSERT_MACRO}(site) do {{ ompcl_assert_report({N.CHECK_REPORT}, site); return; }} while (0)
+#else
+#define {ASSERT_MACRO}(site) ompcl_assert_report({N.CHECK_REPORT}, site)
+#endif"""
 
 
 def _bit_reads(used: set[str]) -> list[str]:

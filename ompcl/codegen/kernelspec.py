@@ -26,7 +26,7 @@ def cl_type(c_base: str) -> str:
     it is, ``struct tag`` as the one-word alias the kernel program declares)."""
     if c_base in SCALARS:
         return SCALARS[c_base][0]
-    return N.struct_alias(c_base) if c_base.startswith("struct ") else c_base
+    return N.struct_alias(c_base) if c_base.startswith(("struct ", "union ")) else c_base
 
 
 def _spelled(c_base: str) -> str:
@@ -196,9 +196,11 @@ def host_interface(region: Region) -> HostInterface:
     """How each local variable the region's kernel needs reaches its outlined host function
     (privates stay with the original loop, which runs in place)."""
     d = region.directive
-    lastp = set(d.names_in("lastprivate")) | {v.name for v in region.lastprivates}  # linear
+    lastp = set(d.names_in("lastprivate"))
+    # linear: lastprivates whose value before the loop the kernel reads too
+    linear = {v.name for v in region.lastprivates} & {v.name for v in region.scalars}
     # loop variables are private to the loop too (their value before it is never read)
-    private = (set(d.names_in("private")) | {x.var for x in region.loops}) - lastp
+    private = (set(d.names_in("private")) | {x.var for x in region.loops}) - lastp - linear
     reds = {r.name for r in region.reductions}  # the clause's and the flags (sharing.flag)
     params = []
     # scalars first: a pointer to variable-length rows names them in its type
@@ -211,6 +213,8 @@ def host_interface(region: Region) -> HostInterface:
             continue
         elif shared:  # updated atomically by the kernel, in the caller's variable
             role, t = "shared", ref
+        elif scalar and v.name in linear:
+            role, t = "linear", ref
         elif scalar and v.name in lastp:
             role, t = "lastprivate", ref
         elif scalar and v.name in reds:
@@ -220,6 +224,7 @@ def host_interface(region: Region) -> HostInterface:
             role, t = "array", c_ast.PtrDecl([], t.type)
         else:  # read-only scalars and pointers: by value, under their own names
             role, t = "value", renamed_type(decl.type, v.name)
-        name = N.outer_ref(v.name) if role in ("lastprivate", "reduction", "shared") else v.name
+        name = N.outer_ref(v.name) if role in ("lastprivate", "reduction", "shared", "linear") \
+            else v.name
         params.append(HostParam(v, role, _param(decl, name, t)))
     return HostInterface(region.id, tuple(params))

@@ -1,6 +1,6 @@
-"""Struct types in kernels: the struct definitions (and typedefs) the kernel program needs, in
-file order, and the layout table (sizes and member offsets) that the runtime compares between
-host and device before any kernel of the program runs.
+"""Struct (and union) types in kernels: the struct definitions (and typedefs) the kernel
+program needs, in file order, and the layout table (sizes and member offsets) that the
+runtime compares between host and device before any kernel of the program runs.
 
 Consumes the file's AST and the identifiers the kernel program uses; produces definition text
 (OpenCL) and ``Layout`` entries: the same expression spelled for the host and the device.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import TypeEnv
+from ..analysis.ctypes_ import TypeEnv, record_kind
 from . import names as N
 from ..transform.rename import device_name
 from .cprinter import OpenCLPrinter, printed_names
@@ -26,11 +26,11 @@ class Layout:
     device: str
 
 
-def _struct_of(ext: c_ast.Node) -> c_ast.Struct | None:
+def _struct_of(ext: c_ast.Node) -> c_ast.Struct | c_ast.Union | None:
     t = getattr(ext, "type", None)
     while isinstance(t, (c_ast.TypeDecl, c_ast.PtrDecl, c_ast.ArrayDecl)):
         t = t.type
-    return t if isinstance(t, c_ast.Struct) and t.decls is not None else None
+    return t if isinstance(t, (c_ast.Struct, c_ast.Union)) and t.decls is not None else None
 
 
 def _members(s: c_ast.Struct) -> list[str]:
@@ -74,7 +74,8 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
                 continue
             if s is None:
                 continue
-            alias = N.struct_alias(f"struct {s.name}") if s.name else None
+            kind = record_kind(s)
+            alias = N.struct_alias(f"{kind} {s.name}") if s.name else None
             tname = ext.name if isinstance(ext, c_ast.Typedef) else None
             if not ({alias, tname, s.name} & wanted):
                 continue
@@ -84,12 +85,12 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
             if tname:  # typedef struct [tag] {...} name;
                 text = printer.visit(ext) + ";"
             elif alias:
-                text += f"\ntypedef struct {s.name} {alias};"
+                text += f"\ntypedef {kind} {s.name} {alias};"
             if _packed(s, ext):  # as the host packs it (the layout check confirms)
-                text = text.replace("struct ", "struct __attribute__((packed)) ", 1)
+                text = text.replace(f"{kind} ", f"{kind} __attribute__((packed)) ", 1)
             defs[k] = text
             wanted |= printed_names(ext if tname else s, env) | {s.name, alias} - {None}
-            host = tname or f"struct {s.name}"
+            host = tname or f"{kind} {s.name}"
             device = device_name(tname) if tname else alias
             layout.append(Layout(f"sizeof({host})", f"sizeof({device})"))
             layout += [Layout(f"__builtin_offsetof({host}, {m})", f"__builtin_offsetof({device}, "

@@ -28,6 +28,25 @@ class _Parser(c_parser.CParser):
                 msg = f"{msg} near '{tok.value}'"
         raise c_parser.ParseError(f"{coord}: {msg}")
 
+    def _parse_primary_expression(self):  # noqa: ANN202 - pycparser's signature
+        # a GNU statement expression wherever an operand may be (``MAX(a, b) + 1``), not
+        # only as a whole assignment expression, where pycparser reads one
+        if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":
+            self._advance()
+            block = self._parse_compound_statement()
+            self._expect("RPAREN")
+            return block
+        return super()._parse_primary_expression()
+
+    def _parse_assignment_expression(self):  # noqa: ANN202 - pycparser's signature
+        # pycparser's own, without its reading of a leading statement expression as the
+        # whole expression: the operand rule above reads it, operators may follow it
+        expr = self._parse_conditional_expression()
+        if self._is_assignment_op():
+            op = self._advance().value
+            return c_ast.Assignment(op, expr, self._parse_assignment_expression(), expr.coord)
+        return expr
+
 
 def parse(text: str, path: str) -> c_ast.FileAST:
     """Parse preprocessed C; coordinates follow the line markers into the user's files."""

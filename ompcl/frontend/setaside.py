@@ -3,8 +3,9 @@ preprocessed text and the place of a syntax error -> the text made readable ther
 line markers kept (so every later coordinate still points into the user's files).
 
 - In a function body: GNU C (statement expressions, ``asm`` statements, ``_Generic``,
-  ``typeof``, ``__auto_type``) read as stand-ins (``with_stand_ins``); failing that, the
-  function declared instead of defined (``declared_only``).
+  ``typeof``, ``__auto_type``) read as stand-ins (``with_stand_ins``; a declaration's
+  ``typeof`` keeps its operand for ``analysis.typeofs``); failing that, the function
+  declared instead of defined (``declared_only``).
 - In a file-scope declaration (``readable_declaration``): a typedef becomes an opaque struct
   of the same name (a loop using a value of it stays on the host), another declaration loses
   its initialiser (the host keeps the original text and its value), else the declaration
@@ -57,10 +58,10 @@ def _function_body(text: str, loc: SourceLoc) -> tuple[int, int] | None:
     return None
 
 
-def _stood_in(body: str) -> str:
+def _stood_in(body: str, statements: bool = True) -> str:
     """``body`` with its ``asm`` statements, ``_Generic`` selections, ``typeof(...)`` and
-    ``__auto_type`` replaced by their stand-ins; where it has none, its outermost statement
-    expressions."""
+    ``__auto_type`` replaced by their stand-ins; where it has none (and ``statements``), its
+    outermost statement expressions."""
     events = list(_code(body))
     code = {k for k, _, _ in events}
     closing, opened = {}, []
@@ -74,13 +75,16 @@ def _stood_in(body: str) -> str:
         if m.start() not in code:
             continue  # in a string
         if m["auto"]:
-            spans.append((m.start(), m.end(), TYPEOF))
+            spans.append((m.start(), m.end(), _typed(body, m.start(), AUTO_TYPE)))
         elif m.end() - 1 in closing:
-            stand = TYPEOF if m["typeof"] else ASM if m["asm"] else GENERIC
-            spans.append((m.start(), closing[m.end() - 1] + 1, stand))
+            end = closing[m.end() - 1]
+            stand = _typed(body, m.start(), body[m.end():end]) if m["typeof"] else \
+                ASM if m["asm"] else GENERIC
+            spans.append((m.start(), end + 1, stand))
     # statement expressions only once nothing else is left: the parser reads them as
     # statements and assigned values, and then they are analysed as written
-    for (k, c, _), (k2, c2, _) in zip(events, events[1:]) if not spans else ():
+    for (k, c, _), (k2, c2, _) in zip(events, events[1:]) if not spans and statements \
+            else ():
         if c == "(" and c2 == "{" and k in closing and k2 in closing and \
                 not body[closing[k2] + 1:closing[k]].strip():
             spans.append((k, closing[k] + 1, STMT_EXPR))
@@ -90,6 +94,33 @@ def _stood_in(body: str) -> str:
             out += [body[done:a], stand, _blanked(body[a:b])]
             done = b
     return "".join(out) + body[done:]
+
+
+#: the operand of ``__auto_type`` (``_typed``): the initialiser's type; and the call that
+#: holds an operand in parentheses (a statement expression)
+AUTO_TYPE, TYPEOF_CALL = "__ompcl_auto_type", "__ompcl_typeof"
+#: words that may come between a declaration's start and its type
+_SPECIFIERS = re.compile(r"(?:\b(?:const|volatile|static|register|auto|extern|restrict)\s*)*$")
+
+
+def _typed(body: str, at: int, operand: str) -> str:
+    """The stand-in of ``typeof(operand)`` (``AUTO_TYPE``: ``__auto_type``) at offset ``at``:
+    at the start of a declaration, the opaque type with the operand kept as the alignment
+    of the declaration (``_Alignas(operand) __ompcl_typeof_t x``, ``TYPEOF_CALL`` around an
+    operand in parentheses: an attribute the parser reads and leaves out of the tree's
+    children, whose type ``analysis.typeofs`` works out and declares ``x`` with); elsewhere
+    (a cast, ``sizeof``) or when the operand spans lines or holds a comma, the opaque type
+    alone."""
+    before = _SPECIFIERS.sub("", body[max(0, at - 200):at].rstrip()).rstrip()
+    if "\n" in operand or not (before[-1:] in ("", ";", "{", "}") or
+                                re.search(r"\bfor\s*\($", before)):
+        return TYPEOF
+    inner = _stood_in(operand, statements=False)
+    if any(c == "," and not d for _, c, d in _code(inner)):
+        return TYPEOF  # typeof(a, b): an alignment takes no comma expression
+    if inner.lstrip().startswith("("):  # ({ ... }) parses only as an argument or operand
+        inner = f"{TYPEOF_CALL}({inner})"
+    return f"_Alignas({inner}) {TYPEOF}"
 
 
 def declared_only(text: str, loc: SourceLoc) -> tuple[str, str, int] | None:

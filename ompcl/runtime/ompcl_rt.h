@@ -22,7 +22,7 @@ extern "C" {
  * an object translated by another ompcl fails to link instead of running with a runtime
  * whose records it misreads. (An object `ompcl cc -c` writes carries its own runtime, weak,
  * so that other commands can link it; `ompcl cc` links refuse one of another number.) */
-#define OMPCL_RT_ABI 9
+#define OMPCL_RT_ABI 10
 #define OMPCL_ABI_CAT3(a, b, c) a##b##c
 #define OMPCL_ABI_CAT(a, b, c) OMPCL_ABI_CAT3(a, b, c)
 /* (the name is the linker's message: "undefined reference to ompcl_rt_abi_6_...") */
@@ -83,11 +83,13 @@ typedef struct ompcl_program {
 } ompcl_program;
 
 /* A checked array access of a kernel (reported when OMPCL_BOUNDS_CHECK=1 finds it out of
- * the range mapped for its buffer). */
+ * the range mapped for its buffer), or an assert of its loop body (buffer -1: a kernel with
+ * one always has the report buffer bound, and a failure stops the program as glibc's
+ * assert does). */
 typedef struct ompcl_site {
-  int buffer;              /* index of the kernel's array argument */
-  const char *array;       /* the user's array name */
-  const char *where;       /* file:line:col of the access */
+  int buffer;              /* index of the kernel's array argument; -1: an assert */
+  const char *array;       /* the user's array name; the assertion's text */
+  const char *where;       /* file:line:col of the access; "file:line: function" */
 } ompcl_site;
 
 /* The features a dispatch model sees, in this order (ompcl.predict.schema.FEATURES): the

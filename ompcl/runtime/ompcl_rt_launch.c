@@ -296,14 +296,23 @@ static void read_results(ompcl_launch *L) {
   }
 }
 
-/* The bounds-check report buffer (zeroed) in check mode, a placeholder otherwise; bound as
- * the kernel's last argument. */
+/* Whether a region's kernel checks asserts: ompcl lowers assert() in a loop body to a check
+ * that reports the first failure in the bounds-check report buffer, its site one of buffer
+ * -1 (the assertion's text as `array`, "file:line: function" as `where`). */
+static int checks_asserts(const ompcl_region *r) {
+  for (int i = 0; i < r->nsites; i++)
+    if (r->sites[i].buffer < 0) return 1;
+  return 0;
+}
+
+/* The bounds-check report buffer (zeroed) in check mode or for a kernel that checks asserts,
+ * a placeholder otherwise; bound as the kernel's last argument. */
 static void bind_check_buffer(ompcl_launch *L) {
   static const cl_int zero[4] = {0, 0, 0, 0};
   cl_mem mem;
   cl_int err;
   if (!L->ok) return;
-  if (!ompcl_env.bounds_check) {
+  if (!ompcl_env.bounds_check && !checks_asserts(L->r)) {
     if ((mem = dummy_buffer(L))) ompcl_set_arg(L, L->nargs, sizeof mem, &mem);
     return;
   }
@@ -316,18 +325,37 @@ static void bind_check_buffer(ompcl_launch *L) {
     ompcl_set_arg(L, L->nargs, sizeof bufs.err, &bufs.err);
 }
 
-/* After a checked launch: stop the program at the first out-of-bounds access found. */
+#ifdef __GLIBC__
+extern char *__progname;
+#define OMPCL_PROGNAME __progname
+#else
+#define OMPCL_PROGNAME "ompcl"
+#endif
+
+/* A failed assert of a kernel: the program stops as the original does, with glibc's message
+ * and abort(). The host version of the region is not run again: the failed kernel may have
+ * written part of its arrays where the host copy is the device's (zero-copy buffers) or
+ * where the device held the only valid copy, so a run from the region's entry data is not
+ * possible in general; the original program would stop at this assertion. */
+static void assert_failed(const ompcl_site *s) {
+  fprintf(stderr, "%s: %s: Assertion `%s' failed.\n", OMPCL_PROGNAME, s->where, s->array);
+  abort();
+}
+
+/* After a checked launch: stop the program at the first out-of-bounds access or failed
+ * assert found. */
 static void check_report(ompcl_launch *L) {
   cl_int rep[4] = {0, 0, 0, 0};
   const ompcl_region *r = L->r;
   const ompcl_site *s;
   long index;
-  if (!ompcl_env.bounds_check || !L->ok ||
+  if ((!ompcl_env.bounds_check && !checks_asserts(r)) || !L->ok ||
       ompcl_cl.EnqueueReadBuffer(ompcl_dev.queue, bufs.err, CL_TRUE, 0, sizeof rep, rep, 0, 0, 0) !=
           CL_SUCCESS || !rep[0])
     return;
   index = (long)(((unsigned long)(unsigned)rep[3] << 32) | (unsigned)rep[2]);
   s = rep[1] >= 0 && rep[1] < r->nsites ? &r->sites[rep[1]] : 0;
+  if (s && s->buffer < 0) assert_failed(s);
   fprintf(stderr, "ompcl: error: out-of-bounds access in kernel '%s' (%s:%d): array '%s' "
                   "element %ld outside the mapped range [%ld, %ld] at %s\n",
           r->kernel, r->file, r->line, s ? s->array : "?", index,

@@ -1,7 +1,9 @@
-"""Atomics: ``#pragma omp atomic`` statements of a kernel body, and the updates of arrays the
-loop only updates (a team's thread array its iterations share), -> calls of the device's
-atomic helpers (``ompcl_atomic_add_double(&a[k], v)``); shared scalars updated atomically are
-buffers in the kernel, so their uses become ``(*x)``.
+"""Atomics: ``#pragma omp atomic`` statements of a kernel body (captures too), GNU's atomic
+builtins (``__sync_fetch_and_add(&a[k], v)``) and the updates of arrays the loop only updates
+(a team's thread array its iterations share), -> calls of the device's atomic helpers
+(``ompcl_atomic_add_double(&a[k], v)``; a capture's ``k = ompcl_atomic_fetch_add_int(&n, 1)``
+returns the value before the update, ``..._add_fetch_...`` the one after); shared scalars
+updated atomically are buffers in the kernel, so their uses become ``(*x)``.
 
 Consumes a (renamed) body, the device names of the atomically updated scalars and the
 OpenCL element type of each atomic target; produces the rewritten body and the set of
@@ -13,7 +15,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from ..analysis.accesses import atomic_form
+from ..analysis.accesses import AtomicOp, atomic_form, capture_form, gnu_atomic, statement_atomic
 from ..analysis.ctypes_ import TypeEnv, walk
 from .addrspace import GLOBAL, origin, param_spaces
 from .visitor import NodeTransformer
@@ -21,6 +23,10 @@ from .visitor import NodeTransformer
 #: operator -> helper name part
 OP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "&": "and", "|": "or", "^": "xor",
             "<<": "shl", ">>": "shr", "=": "write"}
+#: the helpers that return a value: 'old+' the target's value before the update, 'new+' after
+KEPT = ("old", "new")
+OP_NAMES.update({k + op: (f"fetch_{w}" if k == "old" else f"{w}_fetch")
+                 for op, w in list(OP_NAMES.items()) for k in KEPT})
 ATOMIC_TYPES = {"int", "uint", "long", "ulong", "float", "double"}
 WIDE = {"long", "ulong", "double"}  # their helpers need cl_khr_int64_base_atomics
 INT64 = "cl_khr_int64_base_atomics"
@@ -60,6 +66,14 @@ class _Atomics(NodeTransformer):
                 out.append(self.call(items[k + 1], kind))
                 k += 2
                 continue
+            if kind == "capture" and k + 1 < len(items):
+                out.append(self.rmw(capture_form(items[k + 1]), items[k + 1]))
+                k += 2
+                continue
+            if isinstance(op := statement_atomic(item), AtomicOp):  # GNU's builtins
+                out.append(self.rmw(op, item))
+                k += 1
+                continue
             if kind == "read" and k + 1 < len(items):  # a plain read of the shared value
                 out.append(self.visit(items[k + 1]))
                 k += 2
@@ -82,6 +96,33 @@ class _Atomics(NodeTransformer):
         target, value = self.visit(target), self.visit(value)
         return c_ast.FuncCall(c_ast.ID(helper(op, cl)), c_ast.ExprList(
             [c_ast.UnaryOp("&", target), value]), stmt.coord)
+
+    def rmw(self, op: AtomicOp | None, stmt: c_ast.Node) -> c_ast.Node:
+        """An update whose value is unused -> the update's helper call; a capture -> ``v = ``
+        the call of the helper returning the value it keeps."""
+        cl = self.cl_of(op.target) if op is not None else None
+        if cl is None:  # a work-item's own variable: the statement as C has it
+            return self.visit(stmt)
+        call = self.helper_call(op, cl, stmt, op.var is not None)
+        return call if op.var is None else c_ast.Assignment("=", self.visit(op.var), call,
+                                                            stmt.coord)
+
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> c_ast.Node:
+        """A GNU atomic builtin whose value is used -> the helper returning that value."""
+        op = gnu_atomic(node)
+        cl = self.cl_of(op.target) if isinstance(op, AtomicOp) else None
+        return self.generic_visit(node) if cl is None else self.helper_call(op, cl, node, True)
+
+    def cl_of(self, target: c_ast.Node) -> str | None:
+        while isinstance(target, c_ast.ArrayRef):
+            target = target.name
+        return self.types.get(getattr(target, "name", ""))
+
+    def helper_call(self, op: AtomicOp, cl: str, node: c_ast.Node, kept: bool) -> c_ast.Node:
+        kind = (KEPT[op.new] + op.op) if kept else op.op
+        self.used.add((kind, cl))
+        return c_ast.FuncCall(c_ast.ID(helper(kind, cl)), c_ast.ExprList(
+            [c_ast.UnaryOp("&", self.visit(op.target)), self.visit(op.value)]), node.coord)
 
 
 class _Updates(NodeTransformer):
@@ -204,16 +245,21 @@ def helpers(used: set[tuple[str, str]]) -> list[str]:
 
 def _helper(op: str, cl: str) -> str:
     name = helper(op, cl)
+    kept, op = (op[:3], op[3:]) if op[:3] in KEPT else ("", op)
     wide = cl in WIDE
     bits = "long" if wide else "int"
     cas = "atom_cmpxchg" if wide else "atomic_cmpxchg"
+    head = f"{cl if kept else 'void'} {name}(volatile __global {cl} *p, {cl} v)"
     if op in ("+", "-") and cl in ("int", "uint"):
         fn = "atomic_add" if op == "+" else "atomic_sub"
-        return f"void {name}(volatile __global {cl} *p, {cl} v) {{ {fn}(p, v); }}"
+        if not kept:
+            return f"{head} {{ {fn}(p, v); }}"
+        return f"{head} {{ return {fn}(p, v){f' {op} v' if kept == 'new' else ''}; }}"
     to_bits = f"as_{bits}" if cl in ("float", "double") else f"({bits})"
     from_bits = f"as_{cl}" if cl in ("float", "double") else f"({cl})"
     new = "v" if op == "=" else f"cur {op} v"
-    return (f"void {name}(volatile __global {cl} *p, {cl} v)\n{{\n"
+    result = f"  return {from_bits}({'old' if kept == 'old' else 'upd'});\n" if kept else ""
+    return (f"{head}\n{{\n"
             f"  {bits} old, upd;\n  do {{\n    {cl} cur = {from_bits}(*(volatile __global "
             f"{bits} *)p);\n    old = {to_bits}(cur);\n    upd = {to_bits}(({cl})({new}));\n"
-            f"  }} while ({cas}((volatile __global {bits} *)p, old, upd) != old);\n}}")
+            f"  }} while ({cas}((volatile __global {bits} *)p, old, upd) != old);\n{result}}}")

@@ -14,18 +14,22 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ..diagnostics import SourceLoc
+from ..analysis.builtins import ASSERT
+from ..analysis.memcalls import literal_text as _literal
 from .visitor import NodeTransformer
 
 MACRO = "OMPCL_AT"
+ASSERT_MACRO = "OMPCL_ASSERT_FAILED"
 
 
 @dataclass(frozen=True)
 class Site:
-    """One checked access: which buffer, the user's array name, where it is."""
+    """One checked access: which buffer, the user's array name, where it is; or a checked
+    assert: buffer -1, the assertion's text, ``file:line: function`` (glibc's words)."""
 
     buffer: int
     array: str
-    loc: SourceLoc
+    loc: SourceLoc | str
 
 
 class _Wrapper(NodeTransformer):
@@ -54,6 +58,16 @@ class _Wrapper(NodeTransformer):
         if node.name:
             self.shadowed[-1].add(node.name)
         return out
+
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> c_ast.Node:
+        """A failed assert (``analysis.memcalls``) -> ``OMPCL_ASSERT_FAILED(site)``, its site
+        the assertion's text and where it is (buffer -1)."""
+        if not (isinstance(node.name, c_ast.ID) and node.name.name == ASSERT):
+            return self.generic_visit(node)
+        text, where = (_literal(e.value) for e in node.args.exprs)
+        self.sites.append(Site(-1, text, where))
+        return c_ast.FuncCall(c_ast.ID(ASSERT_MACRO), c_ast.ExprList(
+            [c_ast.Constant("int", str(len(self.sites) - 1))]), node.coord)
 
     def visit_ArrayRef(self, node: c_ast.ArrayRef) -> c_ast.Node:
         base, depth = node, 0

@@ -10,6 +10,7 @@ from typing import Callable
 from pycparser import c_ast
 
 from ..analysis.ctypes_ import TypeEnv, walk
+from ..analysis.memcalls import lowered_function
 from ..frontend.clone import clone
 from ..ir import KernelSpec, Region, Var
 
@@ -117,7 +118,8 @@ def device_functions(offload: list[Region], ast: c_ast.FileAST, env: TypeEnv,
         if r.calls is not None:
             external.update(r.calls.external)
         scope.update(r.scope)
-    local = [(e, env) for e in ast.ext if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames
+    local = [(lowered_function(e, ast, env), env) for e in ast.ext  # (memset ... as loops)
+             if isinstance(e, c_ast.FuncDef) and e.decl.name in fnames
              and e.decl.name not in external]
     others = [(x.fdef, TypeEnv.of(x.ast)) for x in external.values()]
     return tuple((device_function(fdef, [param(scope[g]) for g in extra.get(fdef.decl.name, ())],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
+from ..analysis.accesses import is_gnu_atomic
 from ..analysis.builtins import MATH
 from .visitor import NodeTransformer
 
@@ -43,7 +44,8 @@ class _Renamer(NodeTransformer):
         return node
 
     def visit_FuncCall(self, node: c_ast.FuncCall) -> c_ast.FuncCall:
-        if getattr(node.name, "name", None) in MATH:  # library calls keep their C names
+        name = getattr(node.name, "name", None)
+        if name in MATH or name and is_gnu_atomic(name):  # library calls keep their C names
             if node.args is not None:
                 node.args = self.visit(node.args)
             return node

@@ -1,7 +1,8 @@
 /* GNU C in function bodies that hold OpenMP loops: statement expressions (literal and from
  * kernel-style min/max macros), typeof and __auto_type locals, asm barriers and _Generic.
- * Loops using them stay on the host; the others run on the device, and host code between
- * them that writes arrays inside a statement expression is seen. */
+ * Loops using typeof locals and statement expressions run on the device (their types worked
+ * out), a loop using _Generic stays on the host; host code between them that writes arrays
+ * inside a statement expression is seen. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -67,7 +68,7 @@ int main(void)
     s += step_literal(u, v, n, 5);
 #pragma omp parallel for reduction(min:lo)
     for (i = 0; i < n; i++)
-        lo = min(lo, w[i] * 3);  /* a statement expression: stays on the host */
+        lo = min(lo, w[i] * 3);  /* a statement expression with typeof locals */
     long acc = 0;
 #pragma omp parallel for reduction(+:acc)
     for (i = 0; i < n; i++)
