@@ -42,8 +42,54 @@ def with_stand_ins(text: str, loc: SourceLoc) -> str | None:
         return None
     start, end = found
     body = text[start:end + 1]
-    new = _stood_in(body)
+    new = _stood_in(_case_ranges(body))
     return None if new == body else text[:start] + new + text[end + 1:]
+
+
+#: GNU's case range (``case 'a' ... 'z':``), its ends without colons or semicolons
+_CASE_RANGE = re.compile(r"\bcase\s+(?P<lo>[^:;?\n]+?)\s*\.\.\.\s*(?P<hi>[^:;?\n]+?)\s*:")
+_MAX_LABELS = 256
+
+
+def _case_ranges(body: str) -> str:
+    """``body`` with GNU's case ranges written as the labels they stand for (``case 0:case
+    1:...``, on the range's line), where both ends are integer or character constants and
+    the range holds 1 to 256 values; others as they are (the function then falls back)."""
+    code = {k for k, _, _ in _code(body)}
+    out, done = [], 0
+    for m in _CASE_RANGE.finditer(body):
+        lo, hi = _constant(m["lo"]), _constant(m["hi"])
+        if m.start() in code and lo is not None and hi is not None and \
+                0 <= hi - lo < _MAX_LABELS:
+            out += [body[done:m.start()], "".join(f"case {v}:" for v in range(lo, hi + 1))]
+            done = m.end()
+    return "".join(out) + body[done:]
+
+
+_CHAR = re.compile(r"^'(\\(?:[0-7]{1,3}|x[0-9a-fA-F]{1,2}|[abfnrtv\\'\"?])|[^\\'])'$")
+_ESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11}
+
+
+def _constant(text: str) -> int | None:
+    """The value of an integer constant (``-3``, ``0x1F``, ``10u``) or a character constant
+    of the basic set (``'a'``, ``'\\n'``), else None."""
+    t = text.strip()
+    while t.startswith("(") and t.endswith(")"):
+        t = t[1:-1].strip()
+    sign = -1 if t.startswith("-") else 1
+    t = t.lstrip("+-").strip()
+    if (m := _CHAR.match(t)) is not None:
+        c = m[1]
+        v = ord(c) if len(c) == 1 else _ESCAPES.get(c[1], None)
+        if v is None:
+            v = int(c[2:], 16) if c[1] == "x" else int(c[1:], 8) if c[1].isdigit() else ord(c[1])
+        return sign * v if v < 128 else None
+    t = t.rstrip("uUlL")
+    try:
+        return sign * int(t, 0) if not (len(t) > 1 and t[0] == "0" and t[1].isdigit()) \
+            else sign * int(t, 8)
+    except ValueError:
+        return None
 
 
 def _function_body(text: str, loc: SourceLoc) -> tuple[int, int] | None:
