@@ -39,8 +39,8 @@ UNKNOWN_LOC = SourceLoc("<unknown>", 0, 0)
 REASONS: dict[str, str] = {
     # where the loop is
     "function-fallback": "the loop's function holds C ompcl cannot parse (GNU extensions such "
-                         "as nested functions or case ranges): the function is left as "
-                         "written, the file's others are read",
+                         "as nested functions or case ranges of over 256 values): the function "
+                         "is left as written, the file's others are read",
     "compiler-macros": "the loop's code reads otherwise under the host compiler's predefined "
                        "macros ('#ifdef __GNUC__' in the user's code)",
     "nested-parallel": "the loop is nested inside another parallel region",
@@ -86,7 +86,8 @@ REASONS: dict[str, str] = {
     "recursion": "a called function is recursive",
     "callee-interface": "a called function's parameters or result cannot be used on the device",
     "callee-body": "a called function's body cannot run on the device",
-    "callee-global": "a called function uses a global variable",
+    "callee-global": "a called function writes a global scalar, assigns a global pointer, or "
+                     "uses a global the device cannot hold",
     "callee-pointer-arg": "a pointer argument of a call is not an array name",
     # data
     "unresolved-name": "a name in the loop cannot be resolved (or is a function used as a value)",

@@ -189,8 +189,8 @@ class _CallWalk:
             if v is None or v.ctype.base == "?":
                 return self.fail("callee-global", f"function '{name}' uses '{g}', which ompcl "
                                  "cannot place on the device", fdef)
-            if v.ctype.pointer or v.ctype.is_scalar and written:
-                what = "global pointer" if v.ctype.pointer else "writes global variable"
+            if v.ctype.pointer and g in body.scalar_writes or v.ctype.is_scalar and written:
+                what = "assigns global pointer" if v.ctype.pointer else "writes global variable"
                 return self.fail("callee-global", f"function '{name}' {what} '{g}'", fdef)
             self.globals[g] = _merge(self.globals.get(g, ""), "rw" if written else "r")
             out.append(g)

@@ -340,7 +340,9 @@ class _Classifier:
         fixed = not ct.pointer and all(is_constant_text(x, self.env) for x in ct.dims)
         if ptr_use and not passed:
             return self.fail("array-passed", f"passes array '{v.name}' to a function")
-        flat = self.passed_extent(v, accs) if passed and not fixed else None
+        # a global pointer a callee reads by name: the whole object it points into
+        flat = self.passed_extent(v, accs) if passed and not fixed and \
+            v.name not in self.calls.globals else None
         if passed and not fixed and flat is None:
             flat = self.block(v, accs, passed=True)
         if passed and not fixed and flat is None:
