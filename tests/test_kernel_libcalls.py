@@ -146,3 +146,37 @@ def _verdict(tmp_path, body: str, decls: str = "") -> str:
 def test_which_calls_run_on_the_device(tmp_path, body, decls, expect):
     got = _verdict(tmp_path, body, decls)
     assert expect in got, got
+
+
+SIZEOF_DEREF = r"""#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static void clear(double *d, int k) { memset(d, 0, (size_t)k * sizeof *d); }
+int main(void) {
+  int i, n = 1000; double ms[1000][4];
+  double *a = malloc(n * 4 * sizeof *a);
+  for (i = 0; i < n; i++) for (int q = 0; q < 4; q++) ms[i][q] = i + q;
+  #pragma omp parallel for
+  for (i = 0; i < n; i++) {
+    double tmp[4];
+    memset(tmp, 0, 4 * sizeof *tmp);
+    memcpy(tmp, &ms[i][0], 4 * sizeof(*tmp));
+    memmove(tmp + 1, tmp, 3 * sizeof *tmp);
+    clear(&a[i * 4], 4);
+    a[i * 4 + 1] += tmp[1] + tmp[3];
+  }
+  double s = 0; for (i = 0; i < 4 * n; i++) s += a[i] * (i % 7);
+  printf("%f\n", s);
+  return 0;
+}
+"""
+
+
+def test_byte_counts_of_sizeof_a_dereference(tmp_path):
+    """``k * sizeof *p``, ``4 * sizeof(*tmp)``, ``(size_t)k * sizeof *d`` (in a callee): the
+    counts real code writes most, run on the device (found by the fuzzer's memcalls
+    family)."""
+    src = tmp_path / "p.c"
+    src.write_text(SIZEOF_DEREF)
+    same_output_on_device(src, tmp_path, 0.0,
+                          ran=lambda regions: regions[0]["kernels_launched"] >= 1)

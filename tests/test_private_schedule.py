@@ -22,7 +22,7 @@ int main(void) {
   for (i = 0; i < N; i++) { if (a[i] > 3) y = a[i] + z; else y = z; b[i] += y; }
   double w = 0;
   #pragma omp parallel for lastprivate(w)
-  for (i = 0; i < N; i++) for (int j = 3; j >= 0; j--) w = a[i] + j;
+  for (i = 0; i < N; i++) { for (int j = 3; j >= 0; j--) w = a[i] + j; b[i] += w; }
   double s = 0; for (i = 0; i < N; i++) s += b[i] * (i % 7);
   printf("%f %f %f %f\n", s, x, y, w);
   return 0;

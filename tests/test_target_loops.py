@@ -65,3 +65,43 @@ def test_device_loops_on_every_path(tmp_path):
         st = load_stats(stats)
         if st["device"]["available"]:
             assert [r["kernels_launched"] for r in st["regions"]][:4] == [1, 1, 1, 1]
+
+
+SPLIT = r"""#include <stdio.h>
+int main(void)
+{
+    int i;
+    long r = 0, r2 = 0;
+    double lp = -1.0;
+    static double a[100];
+    #pragma omp target map(tofrom: a)
+    #pragma omp teams distribute parallel for reduction(+:r) lastprivate(lp)
+    for (i = 0; i < 100; i++) {
+        a[i] = i * 0.5;
+        r += i;
+        lp = a[i];
+    }
+    #pragma omp target map(tofrom: a[0:100], r2)
+    #pragma omp teams distribute parallel for reduction(+:r2)
+    for (i = 0; i < 100; i++) r2 += a[i];
+    printf("r %ld lp %.1f a %.1f %ld\n", r, lp, a[99], r2);
+    return 0;
+}
+"""
+
+
+def test_unmapped_results_of_a_target_region_stay_on_the_host(tmp_path):
+    """A ``target`` region's loop construct reducing into (or lastprivate of) a scalar the
+    target does not map: firstprivate to the target, gcc's host fallback leaves it as it
+    was, so the loop stays on the host (found by the fuzzer's target family); mapped, it
+    runs on the device."""
+    src = tmp_path / "p.c"
+    src.write_text(SPLIT)
+    rep = subprocess.run([sys.executable, "-m", "ompcl.cli", "translate", str(src), "--report",
+                          "-o", str(tmp_path / "out.c")], capture_output=True, text=True,
+                         cwd=ROOT)
+    lines = [ln for ln in rep.stdout.splitlines() if "p.c:" in ln]
+    assert [ln.split()[1] for ln in lines] == ["offloaded", "host"], lines
+    assert "'r' is firstprivate to it (not mapped)" in lines[1]
+    ref, exe = build_both(tmp_path, SPLIT)
+    every_path(ref, exe, 0.0)

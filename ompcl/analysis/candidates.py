@@ -9,6 +9,7 @@ variables of its thread as private.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -16,6 +17,7 @@ from pycparser import c_ast
 from ..diagnostics import PragmaSyntaxError, Reason, SourceLoc
 from ..frontend.program import Program
 from ..ir import BoundDirective, Directive
+from .linear import linear_steps
 
 _PARALLEL_FOR = ("parallel for", "parallel for simd")
 _FOR = ("for", "for simd")
@@ -54,6 +56,45 @@ def _as_parallel_for(outer: BoundDirective, inner: BoundDirective | None = None)
                     and not (c.name == "if" and c.modifiers == ("target",)))
     d = outer.directive
     return Directive("parallel for", clauses, d.loc, d.text)
+
+
+def _split(text: str, sep: str) -> list[str]:
+    """``text`` split at each ``sep`` outside parentheses and brackets."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch in "([") - (ch in ")]")
+        if ch == sep and depth == 0:
+            parts, cur = parts + [cur], ""
+        else:
+            cur += ch
+    return parts + [cur]
+
+
+def _mapped(target: Directive) -> set[str] | None:
+    """The variables a ``target`` directive maps (None: every scalar, ``defaultmap(tofrom:
+    scalar)``): on the host they are the originals, where the target's other scalars are
+    firstprivate copies."""
+    if any(("from" in a) and ("scalar" in a or ":" not in a)
+           for c in target.clause("defaultmap") for a in c.args):
+        return None
+    out = set()
+    for c in target.clause("map"):
+        for arg in c.args:
+            items = _split(_split(arg, ":")[-1], ",")
+            out |= {m[1] for x in items if (m := re.match(r"\s*([A-Za-z_]\w*)", x))}
+    return out
+
+
+def _unmapped_results(target: BoundDirective, inner: BoundDirective) -> list[str]:
+    """The scalars the loop construct of a ``target`` region writes back (reductions,
+    lastprivates, linears) that the target does not map: firstprivate to the target, so the
+    original (gcc's host fallback) leaves them as they were, which no kernel gives."""
+    d = inner.directive
+    steps = linear_steps(d)
+    results = list(d.names_in("reduction")) + list(d.names_in("lastprivate")) + list(
+        steps if isinstance(steps, dict) else ())
+    mapped = _mapped(target.directive)
+    return [] if mapped is None else [n for n in results if n not in mapped]
 
 
 def _target_loop(b: BoundDirective, constructs: list[BoundDirective]) -> BoundDirective | None:
@@ -137,6 +178,9 @@ def find_candidates(prog: Program) -> CandidateScan:
     left = [b for b in prog.constructs if _left_to_openmp(b.directive.kind)]
     targets = {id(b): t for b in prog.constructs if b.directive.kind == "target"
                and (t := _target_loop(b, prog.constructs)) is not None}
+    unmapped = {id(b): lost for b in prog.constructs
+                if id(b) in targets and (lost := _unmapped_results(b, targets[id(b)]))}
+    targets = {k: t for k, t in targets.items() if k not in unmapped}
     left = [b for b in left if id(b) not in targets]
     consumed.update(id(t) for t in targets.values())
     for b in prog.constructs:
@@ -158,9 +202,12 @@ def find_candidates(prog: Program) -> CandidateScan:
             continue
         if outer is not None:  # its own remark, if it is a loop, and none for those inside
             if kind in _PARALLEL_FOR or kind in _FOR or _left_to_openmp(kind):
+                why = f"; '{unmapped[id(outer)][0]}' is firstprivate to it (not mapped), so " \
+                    "the loop's result for it is not written back" if id(outer) in unmapped \
+                    else ""
                 skipped.append((loc, Reason("construct", "inside '#pragma omp "
-                                            f"{outer.directive.kind}', which is left to OpenMP",
-                                            loc)))
+                                            f"{outer.directive.kind}', which is left to OpenMP"
+                                            + why, loc)))
             continue
         if kind in _PARALLEL_FOR or kind == "parallel":
             if nested:

@@ -168,6 +168,8 @@ class _Lowering:
             shape = _shape(x.type, self.env)
             dims, ct = shape if shape is not None else (None, None)
         else:
+            if isinstance(x, c_ast.UnaryOp) and x.op == "*":  # sizeof *p: p[0]
+                x = c_ast.ArrayRef(x.expr, c_ast.Constant("int", "0"))
             found = self.object(x, scope)
             dims, ct = (found[2], found[3]) if found is not None else (None, None)
         if dims is None or None in dims or not _same(ct, elem):

@@ -19,6 +19,8 @@ from .callspans import callee_span, pointee_names
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
 from .linear import linear_steps, stepped_once
 from .loops import NotCanonical, canonical_loop, const_int
+#: statements that may leave an inner loop's iteration early
+_JUMPS = (c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Return, c_ast.Label)
 from .extents import (
     Range,
     array_extent,
@@ -67,6 +69,23 @@ def surely_assigned(body: c_ast.Node, name: str) -> bool:
             return True
         if isinstance(n, c_ast.For) and _runs(n) and surely_assigned(n.stmt, name):
             return True
+    return False
+
+
+def assigned_before_read(body: c_ast.Node, name: str) -> bool:
+    """Whether every iteration of a loop with this body assigns scalar ``name`` before any
+    read of it: the first of the body's statements that mentions it is ``name = e`` (``e``
+    without it), or an inner loop with constant bounds that runs at least once whose body
+    does so (the analysis' own test counts no inner loop)."""
+    items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
+    for s in items:
+        if not any(isinstance(n, c_ast.ID) and n.name == name for n in walk(s)):
+            continue
+        if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(
+                s.lvalue, c_ast.ID) and s.lvalue.name == name:
+            return not any(isinstance(n, c_ast.ID) and n.name == name for n in walk(s.rvalue))
+        return isinstance(s, c_ast.For) and _runs(s) and not any(
+            isinstance(n, _JUMPS) for n in walk(s)) and assigned_before_read(s.stmt, name)
     return False
 
 
@@ -231,7 +250,8 @@ class _Classifier:
         """Whether the loop writes the thread's copy of ``name`` and an iteration may read
         what an earlier one of the same thread left in it (a value the device's schedule
         would not reproduce); fails the region if so."""
-        if name not in self.info.scalar_writes or name not in self.info.live_in:
+        if name not in self.info.scalar_writes or name not in self.info.live_in or \
+                assigned_before_read(self.loops[-1].loop.stmt, name):
             return False
         self.fail("schedule-dependent", f"{clause} '{name}' carries a value from one "
                   "iteration to the next (what an iteration reads depends on the schedule)")
