@@ -44,6 +44,11 @@ POINTER_SEEDS = {
     7053: "tree: rows read through their block (declined); member_chain: a null struct "
           "pointer under a false guard (declined)",
 }
+#: the coverage families alone (``gen.generate(seed, gen.OPT_IN_FAMILIES)``): what each holds
+COVERAGE_SEEDS = {
+    209: "captures, gnu_atomics (counting-sort scatters), gnu_types, a target construct",
+    226: "captures, gnu_atomics, linear, firstprivate with lastprivate",
+}
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
 #: saved regressions of bugs not fixed yet (strict: a fix makes the test say so)
 KNOWN_FAILING: dict[str, str] = {}
@@ -139,6 +144,20 @@ def test_every_family_is_generated_often():
     for fam in gen.NEW_FAMILIES:
         assert seen[fam] >= 5, (fam, seen)
     assert set(seen) <= set(gen.OFFLOADED)
+
+
+def test_coverage_families_are_generated_only_when_named():
+    """The coverage families (gen_offload) are opt-in: the default programs stay as they
+    were; named, each is generated often and every loop of theirs is expected offloaded."""
+    seen = Counter()
+    for fam in gen.OPT_IN_FAMILIES:
+        assert fam not in gen.NEW_FAMILIES and gen.OFFLOADED[fam]
+        seen.update(f for s in range(12) for f in set(gen.families(gen.generate(s, [fam]))))
+    for fam in gen.OPT_IN_FAMILIES:
+        assert seen[fam] >= 5, (fam, seen)
+    assert not set(gen.families(gen.generate(3))) & set(gen.OPT_IN_FAMILIES)
+    text = gen.generate(5, gen.OPT_IN_FAMILIES)
+    assert gen.recount(text) == text and gen.expectations(text)[1] == 0
 
 
 def test_families_can_be_restricted():
@@ -266,6 +285,13 @@ def test_fuzz_pointer_families(seed, camp, opencl_available):
     text = gen.generate(seed, POINTER_FAMILIES)
     assert gen.expectations(text)[0] >= 1
     _check(text, camp, opencl_available, f"seed {seed} ({POINTER_SEEDS[seed]})")
+
+
+@pytest.mark.parametrize("seed", sorted(COVERAGE_SEEDS))
+def test_fuzz_coverage_families(seed, camp, opencl_available):
+    text = gen.generate(seed, gen.OPT_IN_FAMILIES)
+    assert gen.expectations(text)[0] >= 1
+    _check(text, camp, opencl_available, f"seed {seed} ({COVERAGE_SEEDS[seed]})")
 
 
 @pytest.mark.parametrize("seed", ASAN_SEEDS)

@@ -66,6 +66,7 @@ class Loops(Exprs):
     """Loop nests and their pragmas (a mixin of the generator)."""
 
     force_reduction = False  # the next map loop gets at least one reduction
+    family_share = 0.55  # the share of regions made for one of the enabled families
 
     def make_loop(self, var: str, dim: int, n: int) -> Loop:
         r = self.r
@@ -134,7 +135,7 @@ class Loops(Exprs):
         r = self.r
         # (rows, tree, member_chain: regions of their own generators, at the end of main)
         fams = sorted(self.enabled - {"rows", "tree", "member_chain"})
-        if fams and r.random() < 0.55:
+        if fams and r.random() < self.family_share:
             lines = self.family_region(r.choice(fams), ind)
             if lines:
                 return lines

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 
 from .gen_exprs import Ctx
-from .gen_pointers import Pointers
+from .gen_offload import OFFLOAD_FAMILIES, Offload
 from .gen_loops import LoopSpec, array_names
 
 
-class Regions(Pointers):
+class Regions(Offload):
     """Issue-9 shapes (a mixin of the generator)."""
 
     force_reduction = False
@@ -32,6 +32,8 @@ class Regions(Pointers):
                                     sharing=fam == "team_sharing")
         if fam == "orphaned":
             return self.orphan_region(ind)
+        if fam in OFFLOAD_FAMILIES:
+            return self.offload_region(fam, ind)
         return self.place(self.family_spec(fam), ind)
 
     def family_spec(self, fam: str) -> LoopSpec:

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 
 from .gen_exprs import FLOAT_TYPES, PRIMES, Arr, Ctx, _num
 from .gen_loops import MARKER
+from .gen_offload import OFFLOAD_FAMILIES
 from .gen_regions import Regions
 
 # THE feature table: whether ompcl is expected to offload a loop of each family. A loop belongs
@@ -60,6 +61,19 @@ OFFLOADED: dict[str, bool] = {
     # a derived row pointer declared in an inner loop's body (double *row = u[i][j] in the
     # j loop of a double *** tree): analysis.derived, block by block
     "tree_inner_row": True,
+    # the coverage commits (gen_offload): GNU atomic builtins, atomic captures (counting-sort
+    # scatters), linear(j:s), firstprivate with lastprivate and lastprivate in an inner loop,
+    # target constructs, memset/memcpy/memmove and assert, GNU C types and tables
+    "gnu_atomics": True,
+    "captures": True,
+    "linear": True,
+    "privates": True,
+    "target": True,
+    # a target region's teams loop whose reduction or lastprivate the target does not map
+    # (firstprivate to the target: gcc's host fallback does not write it back)
+    "target_unmapped": False,
+    "memcalls": True,
+    "gnu_types": True,
     # kept on the host by design
     "critical": False,
     # issue 37: its region asks for its team size in a single; the team of one answers as
@@ -70,6 +84,9 @@ OFFLOADED: dict[str, bool] = {
 NEW_FAMILIES = ("body_local", "shadowing", "pointer_offset", "guarded", "parallel_region",
                 "region_reduction", "orphaned", "threadprivate", "atomic", "struct", "rows",
                 "team_sharing", "tree", "member_chain")
+#: families generated only when named (``--families``): the default programs stay as they were
+OPT_IN_FAMILIES = OFFLOAD_FAMILIES
+KNOWN_FAMILIES = NEW_FAMILIES + OPT_IN_FAMILIES
 #: the line before a program's second file (definitions of its extern variables)
 SECOND_FILE = "/* ompcl-file: second.c */"
 BODY_MARK = "/* -- body -- */"
@@ -120,9 +137,11 @@ class Generator(Regions):
         self.r = random.Random(seed)
         self.seed = seed
         self.enabled = frozenset(families)
-        unknown = self.enabled - set(NEW_FAMILIES)
+        unknown = self.enabled - set(KNOWN_FAMILIES)
         if unknown:
             raise ValueError(f"unknown families: {sorted(unknown)}")
+        if self.enabled and self.enabled <= set(OPT_IN_FAMILIES):
+            self.family_share = 0.85  # (the default programs draw as they did)
         self.extra_families: set[str] = set()  # added to every loop made (e.g. func)
         self.orphan = False  # loops made now are orphaned in a callee: no private clauses
         self.decl_global: list[str] = []  # more file-scope declarations (types, threadprivate)
@@ -417,5 +436,5 @@ def recount(text: str) -> str:
     return first + "\n" + rest
 
 
-__all__ = ["OFFLOADED", "NEW_FAMILIES", "MARKER", "Generator", "generate", "expectations",
-           "families", "recount", "expected_on_device"]
+__all__ = ["OFFLOADED", "NEW_FAMILIES", "KNOWN_FAMILIES", "OPT_IN_FAMILIES", "MARKER",
+           "Generator", "generate", "expectations", "families", "recount", "expected_on_device"]
