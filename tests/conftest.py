@@ -135,6 +135,30 @@ def device_runs(exe: Path, *args: str, **env: str) -> list[int] | None:
     return [r["device_runs"] for r in st["regions"]] if st["device"]["available"] else None
 
 
+def report_lines(tmp_path: Path, text: str, name: str = "p.c") -> list[str]:
+    """The ``ompcl translate --report`` lines about the loops of ``text`` (written to
+    ``name``), in order; the translation must succeed."""
+    src = tmp_path / name
+    src.write_text(text)
+    rep = subprocess.run([sys.executable, "-m", "ompcl.cli", "translate", str(src), "--report",
+                          "-o", str(tmp_path / "report-out")], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert rep.returncode == 0, rep.stderr
+    return [ln for ln in rep.stdout.splitlines() if f"{name}:" in ln]
+
+
+def kernels_launched(exe: Path, *args: str, **env: str) -> list[int] | None:
+    """The kernels each region of ``exe`` launched forced to the device (copying buffers
+    unless ``env`` says otherwise), or None where no OpenCL device exists; the run must
+    succeed."""
+    stats = exe.parent / f"{exe.name}-launched.json"
+    env = {"OMPCL_ZERO_COPY": "0", **env}
+    out = run(exe, *args, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats), **env)
+    assert out.returncode == 0, out.stderr
+    st = load_stats(stats)
+    return [r["kernels_launched"] for r in st["regions"]] if st["device"]["available"] else None
+
+
 def device_output(exe: Path, **env: str) -> str:
     """``exe``'s output with OMPCL_DEVICE=opencl, the same with copying and with zero-copy
     buffers; where a device exists, every region in its statistics ran there."""

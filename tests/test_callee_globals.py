@@ -6,7 +6,7 @@ itself keeps the whole object too. Every path at 1, 2, 3 and 7 threads against g
 pointer into memory the runtime does not know (``mmap``) keeps the loop on the host."""
 from __future__ import annotations
 
-from conftest import build_both, every_path, load_stats, run
+from conftest import build_both, every_path, kernels_launched, run
 
 PROGRAM = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -66,19 +66,12 @@ int main(void) {
 def test_callee_global_pointers_on_every_path(tmp_path):
     ref, exe = build_both(tmp_path, PROGRAM)
     every_path(ref, exe, 1e-12)
-    stats = tmp_path / "s.json"
     for zero_copy in ("0", "1"):
-        out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY=zero_copy, OMPCL_STATS=str(stats))
-        assert out.returncode == 0, out.stderr
-        st = load_stats(stats)
-        if st["device"]["available"]:
-            assert [r["kernels_launched"] for r in st["regions"]] == [4, 1, 1, 1]
+        launched = kernels_launched(exe, OMPCL_ZERO_COPY=zero_copy)
+        assert launched is None or launched == [4, 1, 1, 1], launched
 
 
 def test_pointer_into_unknown_memory_stays_on_the_host(tmp_path):
     ref, exe = build_both(tmp_path, UNKNOWN)
     every_path(ref, exe, 0.0, threads=("2",))
-    stats = tmp_path / "s.json"
-    out = run(exe, OMPCL_DEVICE="opencl", OMPCL_ZERO_COPY="0", OMPCL_STATS=str(stats))
-    assert out.returncode == 0 and out.stdout == run(ref).stdout, out.stderr
-    assert [r["kernels_launched"] for r in load_stats(stats)["regions"]] == [0]
+    assert kernels_launched(exe) in (None, [0])
