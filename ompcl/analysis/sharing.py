@@ -4,6 +4,7 @@ reasons a variable cannot be placed on the device.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -56,10 +57,15 @@ class Sharing:
     distinct: tuple[tuple[str, str], ...] = ()
 
 
-def surely_assigned(body: c_ast.Node, name: str) -> bool:
-    """Whether every iteration of a loop with this body assigns scalar ``name``: a plain
-    assignment every iteration evaluates, also inside an inner loop with constant bounds
-    that runs at least once (``extents.unconditional``)."""
+#: names whose values are the same in every iteration of the region (``_runs``)
+Fixed = Callable[[str], bool]
+
+
+def surely_assigned(body: c_ast.Node, name: str, fixed: Fixed) -> bool:
+    """Whether every iteration of a loop with this body assigns scalar ``name`` (or, for
+    the value after the loop, none does): a plain assignment every iteration evaluates,
+    also inside an inner loop that runs at least once or whose bounds are the same in every
+    iteration (``_runs``; ``extents.unconditional``)."""
     done = unconditional(body)
     for n in walk(body):
         if id(n) not in done:
@@ -67,16 +73,18 @@ def surely_assigned(body: c_ast.Node, name: str) -> bool:
         if isinstance(n, c_ast.Assignment) and n.op == "=" and isinstance(
                 n.lvalue, c_ast.ID) and n.lvalue.name == name:
             return True
-        if isinstance(n, c_ast.For) and _runs(n) and surely_assigned(n.stmt, name):
+        if isinstance(n, c_ast.For) and _runs(n, fixed) and surely_assigned(n.stmt, name,
+                                                                             fixed):
             return True
     return False
 
 
-def assigned_before_read(body: c_ast.Node, name: str) -> bool:
+def assigned_before_read(body: c_ast.Node, name: str, fixed: Fixed) -> bool:
     """Whether every iteration of a loop with this body assigns scalar ``name`` before any
-    read of it: the first of the body's statements that mentions it is ``name = e`` (``e``
-    without it), or an inner loop with constant bounds that runs at least once whose body
-    does so (the analysis' own test counts no inner loop)."""
+    read of it (or none does, and each reads the value before the loop): the first of the
+    body's statements that mentions it is ``name = e`` (``e`` without it), or an inner loop
+    as ``surely_assigned`` takes whose body does so (the analysis' own test counts no inner
+    loop)."""
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
     for s in items:
         if not any(isinstance(n, c_ast.ID) and n.name == name for n in walk(s)):
@@ -84,20 +92,27 @@ def assigned_before_read(body: c_ast.Node, name: str) -> bool:
         if isinstance(s, c_ast.Assignment) and s.op == "=" and isinstance(
                 s.lvalue, c_ast.ID) and s.lvalue.name == name:
             return not any(isinstance(n, c_ast.ID) and n.name == name for n in walk(s.rvalue))
-        return isinstance(s, c_ast.For) and _runs(s) and not any(
-            isinstance(n, _JUMPS) for n in walk(s)) and assigned_before_read(s.stmt, name)
+        return isinstance(s, c_ast.For) and _runs(s, fixed) and not any(
+            isinstance(n, _JUMPS) for n in walk(s)) and assigned_before_read(s.stmt, name,
+                                                                             fixed)
     return False
 
 
-def _runs(loop: c_ast.For) -> bool:
-    """A canonical loop whose constant bounds let it run at least once."""
+def _runs(loop: c_ast.For, fixed: Fixed) -> bool:
+    """A canonical loop whose constant bounds let it run at least once, or whose bounds
+    and step are the same in every iteration of the region (``fixed`` names, constants and
+    arithmetic): then it runs in every iteration or in none."""
     try:
         d = canonical_loop(loop)
     except NotCanonical:
         return False
     lb, ub = const_int(d.lb), const_int(d.ub)
-    return lb is not None and ub is not None and {"<": lb < ub, "<=": lb <= ub,
-                                                  ">": lb > ub, ">=": lb >= ub}[d.op]
+    if lb is not None and ub is not None:
+        return {"<": lb < ub, "<=": lb <= ub, ">": lb > ub, ">=": lb >= ub}[d.op]
+    return all(isinstance(n, (c_ast.Constant, c_ast.BinaryOp, c_ast.Cast, c_ast.Typename,
+                              c_ast.TypeDecl, c_ast.IdentifierType)) or isinstance(
+        n, c_ast.ID) and fixed(n.name) or isinstance(n, c_ast.UnaryOp) and n.op in "-+~!"
+        for e in (d.lb, d.ub, d.step) for n in walk(e))
 
 
 def dim_syms(loops: tuple[LoopDim, ...]) -> dict[str, Sym]:
@@ -239,19 +254,26 @@ class _Classifier:
         first = v.name in self.d.names_in("firstprivate")
         if self.carried(v.name, "firstprivate" if first else "lastprivate"):
             return None
-        if v.name not in self.info.assigned and not surely_assigned(self.loops[-1].loop.stmt,
-                                                                    v.name):
+        if v.name not in self.info.assigned and not surely_assigned(
+                self.loops[-1].loop.stmt, v.name, self.fixed):
             return self.fail("schedule-dependent", f"lastprivate '{v.name}' is not assigned "
                              "in every iteration (its value after the loop would be what the "
                              "last thread's copy holds, which depends on the schedule)")
         out["lastprivates"].append(v)
+
+    def fixed(self, name: str) -> bool:
+        """A variable whose value is the same in every iteration of the region: neither
+        one of its loop variables nor written in it (also through calls)."""
+        return name in self.scope and name not in self.info.scalar_writes and \
+            name not in {x.var for x in self.loops} and \
+            "w" not in self.calls.through_calls().get(name, "")
 
     def carried(self, name: str, clause: str) -> bool:
         """Whether the loop writes the thread's copy of ``name`` and an iteration may read
         what an earlier one of the same thread left in it (a value the device's schedule
         would not reproduce); fails the region if so."""
         if name not in self.info.scalar_writes or name not in self.info.live_in or \
-                assigned_before_read(self.loops[-1].loop.stmt, name):
+                assigned_before_read(self.loops[-1].loop.stmt, name, self.fixed):
             return False
         self.fail("schedule-dependent", f"{clause} '{name}' carries a value from one "
                   "iteration to the next (what an iteration reads depends on the schedule)")
