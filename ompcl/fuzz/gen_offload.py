@@ -477,7 +477,8 @@ class Offload(Pointers):
         if c.dread and r.random() < 0.7:
             d = r.choice(c.dread)
             body += [f"__typeof__({d}) tv = {d};", "__auto_type av = 0.5 * tv + 0.01 * gv;",
-                     "double gd = MAX(tv, av) + MIN(av, 0.25);"]
+                     "double gd = MAX(tv, av) + MIN(av, 0.25);",
+                     "(void)gd;  /* a store into an integer array may not read it */"]
             c.dread.append("gd")
             self.floaty = True
             must = "gd"
