@@ -180,3 +180,37 @@ def test_byte_counts_of_sizeof_a_dereference(tmp_path):
     src.write_text(SIZEOF_DEREF)
     same_output_on_device(src, tmp_path, 0.0,
                           ran=lambda regions: regions[0]["kernels_launched"] >= 1)
+
+
+WHOLE = r"""#include <stdio.h>
+#include <string.h>
+#define N 5000
+double out[N]; int cnt[N];
+int main(void) {
+  int i;
+  #pragma omp parallel for
+  for (i = 0; i < N; i++) {
+    double m[4][4], m2[4][4]; int t[3][5];
+    memset(m, 0, sizeof m);
+    memset(t, 0, sizeof(t));
+    m[i % 4][(i / 4) % 4] = i * 0.5;
+    t[i % 3][i % 5] = i;
+    memcpy(m2, m, sizeof m);
+    out[i] = m2[i % 4][(i / 4) % 4] + m2[0][0] + m[3][3];
+    cnt[i] = t[i % 3][i % 5] + t[2][4];
+  }
+  double s = 0; long c = 0;
+  for (i = 0; i < N; i++) { s += out[i]; c += cnt[i]; }
+  printf("%f %ld\n", s, c);
+  return 0;
+}
+"""
+
+
+def test_whole_arrays_of_constant_dimensions(tmp_path):
+    """``memset(m, 0, sizeof m)`` and ``memcpy(m2, m, sizeof m)`` of whole local 2-D arrays
+    (private to each iteration): nested element loops on the device."""
+    src = tmp_path / "p.c"
+    src.write_text(WHOLE)
+    same_output_on_device(src, tmp_path, 0.0,
+                          ran=lambda regions: regions[0]["kernels_launched"] >= 1)

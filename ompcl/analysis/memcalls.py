@@ -189,7 +189,7 @@ class _Lowering:
             return None
         dst = self.ref(args[0], scope)
         if dst is None:
-            return None
+            return self.whole(name, args, scope)
         n = self.count(args[2], dst.elem, scope)
         if n is None or not _fits(dst, n):
             return None
@@ -213,6 +213,36 @@ class _Lowering:
                 z = c_ast.BinaryOp("-", c_ast.BinaryOp("-", clone(n), c_ast.Constant(
                     "int", "1")), z)
         return _loop(n, c_ast.Assignment("=", dst.at(z), src.at(clone(z))))
+
+    def whole(self, name: str, args: list, scope: dict) -> c_ast.Node | None:
+        """Nested element loops for a memset (value 0) or memcpy of a whole array of constant
+        dimensions (``memset(m, 0, sizeof m)`` of ``double m[4][4]``; memcpy between two
+        such arrays of one shape and element type), or None."""
+        found = [self.object(_uncast(a), scope) for a in (args[:1] if name == "memset"
+                                                          else args[:2])]
+        if name == "memmove" or None in found or any(f[1] or len(f[2]) < 2 for f in found):
+            return None
+        dims = [const_int(d) if d is not None else None for d in found[0][2]]
+        total, elem = 1, found[0][3]
+        for d in dims:
+            total = total * d if d is not None and total is not None else None
+        n = self.count(args[2], elem, scope)
+        if total is None or n is None or const_int(n) != total or elem.record or any(
+                f[3] != elem or [const_int(d) if d is not None else None for d in f[2]]
+                != dims for f in found) or name == "memset" and const_int(args[1]) != 0:
+            return None
+        zs = [c_ast.ID(f"{_VAR}{k}") for k in range(len(dims))]
+
+        def at(base: c_ast.Node) -> c_ast.Node:
+            out = clone(base)
+            for z in zs:
+                out = c_ast.ArrayRef(out, clone(z))
+            return out
+        value = c_ast.Constant("int", "0") if name == "memset" else at(found[1][0])
+        stmt: c_ast.Node = c_ast.Assignment("=", at(found[0][0]), value)
+        for k in reversed(range(len(dims))):
+            stmt = _loop(c_ast.Constant("int", str(dims[k])), stmt, f"{_VAR}{k}")
+        return stmt
 
     def assertion(self, s: c_ast.Node) -> c_ast.Node | None:
         """``(e) ? (void)0 : __assert_fail("e", file, line, __func__)`` (or ``if (e); else
@@ -307,12 +337,19 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _loop(n: c_ast.Node, body: c_ast.Node) -> c_ast.For:
+def _loop(n: c_ast.Node, body: c_ast.Node, var: str = _VAR) -> c_ast.For:
     """``for (long ompcl_mz = 0; ompcl_mz < n; ompcl_mz++) body``."""
-    decl = c_ast.Decl(_VAR, [], [], [], [], c_ast.TypeDecl(
-        _VAR, [], None, c_ast.IdentifierType(["long"])), c_ast.Constant("int", "0"), None)
-    return c_ast.For(c_ast.DeclList([decl]), c_ast.BinaryOp("<", c_ast.ID(_VAR), n),
-                     c_ast.UnaryOp("p++", c_ast.ID(_VAR)), body)
+    decl = c_ast.Decl(var, [], [], [], [], c_ast.TypeDecl(
+        var, [], None, c_ast.IdentifierType(["long"])), c_ast.Constant("int", "0"), None)
+    return c_ast.For(c_ast.DeclList([decl]), c_ast.BinaryOp("<", c_ast.ID(var), n),
+                     c_ast.UnaryOp("p++", c_ast.ID(var)), body)
+
+
+def _uncast(e: c_ast.Node) -> c_ast.Node:
+    """``e`` without casts to ``void *`` (and ``&m[0]`` is no whole array: left as is)."""
+    while isinstance(e, c_ast.Cast):
+        e = e.expr
+    return e
 
 
 # -- finding the statements ------------------------------------------------------------------
