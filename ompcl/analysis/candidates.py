@@ -17,7 +17,7 @@ from pycparser import c_ast
 from ..diagnostics import PragmaSyntaxError, Reason, SourceLoc
 from ..frontend.program import Program
 from ..ir import BoundDirective, Directive
-from .linear import linear_steps
+from .linear import linear_steps, top_split
 
 _PARALLEL_FOR = ("parallel for", "parallel for simd")
 _FOR = ("for", "for simd")
@@ -58,18 +58,6 @@ def _as_parallel_for(outer: BoundDirective, inner: BoundDirective | None = None)
     return Directive("parallel for", clauses, d.loc, d.text)
 
 
-def _split(text: str, sep: str) -> list[str]:
-    """``text`` split at each ``sep`` outside parentheses and brackets."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += (ch in "([") - (ch in ")]")
-        if ch == sep and depth == 0:
-            parts, cur = parts + [cur], ""
-        else:
-            cur += ch
-    return parts + [cur]
-
-
 def _mapped(target: Directive) -> set[str] | None:
     """The variables a ``target`` directive maps (None: every scalar, ``defaultmap(tofrom:
     scalar)``): on the host they are the originals, where the target's other scalars are
@@ -80,7 +68,7 @@ def _mapped(target: Directive) -> set[str] | None:
     out = set()
     for c in target.clause("map"):
         for arg in c.args:
-            items = _split(_split(arg, ":")[-1], ",")
+            items = top_split(top_split(arg, ":")[-1], ",")
             out |= {m[1] for x in items if (m := re.match(r"\s*([A-Za-z_]\w*)", x))}
     return out
 

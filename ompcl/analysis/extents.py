@@ -225,7 +225,8 @@ def pointer_span(v: Var, scope: dict[str, Var], func: c_ast.Node | None, env: Ty
     return Extent(lo, hi - Affine.constant(1))
 
 
-_JUMPS = (c_ast.Continue, c_ast.Break, c_ast.Return, c_ast.Goto, c_ast.Label)
+#: statements that may leave a loop's iteration (or an inner loop) early
+JUMPS = (c_ast.Continue, c_ast.Break, c_ast.Return, c_ast.Goto, c_ast.Label)
 _SIDE = ("++", "--", "p++", "p--", "&", "*", "sizeof")
 
 
@@ -233,7 +234,7 @@ def unconditional(body: c_ast.Node) -> set[int]:
     """Ids of the nodes every iteration of a loop with this body evaluates: statements of
     its top-level blocks and their expressions, outside branches, inner loops and the
     right sides of ``&&``, ``||`` and ``?:`` (nothing when the body can jump)."""
-    if any(isinstance(n, _JUMPS) for n in walk(body)):
+    if any(isinstance(n, JUMPS) for n in walk(body)):
         return set()
     out: set[int] = set()
     todo = [body]

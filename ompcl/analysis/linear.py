@@ -19,11 +19,11 @@ _NAME = re.compile(r"^(?:val\s*\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))$")
 _STEP = re.compile(r"^(?:step\s*\(\s*(.+?)\s*\)|([+-]?\d+|[A-Za-z_]\w*))$")
 
 
-def _top_split(text: str, sep: str) -> list[str]:
-    """``text`` split at each ``sep`` outside parentheses."""
+def top_split(text: str, sep: str) -> list[str]:
+    """``text`` split at each ``sep`` outside parentheses and brackets (a clause's list)."""
     parts, depth, cur = [], 0, ""
     for ch in text:
-        depth += (ch == "(") - (ch == ")")
+        depth += (ch in "([") - (ch in ")]")
         if ch == sep and depth == 0:
             parts.append(cur)
             cur = ""
@@ -34,7 +34,7 @@ def _top_split(text: str, sep: str) -> list[str]:
 
 def _step(text: str) -> str | None:
     step = "1"
-    for mod in (m.strip() for m in _top_split(text, ",")):
+    for mod in (m.strip() for m in top_split(text, ",")):
         m = _STEP.match(mod)
         if mod == "val":
             continue
@@ -51,9 +51,9 @@ def linear_steps(d: Directive) -> dict[str, str] | str:
     out: dict[str, str] = {}
     for c in d.clause("linear"):
         for arg in c.args:
-            parts = _top_split(arg, ":")
+            parts = top_split(arg, ":")
             step = _step(parts[1]) if len(parts) == 2 else "1" if len(parts) == 1 else None
-            names = [_NAME.match(n.strip()) for n in _top_split(parts[0], ",")]
+            names = [_NAME.match(n.strip()) for n in top_split(parts[0], ",")]
             if step is None or not all(names):
                 return f"its 'linear({arg})' clause (a ref/uval modifier or a step that is " \
                        "not a constant or a variable) is not honoured on the device"

@@ -20,13 +20,13 @@ from pycparser import c_ast
 
 from .accesses import arrays_written, names_written
 from .ctypes_ import subscripts, walk
+from .extents import JUMPS
 from .loops import NotCanonical, canonical_loop
 
 #: an affine bound: name -> coefficient, with the constant under ''
 Lin = dict
 Box = tuple  # ((lo, hi, step), ...) per dimension: lo, lo + step, ..., hi
 Lookup = Callable[[str], "c_ast.FuncDef | None"]
-_JUMPS = (c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Return, c_ast.Label)
 
 
 class _Unknown(Exception):
@@ -254,7 +254,7 @@ class _Proof:
             raise _Unknown()
         if dim.var in names_written(s.stmt):
             raise _Unknown()  # the variable skips values of its range
-        jumps = any(isinstance(n, _JUMPS) for n in walk(s.stmt))
+        jumps = any(isinstance(n, JUMPS) for n in walk(s.stmt))
         sym = self._sym(dim.var)
         inner = {**env, dim.var: (sym, lo, hi)}
         self.open.append([])

@@ -20,8 +20,6 @@ from .callspans import callee_span, pointee_names
 from .ctypes_ import FLOATING, TypeEnv, is_constant_text, walk
 from .linear import linear_steps, stepped_once
 from .loops import NotCanonical, canonical_loop, const_int
-#: statements that may leave an inner loop's iteration early
-_JUMPS = (c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Return, c_ast.Label)
 from .extents import (
     Range,
     array_extent,
@@ -31,6 +29,7 @@ from .extents import (
     object_extent,
     inspected_extent,
     pointer_span,
+    JUMPS,
     unconditional,
 )
 from .trees import tree_arg
@@ -93,7 +92,7 @@ def assigned_before_read(body: c_ast.Node, name: str, fixed: Fixed) -> bool:
                 s.lvalue, c_ast.ID) and s.lvalue.name == name:
             return not any(isinstance(n, c_ast.ID) and n.name == name for n in walk(s.rvalue))
         return isinstance(s, c_ast.For) and _runs(s, fixed) and not any(
-            isinstance(n, _JUMPS) for n in walk(s)) and assigned_before_read(s.stmt, name,
+            isinstance(n, JUMPS) for n in walk(s)) and assigned_before_read(s.stmt, name,
                                                                              fixed)
     return False
 
