@@ -281,7 +281,9 @@ class Offload(Pointers):
         spec.families.add("target")
         nest = spec.nest(ind)
         clauses = list(spec.clauses)
-        simd = " simd" if r.random() < 0.3 else ""
+        # (simd with collapse: gcc -Wall warns of its own '.count' maybe-uninitialized)
+        simd = " simd" if r.random() < 0.3 and not any(
+            x.startswith("collapse") for x in clauses) else ""
         maps = self.map_clause(spec.reads | spec.writes, spec.writes)
         extra = []
         if r.random() < 0.2:
