@@ -11,7 +11,7 @@ import pytest
 
 from ompcl.pipeline import translate
 
-from conftest import every_path, gcc_build, ompcl_build
+from conftest import build_both, every_path
 
 HEAD = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -64,14 +64,9 @@ def _program(stmt: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_accesses_after_a_call_that_runs_kernels(tmp_path, name):
-    src = tmp_path / f"{name}.c"
-    src.write_text(_program(CASES[name]))
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    res = ompcl_build([src], exe)
-    assert res.returncode == 0, res.stderr
+    ref, exe = build_both(tmp_path, _program(CASES[name]), f"{name}.c")
     every_path(ref, exe, 0.0)  # the host path and the team of one at 1, 2, 3 and 7 threads
-    plan = translate(str(src)).residency.host
+    plan = translate(str(tmp_path / f"{name}.c")).residency.host
     assert "main" in plan.not_instrumented
     assert "after a call in it that may run kernels" in plan.not_instrumented["main"]
 

@@ -13,7 +13,7 @@ import pytest
 
 from ompcl.pipeline import Options, translate
 
-from conftest import every_path, gcc_build, load_stats, ompcl_build, run
+from conftest import build_both, every_path, gcc_build, load_stats, ompcl_build, run
 
 PROGRAM = r"""#include <stdio.h>
 #include <stdlib.h>
@@ -118,9 +118,5 @@ def test_slice_copies_give_the_original_output(tmp_path, opencl_available, nb):
 
 def test_slice_copies_on_every_path(tmp_path):
     """The host path, both buffer modes and the team of one at 1, 2, 3 and 7 threads."""
-    src = tmp_path / "slices.c"
-    src.write_text(PROGRAM)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    assert ompcl_build([src], exe).returncode == 0
+    ref, exe = build_both(tmp_path, PROGRAM, "slices.c")
     every_path(ref, exe, 0.0)

@@ -325,12 +325,8 @@ def test_bucket_histograms_run_on_the_device(tmp_path, opencl_available):
 
 
 def test_bucket_histograms_by_thread_number_on_every_path(tmp_path):
-    from conftest import every_path, gcc_build, ompcl_build
-    src = tmp_path / "b.c"
-    src.write_text(BUCKETS_BY_THREAD)
-    ref, exe = tmp_path / "ref", tmp_path / "exe"
-    gcc_build(src, ref)
-    assert ompcl_build([src], exe).returncode == 0
+    from conftest import build_both, every_path
+    ref, exe = build_both(tmp_path, BUCKETS_BY_THREAD, "b.c")
     every_path(ref, exe, 0.0)
 
 

@@ -153,6 +153,22 @@ class Families(Extents):
         finally:
             self.r = main
 
+    def pair_loops(self, shape: tuple[int, int], refs: tuple[str, str, str], val: str,
+                   fill: str, weight: str) -> None:
+        """Initialisation of a source and a destination of ``shape`` (``refs``: their
+        elements at ``h0``, ``h1`` and the destination's name), the source to ``val``, the
+        destination to ``fill``; and the check that prints the destination's sum weighted
+        by ``weight``."""
+        (n, k), (src, dst, name) = shape, refs
+        self.init_extra += [f"    for (h0 = 0; h0 < {n}; h0++)",
+                            f"        for (h1 = 0; h1 < {k}; h1++) {{",
+                            f"            {src} = {val};", f"            {dst} = {fill};",
+                            "        }"]
+        self.check_extra += ["    cd = 0.0;", f"    for (h0 = 0; h0 < {n}; h0++)",
+                             f"        for (h1 = 0; h1 < {k}; h1++)",
+                             f"            cd += (double){dst} * {weight};",
+                             f'    printf("{name} %.9e\\n", cd);']
+
     def rows_spec(self) -> LoopSpec:
         """Rows of a small last dimension: elements declared one by one with constant
         subscripts (vector loads), read again (reused reads), stored one by one (vector
@@ -169,14 +185,8 @@ class Families(Extents):
             self.decl_global.append(f"{r.choice(('static ', ''))}{ctype} {a}[{n}][{w}];")
         self.misc_names += [src, dst]
         val = ("0.25 * h1 - 0.01 * h0 + 0.5" if floaty else "(h0 * 7 + h1 * 3) % 101 - 50")
-        self.init_extra += [f"    for (h0 = 0; h0 < {n}; h0++)",
-                            f"        for (h1 = 0; h1 < {w}; h1++) {{",
-                            f"            {src}[h0][h1] = {val};",
-                            f"            {dst}[h0][h1] = {'1.0' if floaty else '1'};", "        }"]
-        self.check_extra += ["    cd = 0.0;", f"    for (h0 = 0; h0 < {n}; h0++)",
-                             f"        for (h1 = 0; h1 < {w}; h1++)",
-                             f"            cd += (double){dst}[h0][h1] * (1.0 + 0.125 * h1);",
-                             f'    printf("{dst} %.9e\\n", cd);']
+        self.pair_loops((n, w), (f"{src}[h0][h1]", f"{dst}[h0][h1]", dst), val,
+                        "1.0" if floaty else "1", "(1.0 + 0.125 * h1)")
         self.floaty = self.floaty or floaty
         e = lp.sub()
         names = [self.fresh("rv") for _ in range(w)]

@@ -341,15 +341,8 @@ class Offload(Pointers):
             self.misc_names.append(name)
         src, dst = pair
         val = "0.25 * h1 - 0.01 * h0 + 0.5" if ctype == "double" else "(h0 * 7 + h1 * 3) % 101"
-        self.init_extra += [f"    for (h0 = 0; h0 < {n}; h0++)",
-                            f"        for (h1 = 0; h1 < {k}; h1++) {{",
-                            f"            {src.at(['h0', 'h1'])} = {val};",
-                            f"            {dst.at(['h0', 'h1'])} = 3;", "        }"]
-        self.check_extra += ["    cd = 0.0;", f"    for (h0 = 0; h0 < {n}; h0++)",
-                             f"        for (h1 = 0; h1 < {k}; h1++)",
-                             f"            cd += (double){dst.at(['h0', 'h1'])} * "
-                             "(1.0 + 0.125 * h1 + 0.01 * (h0 % 7));",
-                             f'    printf("{dst.name} %.9e\\n", cd);']
+        self.pair_loops((n, k), (src.at(["h0", "h1"]), dst.at(["h0", "h1"]), dst.name), val,
+                        "3", "(1.0 + 0.125 * h1 + 0.01 * (h0 % 7))")
         self.floaty = self.floaty or ctype == "double"
         return src, dst
 
