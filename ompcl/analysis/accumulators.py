@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .ctypes_ import walk
+from .ctypes_ import uncast, walk
 
 _THREAD_NUM = "omp_get_thread_num"
 _NUM_THREADS = "omp_get_num_threads"
@@ -111,8 +111,7 @@ def _definitions(stmt: c_ast.Node) -> tuple[dict[str, set[int]], list[int]]:
 
 
 def _thread_num(e: c_ast.Node | None, name: str = _THREAD_NUM) -> c_ast.FuncCall | None:
-    while isinstance(e, c_ast.Cast):
-        e = e.expr
+    e = uncast(e)
     if isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID) and \
             e.name.name == name and not (e.args and e.args.exprs):
         return e

@@ -27,6 +27,13 @@ SCALARS: dict[str, tuple[str, int]] = {
 FLOATING = {"float", "double"}
 
 
+def uncast(e: c_ast.Node) -> c_ast.Node:
+    """``e`` without the casts around it."""
+    while isinstance(e, c_ast.Cast):
+        e = e.expr
+    return e
+
+
 def c_text(node: c_ast.Node) -> str:
     """Print an expression with pycparser's generator."""
     return _GEN.visit(node)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from .ctypes_ import uncast
+
 READ, WRITE = 1, 2
 
 
@@ -89,24 +91,18 @@ def buffers(name: str | None) -> tuple[Buffer, ...] | None:
     return LIBRARY.get(name) if name else None
 
 
-def _uncast(e: c_ast.Node) -> c_ast.Node:
-    while isinstance(e, c_ast.Cast):
-        e = e.expr
-    return e
-
-
 def is_constant_pointer(e: c_ast.Node) -> bool:
     """A constant used as a pointer (``MPI_IN_PLACE``, ``MPI_STATUS_IGNORE``, ``NULL``): no
     program memory."""
-    return isinstance(_uncast(e), c_ast.Constant)
+    return isinstance(uncast(e), c_ast.Constant)
 
 
 def datatype_size(e: c_ast.Node) -> str | None:
     """The C expression of the size in bytes of a predefined MPI datatype (as Open MPI or
     MPICH spell it after preprocessing), or None."""
-    e = _uncast(e)
+    e = uncast(e)
     if isinstance(e, c_ast.UnaryOp) and e.op == "&":
-        e = _uncast(e.expr)
+        e = uncast(e.expr)
         if isinstance(e, c_ast.ID) and e.name.startswith("ompi_mpi_"):
             ctype = _OMPI_TYPES.get(e.name[len("ompi_mpi_"):])
             return f"sizeof({ctype})" if ctype else None

@@ -23,7 +23,7 @@ from ..frontend.clone import clone, clone_with
 from ..frontend.library import ExternalFunction
 from ..ir import CType, Var
 from .builtins import ASSERT  # ompcl_assert("expr", "file:line: func")
-from .ctypes_ import SCALARS, TypeEnv, c_text, visible_vars, walk
+from .ctypes_ import SCALARS, TypeEnv, c_text, uncast, visible_vars, walk
 from .loops import const_int
 
 MEM_CALLS = {"memset", "memcpy", "memmove", "__builtin_memset", "__builtin_memcpy",
@@ -148,8 +148,7 @@ class _Lowering:
 
     def count(self, n: c_ast.Node, elem: CType, scope: dict) -> c_ast.Node | None:
         """The number of ``elem`` elements ``n`` bytes are, as a tree; None where unknown."""
-        while isinstance(n, c_ast.Cast):
-            n = n.expr
+        n = uncast(n)
         if isinstance(n, c_ast.UnaryOp) and n.op == "sizeof":
             return self.sizeof(n.expr, elem, scope)
         if isinstance(n, c_ast.BinaryOp) and n.op == "*":
@@ -218,7 +217,7 @@ class _Lowering:
         """Nested element loops for a memset (value 0) or memcpy of a whole array of constant
         dimensions (``memset(m, 0, sizeof m)`` of ``double m[4][4]``; memcpy between two
         such arrays of one shape and element type), or None."""
-        found = [self.object(_uncast(a), scope) for a in (args[:1] if name == "memset"
+        found = [self.object(uncast(a), scope) for a in (args[:1] if name == "memset"
                                                           else args[:2])]
         if name == "memmove" or None in found or any(f[1] or len(f[2]) < 2 for f in found):
             return None
@@ -256,8 +255,7 @@ class _Lowering:
             ok = None if isinstance(ok, c_ast.EmptyStatement) else ok
         else:
             return None
-        while isinstance(fail, c_ast.Cast):
-            fail = fail.expr
+        fail = uncast(fail)
         if not (isinstance(fail, c_ast.FuncCall) and isinstance(fail.name, c_ast.ID)
                 and fail.name.name == "__assert_fail" and fail.args
                 and len(fail.args.exprs) == 4) or not (ok is None or _void_zero(ok)):
@@ -344,12 +342,6 @@ def _loop(n: c_ast.Node, body: c_ast.Node, var: str = _VAR) -> c_ast.For:
     return c_ast.For(c_ast.DeclList([decl]), c_ast.BinaryOp("<", c_ast.ID(var), n),
                      c_ast.UnaryOp("p++", c_ast.ID(var)), body)
 
-
-def _uncast(e: c_ast.Node) -> c_ast.Node:
-    """``e`` without casts to ``void *`` (and ``&m[0]`` is no whole array: left as is)."""
-    while isinstance(e, c_ast.Cast):
-        e = e.expr
-    return e
 
 
 # -- finding the statements ------------------------------------------------------------------
