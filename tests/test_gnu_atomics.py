@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import same_output_on_device
+from conftest import build_both, every_path, same_output_on_device
 from ompcl.analysis.accesses import AtomicOp, capture_form, statement_atomic
 from ompcl.analysis.ctypes_ import c_text
 from ompcl.pipeline import Options, translate
@@ -328,3 +328,10 @@ def test_builtins_in_a_parallel_region(tmp_path):
     src = tmp_path / "region.c"
     src.write_text(REGION)
     same_output_on_device(src, tmp_path, 0.0, ran=_all_ran)
+
+
+@pytest.mark.parametrize("name", ["UPDATES", "CAPTURES", "REGION"])
+def test_every_path_agrees(tmp_path, name):
+    """The host path, both buffer modes and the team of one at 1, 2, 3 and 7 threads."""
+    ref, exe = build_both(tmp_path, globals()[name])
+    every_path(ref, exe, 0.0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import build_both, run, same_output_on_device
+from conftest import build_both, every_path, run, same_output_on_device
 from ompcl.pipeline import translate
 
 PROGRAM = r"""#include <assert.h>
@@ -214,3 +214,10 @@ def test_whole_arrays_of_constant_dimensions(tmp_path):
     src.write_text(WHOLE)
     same_output_on_device(src, tmp_path, 0.0,
                           ran=lambda regions: regions[0]["kernels_launched"] >= 1)
+
+
+@pytest.mark.parametrize("name", ["PROGRAM", "SIZEOF_DEREF", "WHOLE"])
+def test_every_path_agrees(tmp_path, name):
+    """The host path, both buffer modes and the team of one at 1, 2, 3 and 7 threads."""
+    ref, exe = build_both(tmp_path, globals()[name])
+    every_path(ref, exe, 0.0)
