@@ -111,6 +111,8 @@ REASONS: dict[str, str] = {
                  "that stays on the host cannot be given a team of its own",
     "team-observed": "the parallel region, or a function it calls, may ask for its team "
                      "(thread or team queries, ICV setters, calls ompcl cannot see)",
+    "team-replicated": "code every thread of the parallel region runs would change shared "
+                       "state otherwise if one thread ran it (a count of threads, output)",
     # the generated code
     "kernel-build": "the OpenCL C compiler rejects the loop's kernel (checked when translating)",
 }

@@ -85,6 +85,21 @@ def test_report_lists_every_loop(tmp_path):
     assert "[host-only-call]" in lines[3]
 
 
+def test_report_into_a_closed_pipe_stops_quietly(tmp_path):
+    """``ompcl translate --report | head -1``: the reader leaves before the report is
+    written; ompcl stops as cat does (no internal error, status 141)."""
+    src = tmp_path / "r.c"
+    src.write_text("int a[10];\nint main(void){int i;\n#pragma omp parallel for\n"
+                   "for(i=0;i<10;i++) a[i]=i;\nreturn 0;}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "ompcl.cli", "translate", str(src), "-o",
+                             str(tmp_path / "out"), "--report"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    proc.stdout.close()  # before ompcl writes a line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "error" not in err and "Traceback" not in err, err
+
+
 def test_emit_kernel_only(tmp_path):
     src = ROOT / "tests" / "golden" / "saxpy.c"
     out = tmp_path / "out"

@@ -409,7 +409,7 @@ def expr_func_call(sc: Scan, n, write, read):
     for arg in (n.args.exprs if n.args else []):
         if isinstance(arg, c_ast.ID) and not own(sc, arg.name):
             sc.uses.ptr_uses.add(arg.name)
-            sc.uses.reads.add(arg.name)
+            expr_id(sc, arg, write=False, read=True)  # a value read (live in if not set)
         elif isinstance(arg, c_ast.Constant) and arg.type == "string":
             continue  # the call itself decides (no device function takes a string)
         elif isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(

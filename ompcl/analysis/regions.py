@@ -31,7 +31,7 @@ from .sharing import Sharing, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
 from .threadloops import thread_reasons
 from .threadupdates import thread_updates
-from .teams import privatised, team_of, thread_view
+from .teams import privatised, reduced_into, team_of, thread_view
 from .derived import substituted
 from .enums import function_enumerators, substitutable, with_values
 from .memcalls import lowered, lowered_functions
@@ -385,12 +385,12 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     if view is not None:
         lookup = _definitions(funcs, library)
         updated = thread_updates(view, info, scope, through, body, lookup, env)
-        extra, why, conds, check = thread_reasons(
-            view, cand, loops, info, scope, through, lookup,
-            tuple(c.loop for c in cands if c is not cand), updated,
-            (env, file_scope or {}, rid))
-        d = privatised(d, extra)
-        reasons += why
+        use = thread_reasons(view, cand, loops, info, scope, through, lookup,
+                             tuple(c.loop for c in cands if c is not cand), updated,
+                             (env, file_scope or {}, rid))
+        d = reduced_into(privatised(d, use.privatised), use.reduced)
+        reasons += use.reasons
+        conds, check = list(use.conditions), use.check
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs), b.func,
                                frozenset(n for n, u in updated.items() if u.exact),
                                _definitions(funcs, library))

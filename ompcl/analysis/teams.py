@@ -18,6 +18,7 @@ from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
 from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Team, Var
 from .accesses import is_gnu_atomic
+from .replicated import replicated_reasons
 from .accumulators import NONE, Accumulators, accumulators
 from .bodyscan import scan_body
 from .builtins import HOST_ONLY, is_math
@@ -248,6 +249,13 @@ def privatised(d: Directive, names: set[str]) -> Directive:
                      d.loc, d.text)
 
 
+def reduced_into(d: Directive, ops: dict[str, str]) -> Directive:
+    """The directive with ``reduction(op: name)`` added for each of ``ops`` (the thread's
+    own scalars the loop reduces into, for the kernel's data sharing)."""
+    extra = tuple(Clause("reduction", (name,), op, d.loc) for name, op in sorted(ops.items()))
+    return Directive(d.kind, d.clauses + extra, d.loc, d.text) if extra else d
+
+
 def _directives(prog: Program) -> dict[int, Directive]:
     out = {id(b.pragma): b.directive for b in prog.constructs}
     out.update((id(p), d) for d, p, _ in prog.standalone)
@@ -365,6 +373,8 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
     answered.update((c, "omp_get_num_threads") for c in acc.sizes)
     reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup,
                                                                answered)
+    own = region_private(tc.bound, scope) - {a for c in d.clause("reduction") for a in c.args}
+    reasons += replicated_reasons(tc.bound.stmt, own | prog.threadprivate(), lookup)
     privates, firsts, reds = [], [], []
     for clause, bucket in (("private", privates), ("firstprivate", firsts)):
         for name in d.names_in(clause):

@@ -21,6 +21,7 @@ from ..ir import LoopDim, ScratchCheck, Storage, Var
 from .accesses import BodyInfo
 from .candidates import Candidate
 from .ctypes_ import walk
+from .scalarupdates import update_operator
 from .scratch import assigned_names, written_before_read
 from .scratchcheck import NoCheck, scratch_check
 from .teams import ThreadView, array_read_after, live_after
@@ -54,14 +55,26 @@ class _ThreadLoop:
     updated: dict[str, Updates]
 
 
+@dataclass(frozen=True)
+class ThreadUse:
+    """How a loop uses its thread's own variables: those it can privatise per iteration,
+    those it reduces into (name -> operator), why others keep it on the host, the conditions
+    at entry the privatisation assumes, and the run-time check of scratch arrays."""
+
+    privatised: frozenset[str]
+    reduced: dict[str, str]
+    reasons: tuple[Reason, ...]
+    conditions: tuple[str, ...]
+    check: ScratchCheck | None
+
+
 def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...],
                    info: BodyInfo, scope: dict[str, Var], through: dict[str, str],
                    lookup=lambda name: None, others: tuple = (),
                    updated: dict[str, Updates] | None = None, checking: tuple | None = None
-                   ) -> tuple[set[str], list[Reason], list[str], ScratchCheck | None]:
-    """For a loop of a region or an orphaned loop: the thread's own variables the loop can
-    privatise per iteration, why others keep it on the host, and the conditions at entry
-    the privatisation assumes. ``through``: what the called functions use, with modes;
+                   ) -> ThreadUse:
+    """For a loop of a region or an orphaned loop: how it uses the thread's own variables
+    (``ThreadUse``). ``through``: what the called functions use, with modes;
     ``lookup``: a called function's definition; ``updated``: the thread's arrays the loop
     only updates (they stay one array, see ``thread_updates``); ``checking``: (type
     environment, file-scope variables, region id) to check at run time the scratch arrays
@@ -71,7 +84,7 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
     explicit = set(d.names_in("private")) | set(d.names_in("firstprivate")) | set(
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
     explicit |= {x.var for x in loops}
-    extra, reasons = _private_scalars(t, explicit)
+    extra, reduced, reasons = _private_scalars(t, explicit)
     body = loops[-1].loop.stmt
     assigned = assigned_names(body) | {n for n, mode in through.items() if "w" in mode}
     conds, unproved = _private_arrays(t, explicit, body, assigned, extra, reasons)
@@ -93,18 +106,22 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
     for name in sorted(used & view.dependent):
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
-    return extra, reasons, conds, check
+    return ThreadUse(frozenset(extra), reduced, tuple(reasons), tuple(conds), check)
 
 
-def _private_scalars(t: _ThreadLoop, explicit: set[str]) -> tuple[set[str], list[Reason]]:
-    """The thread's own scalars the loop writes and can privatise per iteration, and why the
-    others keep it on the host."""
-    extra, reasons = set(), []
+def _private_scalars(t: _ThreadLoop, explicit: set[str]
+                     ) -> tuple[set[str], dict[str, str], list[Reason]]:
+    """The thread's own scalars the loop writes and can privatise per iteration, those it
+    reduces into (name -> operator), and why the others keep it on the host."""
+    extra, reduced, reasons = set(), {}, []
+    body = t.loops[-1].loop.stmt
     for name in sorted((t.view.private & t.info.scalar_writes) - explicit):
         v = t.scope.get(name)
         if v is None:
             continue
-        if name in t.info.live_in:
+        if name in t.info.live_in and (op := _reduced(t, name, v, body)) is not None:
+            reduced[name] = op
+        elif name in t.info.live_in:
             reasons.append(Reason("thread-private", f"'{name}' is private to each thread and "
                                   "carries a value between iterations"))
         elif live_after(name, t.cand.loop, t.cand.bound.path, t.view):
@@ -112,7 +129,17 @@ def _private_scalars(t: _ThreadLoop, explicit: set[str]) -> tuple[set[str], list
                                   "its value after the loop is used"))
         else:
             extra.add(name)
-    return extra, reasons
+    return extra, reduced, reasons
+
+
+def _reduced(t: _ThreadLoop, name: str, v: Var, body: c_ast.Node) -> str | None:
+    """The operator by which the loop only folds values into the thread's scalar ``name``
+    (a local of the thread's code, not a global or a pointer, which callees could reach):
+    the device's team of one reduces into its one copy as ``reduction(op: name)`` would."""
+    if v.storage in (Storage.GLOBAL, Storage.STATIC) or v.ctype.pointer or v.ctype.dims or \
+            v.ctype.record or name in t.through:
+        return None
+    return update_operator(name, body)
 
 
 def _private_arrays(t: _ThreadLoop, explicit: set[str], body: c_ast.Node, assigned: set[str],

@@ -26,7 +26,7 @@ from ..analysis.placement import serial_span
 from ..diagnostics import SourceLoc
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner
-from ..ir import HostInterface, HostParam, Region, ResidencyPlan, SpliceRange, Team
+from ..ir import Clause, HostInterface, HostParam, Region, ResidencyPlan, SpliceRange, Team
 from ..transform.reductions import combine
 from . import names as N
 from ..predict.export import c_source
@@ -272,6 +272,14 @@ def _team_threads(r: Region) -> tuple[bool, list[str]]:
     return bool(r.updated) or any(x not in r.scope for x in copied), copied
 
 
+def folded(r: Region) -> tuple[Clause, ...]:
+    """The reductions the analysis found in a loop written by hand (the thread's own scalars
+    it only folds values into, ``analysis.threadloops``): its directive's reductions that
+    the user's does not have."""
+    given = r.bound.directive.clauses
+    return tuple(c for c in r.directive.clause("reduction") if c not in given)
+
+
 def team_fallback(hr: HostRegion, text: str) -> str:
     """A team's loop as its own parallel loop: the host path inside the team of one's device
     version (outside any parallel region, where 'omp for' would run on one thread). The
@@ -290,7 +298,8 @@ def team_fallback(hr: HostRegion, text: str) -> str:
     par = "omp parallel for num_threads(1)" if one else "omp parallel for"
     line = NOWAIT.sub("", OMP_FOR.sub(par, m.group(0), count=1))
     clauses = (f" private({', '.join(extra)})" if extra else "") + (
-        f" copyin({', '.join(copied)})" if copied and not one else "")
+        f" copyin({', '.join(copied)})" if copied and not one else "") + "".join(
+        f" reduction({c.op}: {', '.join(c.args)})" for c in folded(r))
     if clauses:
         cont = line.rstrip().endswith("\\")
         line = line.rstrip().rstrip("\\").rstrip() + clauses + (" \\" if cont else "")
@@ -301,6 +310,7 @@ def team_shared_call(hr: HostRegion, loop: HostLoop, text: str) -> str:
     """The team of one's host path of a loop with a shared host function: a parallel region
     of its own calling it (its 'omp for' shares the loop among the new threads)."""
     one, copied = _team_threads(hr.region)
+    one = one or bool(folded(hr.region))  # the thread's scalars the loop folds into: its own
     clause = " num_threads(1)" if one else (f" copyin({', '.join(copied)})" if copied else "")
     named = "".join(f"(void){x}; " for x in loop.touched)  # the region's, as in the loop
     ind = indent_of(text)

@@ -1,0 +1,179 @@
+"""Replicated code of a ``parallel`` region: what every thread of the team runs (outside its
+work-sharing loops and its ``single``, ``master``, ``masked`` and ``sections`` blocks, the
+functions it calls included), which the region's device version, a team of one, runs once.
+
+Consumes the region's statement, the names private to each thread and a way to find called
+functions; produces why running that code once could leave shared state other than the team
+leaves it (``Reason``s, id ``team-replicated``), or nothing:
+
+- an update of a shared scalar (``n++``, ``t += x``, ``t = t * x``, a ``reduction`` variable
+  of the region too) counts the threads, unless it merges a thread's partial result:
+  ``t op= p`` with ``p`` a scalar of the thread that starts at the operator's identity (0 for
+  ``+``, ``|``, ``^``; 1 for ``*``; ``~0`` for ``&``) and that only the region's work-sharing
+  loops change, each by folding values into it with the same operator (so the team of one
+  folds the whole loop into its one copy and merges it once);
+- output (``printf`` and the C library's other writers) prints once per thread.
+
+A ``max``/``min`` merge (``if (p > m) m = p;``) and other plain assignments store the same
+however often they run; values that depend on the thread are weighed by ``analysis.teams``.
+An array element may also merge an element of another array (``q[k] += qq[k]``, rows of
+per-thread accumulators: ``analysis.accumulators``); whether that array holds a partial that
+starts at zero is not checked.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pycparser import c_ast
+
+from ..diagnostics import Reason, SourceLoc
+from .accesses import atomic_form
+from .ctypes_ import c_text, uncast, walk
+from .scalarupdates import update_operator
+
+#: directives whose statement is not replicated (the team shares it out, or one thread runs it)
+_SHARED_OUT = {"for", "single", "master", "masked", "sections", "section", "loop",
+               "distribute", "taskloop"}
+#: C library functions that write output
+_OUTPUT = {"printf", "fprintf", "vprintf", "vfprintf", "puts", "fputs", "putchar", "putc",
+           "fputc", "fwrite", "write", "perror", "dprintf"}
+_CLASS = {"+": "+", "-": "+", "*": "*", "|": "|", "&": "&", "^": "^"}
+_IDENTITY = {"+": 0, "|": 0, "^": 0, "*": 1, "&": -1}
+
+
+def _shared_out(pragma: c_ast.Pragma) -> bool:
+    words = pragma.string.replace("(", " ").split()
+    if not words or words[0] != "omp":
+        return False
+    kind = words[2] if len(words) > 2 and words[1] in ("parallel", "target", "teams") \
+        else words[1] if len(words) > 1 else ""
+    return kind in _SHARED_OUT
+
+
+def _parts(stmt: c_ast.Node) -> tuple[list[c_ast.Node], list[c_ast.Node]]:
+    """The replicated statements of ``stmt`` and the statements the team shares out."""
+    shared: list[c_ast.Node] = []
+    skip: set[int] = set()
+    for n in walk(stmt):
+        items = n.block_items if isinstance(n, c_ast.Compound) else None
+        for k, item in enumerate(items or []):
+            if isinstance(item, c_ast.Pragma) and _shared_out(item) and k + 1 < len(items):
+                shared.append(items[k + 1])
+                skip.update(id(x) for x in walk(items[k + 1]))
+    return [n for n in walk(stmt) if id(n) not in skip], shared
+
+
+def _target(lvalue: c_ast.Node) -> str | None:
+    """The variable a scalar target names (``x``, ``s.count``), else None (an element)."""
+    while isinstance(lvalue, c_ast.StructRef) and lvalue.type == ".":
+        lvalue = lvalue.name
+    return lvalue.name if isinstance(lvalue, c_ast.ID) else None
+
+
+def _array(ref: c_ast.Node) -> str | None:
+    """The array an element names (``a`` of ``a[i][j]``), else None."""
+    ref = uncast(ref)
+    while isinstance(ref, c_ast.ArrayRef):
+        ref = ref.name
+    return ref.name if isinstance(ref, c_ast.ID) else None
+
+
+def _value(e: c_ast.Node | None) -> int | float | None:
+    e = uncast(e) if e is not None else None
+    if isinstance(e, c_ast.UnaryOp) and e.op in ("-", "~"):
+        v = _value(e.expr)
+        return None if v is None else -v if e.op == "-" else ~int(v)
+    if isinstance(e, c_ast.Constant) and e.type != "string":
+        try:
+            return float(e.value.rstrip("uUlLfF")) if "x" not in e.value.lower() \
+                else int(e.value.rstrip("uUlL"), 16)
+        except ValueError:
+            return None
+    return None
+
+
+class _Replicated:
+    def __init__(self, private: set[str], lookup: Callable[[str], object]):
+        self.private = private
+        self.lookup = lookup
+        self.reasons: list[Reason] = []
+
+    def scan(self, stmt: c_ast.Node, private: set[str], depth: int, seen: set[str]) -> None:
+        mine, shared = _parts(stmt)
+        for n in mine:
+            self.node(n, mine, shared, private)
+            if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID):
+                self.call(n, depth, seen)
+
+    def call(self, n: c_ast.FuncCall, depth: int, seen: set[str]) -> None:
+        name = n.name.name
+        if name in _OUTPUT:
+            return self.fail(n, f"calls '{name}' in code every thread runs (a team of one "
+                             "would write its output once)")
+        fdef = self.lookup(name)
+        if isinstance(fdef, c_ast.FuncDef) and name not in seen and depth < 4:
+            seen.add(name)
+            self.scan(fdef.body, _locals(fdef), depth + 1, seen)
+
+    def node(self, n: c_ast.Node, mine: list, shared: list, private: set[str]) -> None:
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--"):
+            form = (n.expr, "+", None)
+        else:
+            form = atomic_form(n, "update")
+        if form is None or form[1] not in _CLASS:
+            return
+        name, element = _target(form[0]), isinstance(uncast(form[0]), c_ast.ArrayRef)
+        if name in private or element and _array(form[0]) in private:
+            return
+        p = uncast(form[2]) if form[2] is not None else None
+        if isinstance(p, c_ast.ID) and p.name in private and \
+                self.partial(p.name, _CLASS[form[1]], mine, shared):
+            return
+        if element and isinstance(p, c_ast.ArrayRef):
+            return  # an element merged from an array (a thread's, or rows by thread number)
+        self.fail(n, f"updates shared '{c_text(form[0])}' in code every thread runs (a team "
+                  "of one would update it once)")
+
+    def partial(self, p: str, op: str, mine: list, shared: list) -> bool:
+        """``p`` starts at ``op``'s identity and only work-sharing loops change it, by
+        folding values into it with ``op``."""
+        writes = [x.init for x in mine if isinstance(x, c_ast.Decl) and x.name == p
+                  and x.init is not None]
+        writes += [x for x in mine if isinstance(x, c_ast.Assignment) and
+                   _target(x.lvalue) == p or isinstance(x, c_ast.UnaryOp) and x.op in (
+                       "++", "--", "p++", "p--", "&") and _target(x.expr) == p]
+        if len(writes) != 1:
+            return False
+        first = writes[0]
+        if isinstance(first, c_ast.Assignment):
+            first = first.rvalue if first.op == "=" else None
+        if _value(first) != _IDENTITY[op]:
+            return False
+        return all(update_operator(p, s) == op or not _mentions(p, s) for s in shared)
+
+    def fail(self, n: c_ast.Node, why: str) -> None:
+        self.reasons.append(Reason("team-replicated", f"the parallel region {why}",
+                                   SourceLoc.of(n)))
+
+
+def _locals(node: c_ast.Node) -> set[str]:
+    """The names declared in ``node`` (a function's parameters too) with automatic storage:
+    each thread's, or each call's, own."""
+    return {x.name for x in walk(node) if isinstance(x, c_ast.Decl) and x.name and
+            "static" not in x.storage and "extern" not in x.storage}
+
+
+def _mentions(name: str, node: c_ast.Node) -> bool:
+    return any(isinstance(x, c_ast.ID) and x.name == name for x in walk(node))
+
+
+def replicated_reasons(stmt: c_ast.Node, private: set[str],
+                       lookup: Callable[[str], object] = lambda name: None) -> list[Reason]:
+    """Why the code every thread of the region ``stmt`` runs could leave shared state
+    otherwise when a team of one runs it (``private``: the names each thread has its own
+    copy of, the region's reduction variables not among them; ``lookup``: a called
+    function's definition)."""
+    private = private | _locals(stmt)
+    r = _Replicated(private, lookup)
+    r.scan(stmt, private, 0, set())
+    return r.reasons[:1]
