@@ -2,7 +2,8 @@
 style): each iteration's scratch ``T a[n]`` runs on the device at a fixed capacity, checked
 when the loop starts (``analysis.vla``); a length past the capacity runs the original on the
 host. A variable-length table of the function (``long fact[n + 1]``, ``n`` never assigned
-again) goes to the device whole. And a regression: a variable declared in a non-canonical inner loop's init
+again, named by the loop or not) goes to the device whole. And a regression: a variable
+declared in a non-canonical inner loop's init
 (``for (long i = n - 1, p = k; i > 0; --i)``) is not its initial value throughout the loop
 (its extent was one element: wrong data with copying buffers). Run on every path against
 gcc's build."""
@@ -112,3 +113,35 @@ def test_a_table_whose_length_may_change_is_not_taken_whole(tmp_path):
     assert translate(str(src)).regions[0].offload
     src.write_text(text.replace("fact[0] = 1;", "fact[0] = 1; n += 0;"))
     assert not translate(str(src)).regions[0].offload
+
+
+#: a table whose length (m) the loop does not name: the region evaluates the extent from m,
+#: so m reaches it as an argument (it was left out: the host file did not compile)
+UNNAMED_LENGTH = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static double lookup(int m, const int *idx, int n, double *out) {
+  double v[m];
+  int i;
+  for (i = 0; i < m; i++) v[i] = i * 0.5;
+#pragma omp parallel for
+  for (i = 0; i < n; i++) out[i] = v[idx[i]] + 1.0;
+  return out[n - 1];
+}
+int main(int argc, char **argv) {
+  int n = 5000, i;
+  int *idx = malloc(n * sizeof(int));
+  double *out = malloc(n * sizeof(double)), t = 0;
+  for (i = 0; i < n; i++) idx[i] = (i * 13) % 3000;
+  t += lookup(3000 + argc, idx, n, out);
+  for (i = 0; i < n; i++) t += out[i];
+  printf("%.3f\n", t);
+  return 0;
+}
+"""
+
+
+def test_a_table_whose_length_the_loop_does_not_name(tmp_path):
+    ref, exe = build_both(tmp_path, UNNAMED_LENGTH)
+    every_path(ref, exe, 1e-12)
+    assert device_runs(exe) in (None, [1])

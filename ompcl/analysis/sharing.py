@@ -430,6 +430,7 @@ class _Classifier:
                 n.name in names_written(self.func):
             return None
         length = Affine.of(Sym(SymKind.VAR, n.name, id(n.decl), n)) + Affine.constant(found[1])
+        self.vla_dims.add(n.name)  # the region evaluates the length: n passed though unused
         return Extent(Affine.constant(0), length - Affine.constant(1))
 
     def passed_extent(self, v: Var, accs: list[RawAccess]):

@@ -18,7 +18,8 @@ RUNTIME_SOURCES = ("ompcl_rt.c", "ompcl_rt_util.c", "ompcl_rt_env.c", "ompcl_rt_
 #: and the allocator's --wrap, through which the runtime's table of heap blocks sees the
 #: program's allocations (``ompcl_rt_objects.c``; without it heap pointers with unbounded
 #: subscripts run on the host)
-WRAPPED = ("malloc", "calloc", "realloc", "free", "aligned_alloc", "posix_memalign")
+WRAPPED = ("malloc", "calloc", "realloc", "reallocarray", "free", "aligned_alloc",
+           "posix_memalign", "memalign", "valloc", "pvalloc", "strdup", "strndup")
 LINK_FLAGS = ("-ldl", "-Wl," + ",".join(f"--wrap={f}" for f in WRAPPED))
 #: every file of the runtime: what is copied next to a translation and keys the built archive
 RUNTIME_FILES = ("ompcl_rt.h", "ompcl_rt_internal.h", *RUNTIME_SOURCES)

@@ -1,7 +1,8 @@
 /* ompcl runtime: the program's objects, so that a pointer can be charged the object it points
  * into: the file-scope arrays each translated file registers before main (ompcl_rt_objects),
  * and the heap blocks the program allocates, seen through the linker's --wrap of malloc,
- * calloc, realloc, free, aligned_alloc and posix_memalign (ompcl cc links with it). A heap
+ * calloc, realloc, reallocarray, free, aligned_alloc, posix_memalign, memalign, valloc,
+ * pvalloc, strdup and strndup (ompcl cc links with it: WRAPPED in __init__.py). A heap
  * block is remembered from OMPCL_HEAP_MIN bytes on, in a hash table by its start, until it is
  * freed or reallocated, a smaller one in a ring of the latest small allocations and frees;
  * without --wrap nothing is remembered and every lookup of a heap pointer fails (its loops
@@ -9,7 +10,10 @@
 
 #include "ompcl_rt_internal.h"
 
+#include <errno.h>
 #include <malloc.h> /* malloc_usable_size */
+#include <string.h>
+#include <unistd.h> /* sysconf */
 
 #define OMPCL_HEAP_MIN 512
 
@@ -21,6 +25,13 @@ extern void *__real_realloc(void *, size_t) __attribute__((weak));
 extern void __real_free(void *) __attribute__((weak));
 extern void *__real_aligned_alloc(size_t, size_t) __attribute__((weak));
 extern int __real_posix_memalign(void **, size_t, size_t) __attribute__((weak));
+extern void *__real_memalign(size_t, size_t) __attribute__((weak));
+extern void *__real_valloc(size_t) __attribute__((weak));
+extern void *__real_pvalloc(size_t) __attribute__((weak));
+/* null where nothing else linked them (a static link takes no archive member for a weak
+ * reference): the wrappers then do their work themselves, through malloc */
+extern char *__real_strdup(const char *) __attribute__((weak));
+extern char *__real_strndup(const char *, size_t) __attribute__((weak));
 
 /* ---- file-scope arrays ------------------------------------------------------------------ */
 
@@ -192,6 +203,48 @@ int __wrap_posix_memalign(void **out, size_t align, size_t n) {
   return err;
 }
 
+void *__wrap_memalign(size_t align, size_t n) {
+  void *p = __real_memalign(align, n);
+  note(p, n);
+  return p;
+}
+
+void *__wrap_valloc(size_t n) {
+  void *p = __real_valloc(n);
+  note(p, n);
+  return p;
+}
+
+/* pvalloc allocates n rounded up to whole pages: no more than the block holds is noted */
+void *__wrap_pvalloc(size_t n) {
+  void *p = __real_pvalloc(n);
+  long page = sysconf(_SC_PAGESIZE);
+  size_t ps = page > 0 ? (size_t)page : 1, usable = p ? malloc_usable_size(p) : 0;
+  size_t whole = n <= (size_t)-1 - ps ? (n + ps - 1) / ps * ps : n;
+  note(p, whole < usable ? whole : usable);
+  return p;
+}
+
+/* the program's strdup and strndup: the copy is a heap block the program may index and free */
+char *__wrap_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = __real_strdup ? __real_strdup(s) : __real_malloc(n);
+  if (p && !__real_strdup) memcpy(p, s, n);
+  note(p, n);
+  return p;
+}
+
+char *__wrap_strndup(const char *s, size_t k) {
+  size_t n = strnlen(s, k);
+  char *p = __real_strndup ? __real_strndup(s, k) : __real_malloc(n + 1);
+  if (p && !__real_strndup) {
+    memcpy(p, s, n);
+    p[n] = 0;
+  }
+  note(p, n + 1);
+  return p;
+}
+
 void __wrap_free(void *p) {
   size_t usable = p ? malloc_usable_size(p) : 0;
   if (usable) ompcl_rt_block_freed((uintptr_t)p, (uintptr_t)p + usable, 0);
@@ -238,6 +291,16 @@ void *__wrap_realloc(void *q, size_t n) {
   }
   note(p, n);
   return p;
+}
+
+/* reallocarray is realloc of k * n bytes, refused (ENOMEM) where the product overflows: done
+ * here, so it needs no libc member a static link would leave out */
+void *__wrap_reallocarray(void *q, size_t k, size_t n) {
+  if (n && k > (size_t)-1 / n) {
+    errno = ENOMEM;
+    return 0;
+  }
+  return __wrap_realloc(q, k * n);
 }
 
 /* ---- lookups ---------------------------------------------------------------------------- */
