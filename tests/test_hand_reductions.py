@@ -107,6 +107,21 @@ def test_code_every_thread_runs_keeps_the_region_on_the_host(name, tmp_path):
     every_path(ref, exe, rtol=1e-12)
 
 
+def test_a_counter_nothing_reads_keeps_the_region_on_the_device(tmp_path):
+    """NPB CG's ``callcount++`` in the code every thread runs: a static nothing reads but
+    its own updates may count anything, so the team of one still runs the region."""
+    text = COUNTED.replace("int main(void) {", "int main(void) {\n  static int seen = 0;")
+    text = text.replace("MERGE", "t += s;").replace("BEFORE", "seen++; seen += 2;")
+    lines = report_lines(tmp_path, text)
+    assert lines and all(" offloaded " in ln for ln in lines), lines
+    ref, exe = build_both(tmp_path, text)
+    every_path(ref, exe, rtol=1e-12)
+    launched = kernels_launched(exe)
+    assert launched is None or launched == [1], launched
+    printed = text.replace('printf("%.3f', 'printf("%d %.3f').replace("t, teams", "seen, t, teams")
+    assert all(" host " in ln for ln in report_lines(tmp_path, printed))
+
+
 def test_parallel_reduction_counting_threads_stays_on_the_host(tmp_path):
     text = COUNTED.replace("#pragma omp parallel\n", "#pragma omp parallel reduction(+:teams)\n")
     text = text.replace("MERGE", "t += s;").replace("BEFORE", "teams++;")

@@ -14,6 +14,9 @@ leaves it (``Reason``s, id ``team-replicated``), or nothing:
   folds the whole loop into its one copy and merges it once);
 - output (``printf`` and the C library's other writers) prints once per thread.
 
+A variable that nothing reads but its own updates (a static or local counter nothing prints)
+may count anything.
+
 A ``max``/``min`` merge (``if (p > m) m = p;``) and other plain assignments store the same
 however often they run; values that depend on the thread are weighed by ``analysis.teams``.
 An array element may also merge an element of another array (``q[k] += qq[k]``, rows of
@@ -92,10 +95,49 @@ def _value(e: c_ast.Node | None) -> int | float | None:
     return None
 
 
+def _in_statement_position(n: c_ast.Node) -> list[c_ast.Node]:
+    """The children of ``n`` whose values are discarded (statements, a loop's init and step)."""
+    if isinstance(n, c_ast.Compound):
+        return list(n.block_items or [])
+    if isinstance(n, c_ast.If):
+        return [n.iftrue, n.iffalse]
+    if isinstance(n, c_ast.For):
+        return [n.init, n.next, n.stmt]
+    if isinstance(n, (c_ast.While, c_ast.DoWhile, c_ast.Label)):
+        return [n.stmt]
+    if isinstance(n, (c_ast.Case, c_ast.Default)):
+        return list(n.stmts or [])
+    return []
+
+
+def _own_updates(s: c_ast.Node | None, name: str) -> list[c_ast.ID]:
+    """The uses of ``name`` in statement ``s`` when it only updates or stores ``name``
+    (``n++``, ``n += e``, ``n = e``, with no other effect in ``e``): none of them is read
+    by anything else."""
+    if isinstance(s, c_ast.UnaryOp) and s.op in ("++", "--", "p++", "p--") and \
+            _target(s.expr) == name:
+        return [x for x in walk(s) if isinstance(x, c_ast.ID) and x.name == name]
+    if isinstance(s, c_ast.Assignment) and _target(s.lvalue) == name and not any(
+            isinstance(x, (c_ast.Assignment, c_ast.FuncCall)) or isinstance(x, c_ast.UnaryOp)
+            and x.op in ("++", "--", "p++", "p--") for x in walk(s.rvalue)):
+        return [x for x in walk(s) if isinstance(x, c_ast.ID) and x.name == name]
+    return []
+
+
+def never_read(name: str, unit: c_ast.Node) -> bool:
+    """No code of ``unit`` reads ``name`` other than to update it (a counter nothing
+    prints: NPB CG's ``callcount``)."""
+    own = {id(x) for n in walk(unit) for s in _in_statement_position(n)
+           for x in _own_updates(s, name)}
+    return all(id(x) in own for x in walk(unit) if isinstance(x, c_ast.ID) and x.name == name)
+
+
 class _Replicated:
-    def __init__(self, private: set[str], lookup: Callable[[str], object]):
+    def __init__(self, private: set[str], lookup: Callable[[str], object],
+                 unread: Callable[[str], bool]):
         self.private = private
         self.lookup = lookup
+        self.unread = unread
         self.reasons: list[Reason] = []
 
     def scan(self, stmt: c_ast.Node, private: set[str], depth: int, seen: set[str]) -> None:
@@ -123,7 +165,8 @@ class _Replicated:
         if form is None or form[1] not in _CLASS:
             return
         name, element = _target(form[0]), isinstance(uncast(form[0]), c_ast.ArrayRef)
-        if name in private or element and _array(form[0]) in private:
+        if name in private or element and _array(form[0]) in private or \
+                name is not None and self.unread(name):
             return
         p = uncast(form[2]) if form[2] is not None else None
         if isinstance(p, c_ast.ID) and p.name in private and \
@@ -168,12 +211,14 @@ def _mentions(name: str, node: c_ast.Node) -> bool:
 
 
 def replicated_reasons(stmt: c_ast.Node, private: set[str],
-                       lookup: Callable[[str], object] = lambda name: None) -> list[Reason]:
+                       lookup: Callable[[str], object] = lambda name: None,
+                       unread: Callable[[str], bool] = lambda name: False) -> list[Reason]:
     """Why the code every thread of the region ``stmt`` runs could leave shared state
     otherwise when a team of one runs it (``private``: the names each thread has its own
     copy of, the region's reduction variables not among them; ``lookup``: a called
-    function's definition)."""
+    function's definition; ``unread``: whether nothing reads a variable, see
+    ``never_read``)."""
     private = private | _locals(stmt)
-    r = _Replicated(private, lookup)
+    r = _Replicated(private, lookup, unread)
     r.scan(stmt, private, 0, set())
     return r.reasons[:1]

@@ -16,9 +16,9 @@ from pycparser import c_ast
 
 from ..diagnostics import Reason, SourceLoc
 from ..frontend.program import Program
-from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Team, Var
+from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Storage, Team, Var
 from .accesses import is_gnu_atomic
-from .replicated import replicated_reasons
+from .replicated import never_read, replicated_reasons
 from .accumulators import NONE, Accumulators, accumulators
 from .bodyscan import scan_body
 from .builtins import HOST_ONLY, is_math
@@ -362,6 +362,15 @@ def _observes(name: str | None, library: dict[str, str], defined: bool) -> str |
     return f"the parallel region calls '{name}', which ompcl cannot see (it may ask for its team)"
 
 
+def _unread(name: str, scope: dict[str, Var], prog: Program) -> bool:
+    """``name`` is a variable of this file only (static, or the function's own) that no code
+    of the file reads but to update it."""
+    v = scope.get(name)
+    mine = v is not None and (v.storage in (Storage.LOCAL, Storage.PARAM) or isinstance(
+        v.decl, c_ast.Decl) and "static" in v.decl.storage)
+    return mine and never_read(name, prog.ast)
+
+
 def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, Var],
             prog: Program, lookup: Callable[[str], object] = lambda name: None) -> Team:
     """The team-of-one view of a ``parallel`` region (``lookup``: a called function's
@@ -374,7 +383,8 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
     reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup,
                                                                answered)
     own = region_private(tc.bound, scope) - {a for c in d.clause("reduction") for a in c.args}
-    reasons += replicated_reasons(tc.bound.stmt, own | prog.threadprivate(), lookup)
+    reasons += replicated_reasons(tc.bound.stmt, own | prog.threadprivate(), lookup,
+                                  lambda name: _unread(name, scope, prog))
     privates, firsts, reds = [], [], []
     for clause, bucket in (("private", privates), ("firstprivate", firsts)):
         for name in d.names_in(clause):
