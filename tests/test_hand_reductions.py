@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import build_both, every_path, kernels_launched, load_stats, report_lines, run
+from conftest import build_both, every_path, kernels_launched, report_lines
 
 FOLDS = r"""
 #include <stdio.h>
@@ -203,11 +203,6 @@ def test_orphaned_loop_folding_into_a_local_merged_through_a_pointer(start, devi
     text = ORPHANED.replace("START", start)
     ref, exe = build_both(tmp_path, text)
     every_path(ref, exe, rtol=1e-9)
-    if device:
-        launched = kernels_launched(exe)
-        assert launched is None or launched == [3], launched
-    else:  # no region reaches the runtime: no statistics are written
-        stats = tmp_path / "host.json"
-        assert run(exe, OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats)).returncode == 0
-        assert not stats.exists() or not any(
-            r["kernels_launched"] for r in load_stats(stats)["regions"])
+    launched = kernels_launched(exe)
+    # (the statistics list a loop run only inside its team too: entered, never launched)
+    assert launched is None or launched == ([3] if device else [0]), launched

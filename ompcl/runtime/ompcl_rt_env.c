@@ -110,7 +110,7 @@ void ompcl_env_start(void) {
   if (ompcl_fault("int64"))
     ompcl_dev.build_options = ompcl_env.bounds_check ? OMPCL_CHECK_OPTION " -DOMPCL_NO_INT64"
                                                      : "-DOMPCL_NO_INT64";
-  ompcl_stats.regions_tail = &ompcl_stats.regions;
+  if (!ompcl_env.noted) ompcl_stats.regions_tail = &ompcl_stats.regions;
   ompcl_env.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
   ompcl_env.relayout = parse_relayout(getenv("OMPCL_DYNLAYOUT"));
   ompcl_env.layout_build = getenv("OMPCL_LAYOUT_BUILD") ? atof(getenv("OMPCL_LAYOUT_BUILD"))
@@ -128,6 +128,18 @@ void ompcl_env_start(void) {
   set_cache_dir();
   ompcl_load_start();
   ompcl_model_load();
+  if (!ompcl_env.noted) atexit(finish);
+}
+
+/* A region entered only by host paths inside parallel regions (ompcl_region_end), which need
+ * nothing else of the runtime: the statistics still list it, so OMPCL_STATS and the exit
+ * handler are set up (OpenCL, the model and the cache wait for a region that can use them). */
+void ompcl_env_note(void) {
+  if (ompcl_env.started || ompcl_env.noted) return;
+  ompcl_env.noted = 1;
+  read_launcher();
+  ompcl_env.stats = stats_path(getenv("OMPCL_STATS"));
+  ompcl_stats.regions_tail = &ompcl_stats.regions;
   atexit(finish);
 }
 

@@ -95,6 +95,8 @@ typedef struct shadow {
 /* ompcl_rt_env.c: the environment, read once at the first region entry. */
 extern struct ompcl_env_state {
   int started;          /* environment read, exit handler registered */
+  int noted;            /* only OMPCL_STATS read and the exit handler registered (a region
+                           entered by host paths inside parallel regions, ompcl_env_note) */
   int mode, log;
   const char *fault;    /* OMPCL_FAULT, "" if unset */
   const char *stats;    /* OMPCL_STATS, 0 if unset */
@@ -208,6 +210,7 @@ void ompcl_device_release(void);
 
 /* ompcl_rt_env.c */
 void ompcl_env_start(void);
+void ompcl_env_note(void);
 
 /* ompcl_rt_objects.c: the known object (registered array, heap block) holding address a */
 int ompcl_find_object(uintptr_t a, uintptr_t *start, uintptr_t *end);

@@ -89,6 +89,8 @@ void ompcl_region_end(ompcl_region *r, int keep_resident) {
   ompcl_size_stats *z;
   double dt;
   ompcl_load_threads_restore();
+  ompcl_env_note(); /* (a host path inside a parallel region began nothing) */
+  ompcl_register_region(r);
   r->entries++;
   if (!keep_resident || ompcl_env.no_residency) ompcl_release_unused(0);
   if (r->t_start <= 0) return;
