@@ -16,6 +16,7 @@ from pycparser import c_ast
 
 from .analysis.ctypes_ import TypeEnv, walk
 from .analysis.layout import plan_layout
+from .analysis.localtypes import lifted
 from .analysis.placement import place
 from .analysis.regions import analyze
 from .analysis.residency import plan_residency
@@ -151,8 +152,7 @@ def parse(u: Unit) -> Unit:
                       f"({e.message}); the host compiler accepts it, so all its loops stay on "
                       "OpenMP", "warning", "parse-fallback")
         prog = Program(u.path, source, c_ast.FileAST([]), [], [])
-        return replace(u, program=prog, host_source=source, remarks=(warn,),
-                       passed_through=True)
+        return replace(u, program=prog, host_source=source, remarks=(warn,), passed_through=True)
 
 
 def reorder(u: Unit) -> Unit:
@@ -183,6 +183,7 @@ def _dump_reorder(u: Unit) -> str:
 
 def analyze_regions(u: Unit) -> Unit:
     """Loops, accesses, calls, data sharing and extents: a verdict per region."""
+    u = replace(u, program=lifted(u.program))  # function-local types at file scope, first
     result = analyze(u.program, SourceLibrary(u.path, u.options.cpp, u.options.sources))
     return replace(u, regions=result.regions, teams=result.teams,
                    remarks=u.remarks + result.remarks)
@@ -444,8 +445,7 @@ def print_kernels(u: Unit) -> Unit:
     if not u.programs:
         return u
     env = TypeEnv.of(u.program.ast)
-    prog = generate_kernels(u.programs[0], list(u.regions), u.functions, u.program.ast, env,
-                            u.path)
+    prog = generate_kernels(u.programs[0], list(u.regions), u.functions, u.program.ast, env, u.path)
     u = replace(u, kernel_source=prog.source, layout=prog.layout)
     if len(u.programs) == 1:
         return u

@@ -174,10 +174,13 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
         names | _type_names(cand.bound.stmt) | free_names(c_ast.Compound(decls))
         | {t for d in decls for t in _type_names(d)})  # the used variables' types too
     local -= set(_enumerator_values(cand, scope) if values is None else values)
+    from .localtypes import why_kept  # (the types that stay where they are declared)
     for name in sorted(local):  # (pycparser's scope: a variable of the name hides one)
         if scope.get(name) is None:
-            reasons.append(Reason("local-type", f"uses '{name}', declared inside its function "
-                                  "(the code ompcl generates outside the function cannot "
+            why = why_kept(cand.bound.func, name)
+            reasons.append(Reason("local-type", f"uses '{name}', declared inside its function"
+                                  + (f" where it must stay ({why})" if why else "") +
+                                  " (the code ompcl generates outside the function cannot "
                                   "see it)"))
     for name in sorted(names):
         v = scope.get(name)

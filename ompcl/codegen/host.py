@@ -21,8 +21,9 @@ from pycparser import c_ast
 
 from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import walk
+from ..analysis.localtypes import call_cast, host_definitions, layout_checks
 from ..analysis.members import null_checks
-from ..analysis.placement import serial_span
+from ..analysis.placement import function_line, serial_span
 from ..diagnostics import SourceLoc
 from ..frontend.program import Program
 from ..frontend.textscan import Scanner
@@ -89,8 +90,11 @@ def _local_decl(p: HostParam, init: str = "") -> str:
 
 
 def call_arg(p: HostParam) -> str:
-    """What the call site passes for a parameter."""
-    return f"&{p.var.name}" if p.by_address else p.var.name
+    """What the call site passes for a parameter (through ``void *`` where the parameter
+    names a copy of a type of the caller's function, ``analysis.localtypes``)."""
+    ct = p.var.ctype
+    return call_cast(p.decl, p.by_address, p.var.name, ct.is_array_like,
+                     ct.is_scalar and not ct.record and ct.base != "?")
 
 
 def copies_and_writebacks(iface: HostInterface) -> tuple[list[str], list[str]]:
@@ -323,7 +327,8 @@ def _call(prog: Program, hr: HostRegion, text: str, scan: Scanner, host: str = "
     ``host``) as the host path in place; the lines after it keep their numbers."""
     args = ", ".join(call_arg(p) for p in hr.interface.params)
     rg, path, ind = hr.splice, c_string(prog.path), indent_of(text)
-    return (f"{ind}if (!{N.region_function(hr.region.id)}({args})) {{  /* else the OpenCL "
+    return (f"{ind}{layout_checks(hr.interface.params)}"
+            f"if (!{N.region_function(hr.region.id)}({args})) {{  /* else the OpenCL "
             f"device ran it */\n#line {scan.line_of(rg.start)} \"{path}\"\n{host or text}\n"
             f"{ind}ompcl_rt_end(&{N.descriptor(hr.region.id)}, 0); }}\n"
             f"{resume(scan, rg.end, path)}")
@@ -512,10 +517,9 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
     replace += [(ht.splice.start, ht.splice.end, team_text(
         prog, ht, scan, [(s, t) for s, t in residency.syncs if within(s, ht)], hostplan,
         shared)) for ht in teams]
-    inserts: dict[int, list[str]] = {}
+    inserts, func_lines = _lifted_types(prog, scan)
     sliced: list[str] = []  # functions of the scratch checks, after every declaration
     slices: dict[str, str] = {}  # their text (names made alike) -> the prefix defining it
-    func_lines: dict[int, int] = {}
     for hr in regions:
         rg = hr.splice
         text = src[rg.start:rg.end]
@@ -543,6 +547,14 @@ def generate_host(prog: Program, regions: list[HostRegion], residency: Residency
     prologue = _prologue(prog, regions, teams, hostplan, kernel_source, embed, kernel_file,
                          model, layout_model, variant_source, layout)
     return prologue + "".join(out) + _epilogue(hostplan, sliced, layout)
+
+
+def _lifted_types(prog: Program, scan: Scanner) -> tuple[dict[int, list[str]], dict[int, int]]:
+    """The copies of each function's own types (``analysis.localtypes``), to insert before
+    its declaration (the code outlined from it names them), and the line there."""
+    at = [(scan.declaration_start(scan.offset(line, 1)), defs)
+          for f, defs in host_definitions(prog.ast) if (line := function_line(prog, f))]
+    return {k: list(defs) for k, defs in at}, {k: scan.line_of(k) for k, _ in at}
 
 
 def _prologue(prog: Program, regions: list[HostRegion], teams: tuple[HostTeam, ...], hostplan,

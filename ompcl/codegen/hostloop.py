@@ -25,6 +25,7 @@ from pycparser import c_ast
 
 from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import renamed_type, walk
+from ..analysis.localtypes import mentions_lifted
 from ..analysis.loops import loop_start
 from ..analysis.teams import region_private
 from ..frontend.program import Program
@@ -76,8 +77,9 @@ def host_loop(prog: Program, hr, scan: Scanner, args: str, team: BoundDirective
     rg = hr.splice
     if func is None or any(p.role not in ("value", "array") for p in params):
         return None   # the loop assigns a variable of its function that outlives it
-    if _declares_types(func.body) or not _same_macros(prog.source, rg):
-        return None
+    if _declares_types(func.body) or mentions_lifted(func.body) or \
+            not _same_macros(prog.source, rg):
+        return None   # (the moved text names the function's types: its own, not the copies)
     if any(r.bound.directive.clause(c) for c in _WRITTEN_BACK):
         return None   # the loop's clause assigns a variable of its function
     if any(r.scope.get(x) is None or r.scope[x].storage != "global"

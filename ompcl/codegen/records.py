@@ -82,8 +82,10 @@ def records(ast: c_ast.FileAST, env: TypeEnv, used: set[str]) -> tuple[list[str]
             done.add(k)
             changed = True
             text = printer.visit(c_ast.Decl(None, [], [], [], [], s, None, None)) + ";"
-            if tname:  # typedef struct [tag] {...} name;
-                text = printer.visit(ext) + ";"
+            if tname:  # typedef struct [tag] {...} name; (and the tag's alias: ``struct tag
+                # *p`` spells it, as a typedef of a pointer to it does)
+                text = printer.visit(ext) + ";" + (f"\ntypedef {kind} {s.name} {alias};"
+                                                   if alias in wanted else "")
             elif alias:
                 text += f"\ntypedef {kind} {s.name} {alias};"
             if _packed(s, ext):  # as the host packs it (the layout check confirms)
