@@ -206,3 +206,37 @@ def test_orphaned_loop_folding_into_a_local_merged_through_a_pointer(start, devi
     launched = kernels_launched(exe)
     # (the statistics list a loop run only inside its team too: entered, never launched)
     assert launched is None or launched == ([3] if device else [0]), launched
+
+
+REUSED_INDEX = r"""
+#include <stdio.h>
+#include <omp.h>
+#define N 512
+static long key[N], rank_[N], off[64];
+int main(void) {
+  int i, k;
+  for (i = 0; i < N; i++) key[i] = (i * 37) % N;
+#pragma omp parallel private(k)
+  {
+    k = omp_get_thread_num();  /* the thread's number, in a variable the loop reuses */
+    off[k % 64] = k;
+#pragma omp for
+    for (i = 0; i < N; i++) {
+      long c = 0;
+      for (k = 0; k < 4; k++) c += key[(i + k) % N];
+      rank_[i] = c;
+    }
+  }
+  printf("%ld %ld\n", rank_[0], rank_[N - 1]);
+  return 0;
+}
+"""
+
+
+def test_a_thread_variable_the_loop_assigns_first_is_not_blamed(tmp_path):
+    """``k`` holds the thread number before the loop, whose inner loop sets it before any
+    read: the remark names what keeps the loop on the host (the query), not ``k``."""
+    (line,) = report_lines(tmp_path, REUSED_INDEX)
+    assert " host " in line and "'k' depends" not in line and "omp_get_thread_num" in line
+    ref, exe = build_both(tmp_path, REUSED_INDEX)
+    every_path(ref, exe, rtol=0)

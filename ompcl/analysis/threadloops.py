@@ -102,7 +102,9 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
                                                                  t.updated)
     bounds = {n.name for x in loops for e in (x.lb, x.ub, x.step) for n in walk(e)
               if isinstance(n, c_ast.ID)}
-    used = info.scalar_reads | {a.name for a in info.accesses} | bounds | set(through)
+    # (a scalar the body assigns before reading it takes no thread's value in)
+    used = (info.scalar_reads & info.live_in) | {a.name for a in info.accesses} | bounds | \
+        set(through)
     for name in sorted(used & view.dependent):
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
