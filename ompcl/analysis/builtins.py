@@ -61,7 +61,7 @@ def is_math(name: str) -> bool:
 
 #: stand-ins the front end writes for GNU C the parser cannot read (``frontend.parse``)
 _STAND_INS = {"__ompcl_elvis": "uses GNU's conditional without a middle operand ('x ?: y')",
-              "__ompcl_imaginary": "uses a GNU imaginary constant ('2.0i')",
+              "__ompcl_imaginary": "uses an imaginary constant (complex.h's 'I', GNU's '2.0i')",
               "__ompcl_stmt_expr": "uses a GNU statement expression ('({ ... })')",
               "__ompcl_asm": "holds an asm statement",
               "__ompcl_generic": "uses a '_Generic' selection"}
