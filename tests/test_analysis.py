@@ -241,9 +241,10 @@ REGIONS = [
     ("float_loop_var", "double a[100];\nvoid f(int n){ double x;\n#pragma omp parallel for\n"
      "for(x=0;x<n;x++) a[0]=0;\n}\n",
      False, "loop variable 'x' is not of integer type"),
+    # each thread reads its own copy (the device would read the team thread's for all)
     ("threadprivate", "double a[100]; int tp;\n#pragma omp threadprivate(tp)\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) a[i]=tp;\n}\n",
-     True, None),
+     False, "reads threadprivate 'tp', whose copy differs from thread to thread"),
     ("threadprivate_carried", "double a[100]; int tp;\n#pragma omp threadprivate(tp)\n"
      "void f(int n){ int i;\n#pragma omp parallel for\nfor(i=0;i<n;i++) { tp += i; a[i]=tp; }\n}\n",
      False, "'tp' is private to each thread and carries a value between iterations"),
@@ -321,6 +322,7 @@ REASON_IDS = {
     'non_canonical': 'not-canonical',
     'bound_written': 'bound-variant',
     'float_loop_var': 'loop-var-type',
+    'threadprivate': 'thread-dependent',
     'threadprivate_carried': 'thread-private',
     'threadprivate_array_carried': 'thread-private',
     'threadprivate_array_partly_set': 'thread-private',

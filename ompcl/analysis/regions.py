@@ -29,7 +29,7 @@ from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
 from .loops import NotCanonical, canonical_loop, loop_nest
 from .sharing import Sharing, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
-from .threadloops import thread_reasons
+from .threadloops import thread_reasons, threadprivate_reads
 from .threadupdates import thread_updates
 from .teams import privatised, reduced_into, team_of, thread_view
 from .derived import substituted
@@ -382,6 +382,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     tps = prog.threadprivate() & (info.scalar_reads | info.scalar_writes
                                   | {a.name for a in info.accesses} | set(through))
     view = thread_view(cand, scope, teams, cands, tps)
+    reasons += threadprivate_reads(tps, info, through)
     conds: list[str] = []
     check = None
     updated: dict[str, Updates] = {}

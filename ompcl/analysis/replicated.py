@@ -73,6 +73,14 @@ def _target(lvalue: c_ast.Node) -> str | None:
     return lvalue.name if isinstance(lvalue, c_ast.ID) else None
 
 
+def _from_arrays(e: c_ast.Node | None, op: str) -> bool:
+    """``e`` combines only array elements by ``op`` (``hh[i] + tp[i]``; ``-`` with ``+``)."""
+    e = uncast(e) if e is not None else None
+    if isinstance(e, c_ast.BinaryOp) and _CLASS.get(e.op) == op:
+        return _from_arrays(e.left, op) and _from_arrays(e.right, op)
+    return isinstance(e, c_ast.ArrayRef)
+
+
 def _array(ref: c_ast.Node) -> str | None:
     """The array an element names (``a`` of ``a[i][j]``), else None."""
     ref = uncast(ref)
@@ -172,8 +180,8 @@ class _Replicated:
         if isinstance(p, c_ast.ID) and p.name in private and \
                 self.partial(p.name, _CLASS[form[1]], mine, shared):
             return
-        if element and isinstance(p, c_ast.ArrayRef):
-            return  # an element merged from an array (a thread's, or rows by thread number)
+        if element and _from_arrays(p, _CLASS[form[1]]):
+            return  # an element merged from arrays (a thread's, or rows by thread number)
         self.fail(n, f"updates shared '{c_text(form[0])}' in code every thread runs (a team "
                   "of one would update it once)")
 

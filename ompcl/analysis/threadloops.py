@@ -200,3 +200,17 @@ def _run_time_check(names: list[str], loops: tuple[LoopDim, ...], body: c_ast.No
                              file_scope, assigned, lookup, str(rid), carried, enclosing), ""
     except (NoCheck, RecursionError) as e:
         return None, f" (no run-time check: {e})" if str(e) else ""
+
+
+def threadprivate_reads(tps: set[str], info: BodyInfo, through: dict[str, str]
+                        ) -> list[Reason]:
+    """Why a loop that reads threadprivate (``_Thread_local``) data it does not write keeps
+    to the host: each thread reads its own copy, which may hold another value than the
+    one the device would read (the team thread's). Data the loop writes is weighed as the
+    thread's scratch (``thread_reasons``)."""
+    written = info.scalar_writes | {a.name for a in info.accesses if a.write} | {
+        n for n, mode in through.items() if "w" in mode}
+    read = (info.scalar_reads & info.live_in) | {a.name for a in info.accesses if not a.write} \
+        | {n for n, mode in through.items() if "r" in mode}
+    return [Reason("thread-dependent", f"reads threadprivate '{n}', whose copy differs from "
+                   "thread to thread") for n in sorted((tps & read) - written)]
