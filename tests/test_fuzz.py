@@ -44,10 +44,19 @@ POINTER_SEEDS = {
     7053: "tree: rows read through their block (declined); member_chain: a null struct "
           "pointer under a false guard (declined)",
 }
-#: the coverage families alone (``gen.generate(seed, gen.OPT_IN_FAMILIES)``): what each holds
+#: the coverage families alone (``gen.generate(seed, gen.COVERAGE_FAMILIES)``): what each holds
 COVERAGE_SEEDS = {
     209: "captures, gnu_atomics (counting-sort scatters), gnu_types, a target construct",
     226: "captures, gnu_atomics, linear, firstprivate with lastprivate",
+}
+#: the folds family alone (``gen.generate(seed, ["folds"])``): reductions written by hand in a
+#: parallel region (gen_folds), what each holds
+FOLD_SEEDS = {
+    1001: "a time loop; critical blocks, reduction clauses of the region, a single, nowait "
+          "loops; a region kept on the host beside regions on the device",
+    1002: "a partial read in its loop (kept on the host), merges through callees, an & "
+          "partial starting at 0xffffffffu, atomics",
+    1003: "every region on the device: critical, atomic, a single updating a partial",
 }
 REGRESSIONS = sorted((ROOT / "tests" / "fuzz_regressions").glob("*.c"))
 #: saved regressions of bugs not fixed yet (strict: a fix makes the test say so)
@@ -156,7 +165,7 @@ def test_coverage_families_are_generated_only_when_named():
     for fam in gen.OPT_IN_FAMILIES:
         assert seen[fam] >= 5, (fam, seen)
     assert not set(gen.families(gen.generate(3))) & set(gen.OPT_IN_FAMILIES)
-    text = gen.generate(5, gen.OPT_IN_FAMILIES)
+    text = gen.generate(5, gen.COVERAGE_FAMILIES)
     assert gen.recount(text) == text and gen.expectations(text)[1] == 0
 
 
@@ -289,9 +298,32 @@ def test_fuzz_pointer_families(seed, camp, opencl_available):
 
 @pytest.mark.parametrize("seed", sorted(COVERAGE_SEEDS))
 def test_fuzz_coverage_families(seed, camp, opencl_available):
-    text = gen.generate(seed, gen.OPT_IN_FAMILIES)
+    text = gen.generate(seed, gen.COVERAGE_FAMILIES)
     assert gen.expectations(text)[0] >= 1
     _check(text, camp, opencl_available, f"seed {seed} ({COVERAGE_SEEDS[seed]})")
+
+
+def test_folds_family_marks_what_stays_on_the_host():
+    """The folds family: its negative cases and the merges the analysis refuses today carry
+    host families (their region, or the loop, on the host) beside ``folds``; the metadata
+    follows the table."""
+    seen = Counter()
+    for seed in range(30):
+        text = gen.generate(seed, ["folds"])
+        assert gen.recount(text) == text
+        marks = [m[1].split(",") for m in gen.LOOP_MARK.finditer(text)]
+        assert all("folds" in f for f in marks if any(x.startswith("fold_") for x in f))
+        seen.update(set(gen.families(text)))
+    assert seen["folds"] >= 20, seen
+    for fam in ("fold_replicated", "fold_private", "fold_callee"):
+        assert seen[fam] >= 3, seen
+
+
+@pytest.mark.parametrize("seed", sorted(FOLD_SEEDS))
+def test_fuzz_folds_family(seed, camp, opencl_available):
+    text = gen.generate(seed, ["folds"])
+    assert gen.expectations(text)[0] >= 1
+    _check(text, camp, opencl_available, f"seed {seed} ({FOLD_SEEDS[seed]})")
 
 
 @pytest.mark.parametrize("seed", ASAN_SEEDS)

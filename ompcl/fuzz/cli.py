@@ -16,7 +16,7 @@ import time
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from .generator import KNOWN_FAMILIES, NEW_FAMILIES, OPT_IN_FAMILIES
+from .generator import COVERAGE_FAMILIES, KNOWN_FAMILIES, NEW_FAMILIES
 from .oracle import Campaign, Outcome, fuzz_one, probe_device, setup
 from .record import build_record, summary
 from .reducer import minimise_job
@@ -36,7 +36,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                          "it on the device with copying buffers")
     ap.add_argument("--families", default="all",
                     help="comma-separated new loop families to generate (default: all; 'none': "
-                         f"the old shapes only; 'coverage': {','.join(OPT_IN_FAMILIES)}, not in "
+                         f"the old shapes only; 'coverage': {','.join(COVERAGE_FAMILIES)}; "
+                         "these and 'folds' are not in "
                          f"'all'); known: {','.join(KNOWN_FAMILIES)}")
     ap.add_argument("--record", type=Path, default=None, metavar="FILE.json",
                     help="write the campaign's record (JSON) there")
@@ -55,7 +56,7 @@ def _families(spec: str) -> list[str]:
     if spec == "none":
         return []
     fams = [g for f in spec.split(",") if f
-            for g in (OPT_IN_FAMILIES if f == "coverage" else (f,))]
+            for g in (COVERAGE_FAMILIES if f == "coverage" else (f,))]
     unknown = set(fams) - set(KNOWN_FAMILIES)
     if unknown:
         raise SystemExit(f"fuzz: unknown families: {', '.join(sorted(unknown))}")

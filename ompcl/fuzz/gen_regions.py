@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 
 from .gen_exprs import Ctx
-from .gen_offload import OFFLOAD_FAMILIES, Offload
+from .gen_folds import FOLD_FAMILIES, Folds
+from .gen_offload import OFFLOAD_FAMILIES
 from .gen_loops import LoopSpec, array_names
 
 
-class Regions(Offload):
+class Regions(Folds):
     """Issue-9 shapes (a mixin of the generator)."""
 
     force_reduction = False
@@ -34,6 +35,8 @@ class Regions(Offload):
             return self.orphan_region(ind)
         if fam in OFFLOAD_FAMILIES:
             return self.offload_region(fam, ind)
+        if fam in FOLD_FAMILIES:
+            return self.folds_region(ind)
         return self.place(self.family_spec(fam), ind)
 
     def family_spec(self, fam: str) -> LoopSpec:

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 
 from .gen_exprs import FLOAT_TYPES, PRIMES, Arr, Ctx, _num
 from .gen_loops import MARKER
+from .gen_folds import FOLD_FAMILIES
 from .gen_offload import OFFLOAD_FAMILIES
 from .gen_regions import Regions
 
@@ -74,6 +75,16 @@ OFFLOADED: dict[str, bool] = {
     "target_unmapped": False,
     "memcalls": True,
     "gnu_types": True,
+    # reductions written by hand in a parallel region (gen_folds, opt-in): partials of the
+    # threads folded by omp for loops, merged under critical, atomic, reduction clauses
+    "folds": True,
+    # ... its region kept on the host today by analysis.replicated: a count of the threads, a
+    # partial read, changed outside its loops, folded with two operators, passed by address,
+    # or starting elsewhere than at the identity of its (idempotent) operator
+    "fold_replicated": False,
+    "fold_callee": False,  # ... merged in a callee through a pointer (an update in a callee)
+    "fold_spelling": False,  # ... a partial of & starting at 0xffffffffu (not read as ~0)
+    "fold_private": False,  # the loop reading a partial (it carries a value)
     # kept on the host by design
     "critical": False,
     # issue 37: its region asks for its team size in a single; the team of one answers as
@@ -84,8 +95,10 @@ OFFLOADED: dict[str, bool] = {
 NEW_FAMILIES = ("body_local", "shadowing", "pointer_offset", "guarded", "parallel_region",
                 "region_reduction", "orphaned", "threadprivate", "atomic", "struct", "rows",
                 "team_sharing", "tree", "member_chain")
+#: the opt-in families ``--families coverage`` names (gen_offload)
+COVERAGE_FAMILIES = OFFLOAD_FAMILIES
 #: families generated only when named (``--families``): the default programs stay as they were
-OPT_IN_FAMILIES = OFFLOAD_FAMILIES
+OPT_IN_FAMILIES = OFFLOAD_FAMILIES + FOLD_FAMILIES
 KNOWN_FAMILIES = NEW_FAMILIES + OPT_IN_FAMILIES
 #: the line before a program's second file (definitions of its extern variables)
 SECOND_FILE = "/* ompcl-file: second.c */"
@@ -437,4 +450,5 @@ def recount(text: str) -> str:
 
 
 __all__ = ["OFFLOADED", "NEW_FAMILIES", "KNOWN_FAMILIES", "OPT_IN_FAMILIES", "MARKER",
+           "COVERAGE_FAMILIES",
            "Generator", "generate", "expectations", "families", "recount", "expected_on_device"]
