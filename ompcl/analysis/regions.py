@@ -355,6 +355,17 @@ def _callee_writes(body: c_ast.Node, funcs: dict[str, c_ast.FuncDef],
     return out
 
 
+def _copied_in(cand: Candidate, teams: tuple[TeamCandidate, ...],
+               funcs: dict[str, c_ast.FuncDef], library: SourceLibrary | None) -> set[str]:
+    """The threadprivate data the loop's parallel region (or its own ``parallel for``) copies
+    in and no code of it assigns, callees included: every thread's copy holds the team
+    thread's value, the one the device reads."""
+    bound = teams[cand.team].bound if cand.context == "region" else cand.bound
+    names = set(bound.directive.names_in("copyin"))
+    return names - names_written(bound.stmt) - _callee_writes(bound.stmt, funcs, library) \
+        if names else set()
+
+
 def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   declared: set[str], cand: Candidate, rid: int,
                   teams: tuple[TeamCandidate, ...] = (), library: SourceLibrary | None = None,
@@ -382,7 +393,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     tps = prog.threadprivate() & (info.scalar_reads | info.scalar_writes
                                   | {a.name for a in info.accesses} | set(through))
     view = thread_view(cand, scope, teams, cands, tps)
-    reasons += threadprivate_reads(tps, info, through)
+    reasons += threadprivate_reads(tps - _copied_in(cand, teams, funcs, library), info, through)
     conds: list[str] = []
     check = None
     updated: dict[str, Updates] = {}

@@ -26,7 +26,9 @@ from pycparser import c_ast
 from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import renamed_type, walk
 from ..analysis.localtypes import mentions_lifted
+from ..analysis.bodyscan import scan_body
 from ..analysis.loops import loop_start
+from ..analysis.scalarupdates import update_operator
 from ..analysis.teams import region_private
 from ..frontend.program import Program
 from ..frontend.textscan import IDENT, Scanner
@@ -129,7 +131,9 @@ def serial_directive(r: Region, team: BoundDirective, text: str) -> str:
     outside a parallel region), ``nowait`` dropped, and every variable of the region's
     threads the loop names private to each new thread: firstprivate (each starts from the
     team thread's value) and lastprivate where the loop assigns it (the value after the loop
-    is the last iteration's), a reduction of the region in its own operator."""
+    is the last iteration's), a reduction of the region in its own operator; one the loop
+    folds values into, a reduction in that operator; and where an iteration reads another
+    value an earlier one left, the one thread of the team of one (``_carried``)."""
     d = r.bound.directive
     given = {x for c in ("private", "firstprivate", "lastprivate", "linear", "reduction",
                          "copyprivate") for cl in d.clause(c) for x in cl.args}
@@ -137,15 +141,29 @@ def serial_directive(r: Region, team: BoundDirective, text: str) -> str:
     names = (_names(r.bound.stmt) & region_private(team, r.scope)) - given - _loop_vars(
         r.bound.stmt, d) - set(r.threadprivates)
     written = _assigned(r.bound.stmt)
-    firsts = sorted(n for n in names if n not in reduced)
+    folds = _carried(r.bound.stmt, [n for n in names if n not in reduced and n in written])
+    firsts = sorted(n for n in names if n not in reduced and n not in folds)
     clauses = [f"reduction({reduced[n]}:{n})" for n in sorted(names) if n in reduced]
+    clauses += [f"reduction({op}:{n})" for n, op in sorted(folds.items()) if op]
     clauses += [f"firstprivate({', '.join(firsts)})"] if firsts else []
     lasts = [n for n in firsts if n in written]
     clauses += [f"lastprivate({', '.join(lasts)})"] if lasts else []
+    clauses += ["num_threads(1)"] if None in folds.values() else []
     copied = sorted(set(r.threadprivates) & _names(r.bound.stmt))
     clauses += [f"copyin({', '.join(copied)})"] if copied else []
     text = NOWAIT.sub("", OMP_FOR.sub("omp parallel for", text, count=1))
     return text.rstrip() + "".join(" " + c for c in clauses)
+
+
+def _carried(loop: c_ast.Node, names: list[str]) -> dict[str, str | None]:
+    """The region thread's variables among ``names`` (those the loop assigns) whose values
+    an iteration reads from an earlier one: each with the operator the loop folds values
+    into it by (``analysis.scalarupdates``: a reduction of the new threads), or None when
+    it is used otherwise (the team of one's thread then runs the whole loop, as one thread
+    of the region's team would run its share: ``num_threads(1)``)."""
+    body = loop.stmt if isinstance(loop, c_ast.For) else loop
+    live = scan_body(body).live_in
+    return {n: update_operator(n, body) for n in names if n in live}
 
 
 def _loop_vars(stmt: c_ast.Node, d) -> set[str]:
