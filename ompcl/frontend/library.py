@@ -10,6 +10,7 @@ their text mentions the function, parsed once per process.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,18 +71,60 @@ class SourceLibrary:
         return self._parsed[key]
 
     def find(self, name: str) -> ExternalFunction | None:
-        """The definition of ``name`` in another source of the program, or None."""
+        """The definition of ``name`` in another source of the program, or None: the one
+        external definition among the command's other sources, else among the other
+        candidates. None where it is not certain to be the one the program links: several
+        files define it (an alternative implementation, not built), or its text stands in
+        preprocessor conditionals (that file may be compiled with other macros than this
+        one). A ``static`` function of another file is never this file's."""
         files = self.candidates()
         if not ask("mentions-call", files, name):
             return None
         note_read()   # a definition may be there: what it is depends on all the files
         pattern = call_pattern(name)
+        found = []
         for path in files:
             text = text_of(path)
             if text is None or not pattern.search(text):
                 continue
             ast = self._ast(path)
-            for ext in (ast.ext if ast is not None else ()):
-                if isinstance(ext, c_ast.FuncDef) and ext.decl.name == name:
-                    return ExternalFunction(name, ext, ast, str(path))
-        return None
+            found += [ExternalFunction(name, ext, ast, str(path))
+                      for ext in (ast.ext if ast is not None else ())
+                      if isinstance(ext, c_ast.FuncDef) and ext.decl.name == name
+                      and "static" not in (ext.decl.storage or [])]
+        found = list({os.path.realpath(f.path): f for f in found}.values())
+        given = {os.path.realpath(x) for x in self.sources}
+        mine = [f for f in found if os.path.realpath(f.path) in given]
+        chosen = mine if mine else found
+        if len(chosen) != 1 or _conditional(chosen[0]):
+            return None
+        return chosen[0]
+
+
+_CONDITIONAL = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+
+
+def _conditional(f: ExternalFunction) -> bool:
+    """Whether the definition's lines, or an ``#if`` around them, are preprocessor
+    conditionals of its file."""
+    lines = [n.coord.line for n in _walk(f.fdef) if getattr(n, "coord", None) is not None
+             and n.coord.file == f.fdef.coord.file]
+    text = text_of(Path(f.fdef.coord.file)) if lines else None
+    if text is None:
+        return True
+    first, last, depth = min(lines), max(lines), 0
+    for k, line in enumerate(text.splitlines(), 1):
+        m = _CONDITIONAL.match(line)
+        if k > last:
+            break
+        if m and k >= first:
+            return True
+        if m:
+            depth += {"if": 1, "ifdef": 1, "ifndef": 1, "endif": -1}.get(m.group(1), 0)
+    return depth > 0
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
