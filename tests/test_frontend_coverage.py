@@ -461,3 +461,36 @@ def test_directives_from_pragma_macros(tmp_path):
     assert [report[k] for k in (12, 17, 23)] == ["offloaded"] * 3, report
     assert report[21] == "macro-expansion", report
     assert device_runs(exe) in (None, [1, 5, 1])
+
+
+#: a user-defined reduction (OpenMP 4.0 ``declare reduction``): its identifier was an unknown
+#: operator, an error that made the whole file fall back (the plain loop too)
+DECLARED_REDUCTION = r"""
+#include <stdio.h>
+#define N 1000
+static double a[N];
+typedef struct { int lo, hi; } MM;
+#pragma omp declare reduction(mm : MM : omp_out.lo = omp_in.lo < omp_out.lo ? omp_in.lo : \
+    omp_out.lo, omp_out.hi = omp_in.hi > omp_out.hi ? omp_in.hi : omp_out.hi) \
+    initializer(omp_priv = (MM){1 << 30, -(1 << 30)})
+int main(void) {
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) a[i] = i * 0.5;
+  MM m = {1 << 30, -(1 << 30)};
+#pragma omp parallel for reduction(mm:m)
+  for (int i = 0; i < N; i++) {
+    int v = (int)a[i] % 37;
+    if (v < m.lo) m.lo = v;
+    if (v > m.hi) m.hi = v;
+  }
+  printf("%d %d %.1f\n", m.lo, m.hi, a[N - 1]);
+  return 0;
+}
+"""
+
+
+def test_declared_reductions_keep_their_loop_on_the_host(tmp_path):
+    src, ref, exe = _built(tmp_path, "udr.c", DECLARED_REDUCTION)
+    every_path(ref, exe, 0.0, threads=FAST)
+    assert _report(src) == {10: "offloaded", 13: "clause-type"}
+    assert device_runs(exe) in (None, [1])

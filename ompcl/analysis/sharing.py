@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from ..diagnostics import Reason
+from ..frontend.pragma import REDUCTION_OPS
 from ..frontend.textscan import IDENT
 from ..ir import (Affine, ArrayArg, Directive, Extent, Inspection, LoopDim, Reduction, Storage, Sym,
                   SymKind, Var)
@@ -308,6 +309,9 @@ class _Classifier:
 
     def reduction(self, v: Var, op: str, out: dict, accs: list[RawAccess] = (),
                   ptr_use: bool = False) -> None:
+        if op not in REDUCTION_OPS:
+            return self.fail("clause-type", f"reduction '{op}' of '{v.name}' is a 'declare "
+                             "reduction' (user-defined reductions run on the host)")
         if v.ctype.is_array_like and not v.ctype.record:
             return self.array_reduction(v, op, out, list(accs), ptr_use)
         if not v.ctype.is_scalar or v.ctype.record:

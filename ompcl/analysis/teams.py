@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ..diagnostics import Reason, SourceLoc
+from ..frontend.pragma import REDUCTION_OPS
 from ..frontend.program import Program
 from ..ir import BoundDirective, Clause, Directive, Reduction, Region, Storage, Team, Var
 from .accesses import is_gnu_atomic
@@ -398,7 +399,8 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
         for name in c.args:
             v = scope.get(name)
             if v is None or not v.ctype.is_scalar or v.ctype.base == "?" or (
-                    c.op in ("&", "|", "^") and v.ctype.base in FLOATING):
+                    c.op in ("&", "|", "^") and v.ctype.base in FLOATING) or \
+                    c.op not in REDUCTION_OPS:
                 reasons.append(Reason("clause-type", f"reduction variable '{name}' of the "
                                       "parallel region has an unsupported type", d.loc))
             else:

@@ -9,7 +9,7 @@ from pycparser import c_ast
 
 from ..diagnostics import OmpclError, PragmaSyntaxError, Remark, SourceLoc, UnknownDirective
 from ..ir import BoundDirective, Directive
-from .pragma import applies_to_statement, is_omp_pragma, parse_directive
+from .pragma import DECLARED_REDUCTION, applies_to_statement, is_omp_pragma, parse_directive
 
 
 def pragma_loc(pragma: c_ast.Pragma, lines_of) -> tuple[SourceLoc, str | None]:
@@ -24,6 +24,13 @@ def pragma_loc(pragma: c_ast.Pragma, lines_of) -> tuple[SourceLoc, str | None]:
     return SourceLoc(loc.file, loc.line, 1), None
 
 
+def _pragmas(node: c_ast.Node):
+    if isinstance(node, c_ast.Pragma):
+        yield node
+    for _, child in node.children():
+        yield from _pragmas(child)
+
+
 class _Binder(c_ast.NodeVisitor):
     def __init__(self, lines_of):
         self.lines_of = lines_of
@@ -32,13 +39,14 @@ class _Binder(c_ast.NodeVisitor):
         self.func: c_ast.FuncDef | None = None
         self.path: list[c_ast.Node] = []
         self.ignored: list[Remark] = []
+        self.reductions: frozenset[str] = frozenset()  # of the file's 'declare reduction's
 
     def parse(self, pragma: c_ast.Pragma) -> Directive | None:
         """The directive, or None for an unknown one (ignored with a warning, as gcc's
         -Wunknown-pragmas does)."""
         loc, line = pragma_loc(pragma, self.lines_of)
         try:
-            return parse_directive(pragma.string, loc, line)
+            return parse_directive(pragma.string, loc, line, self.reductions)
         except UnknownDirective as e:
             text = " ".join(pragma.string.split()[:2])
             self.ignored.append(Remark(e.loc or loc, f"ignoring '#pragma {text}': {e.message}",
@@ -46,6 +54,8 @@ class _Binder(c_ast.NodeVisitor):
             return None
 
     def visit_FileAST(self, node: c_ast.FileAST) -> None:
+        self.reductions = frozenset(
+            m[1] for n in _pragmas(node) if (m := DECLARED_REDUCTION.match(n.string or "")))
         for ext in node.ext:
             if isinstance(ext, c_ast.Pragma) and is_omp_pragma(ext.string):
                 d = self.parse(ext)
@@ -73,7 +83,8 @@ class _Binder(c_ast.NodeVisitor):
         if not (isinstance(item, c_ast.Pragma) and is_omp_pragma(item.string)):
             return False
         try:
-            return applies_to_statement(parse_directive(item.string, SourceLoc.of(item)))
+            return applies_to_statement(parse_directive(item.string, SourceLoc.of(item),
+                                                        reductions=self.reductions))
         except OmpclError:  # unknown or invalid: reported when it is bound
             return False
 

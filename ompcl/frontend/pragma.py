@@ -147,6 +147,8 @@ _MODIFIERS = {"lastprivate": ("conditional",), "grainsize": ("strict",),
 _KNOWN = set().union(*DIRECTIVES.values()) | {"reduction", "schedule", "collapse", "default",
                                               "proc_bind", "ordered"}
 REDUCTION_OPS = ("+", "-", "*", "&", "|", "^", "&&", "||", "max", "min")
+#: the identifier a ``declare reduction`` declares (its reductions stay on the host)
+DECLARED_REDUCTION = re.compile(r"\s*omp\s+declare\s+reduction\s*\(\s*([A-Za-z_]\w*)")
 SCHEDULE_KINDS = ("static", "dynamic", "guided", "auto", "runtime")
 #: modifiers of reduction clauses; only 'default' means what a plain reduction means
 REDUCTION_MODIFIERS = ("default", "inscan", "task")
@@ -174,8 +176,10 @@ def _tokenize(text: str) -> list[_Tok]:
 
 
 class _Parser:
-    def __init__(self, text: str, loc: SourceLoc, line_text: str | None):
+    def __init__(self, text: str, loc: SourceLoc, line_text: str | None,
+                 reductions: frozenset[str] = frozenset()):
         self.text, self.loc, self.line_text = text, loc, line_text
+        self.reductions = reductions
         self.toks = _tokenize(text)
         self.i = 0
 
@@ -347,7 +351,7 @@ class _Parser:
             self.next()
         op_tok = self.next()
         op = op_tok.text
-        if op not in REDUCTION_OPS:
+        if op not in REDUCTION_OPS and op not in self.reductions:
             self.error(f"unknown reduction operator '{op}' (expected one of "
                        f"{', '.join(REDUCTION_OPS)})", op_tok)
         self.expect(":")
@@ -482,9 +486,11 @@ def is_omp_pragma(text: str) -> bool:
     return text.strip().split(None, 1)[:1] == ["omp"]
 
 
-def parse_directive(text: str, loc: SourceLoc, line_text: str | None = None) -> Directive:
-    """Parse the text after ``#pragma`` (``omp parallel for ...``) into a Directive."""
+def parse_directive(text: str, loc: SourceLoc, line_text: str | None = None,
+                    reductions: frozenset[str] = frozenset()) -> Directive:
+    """Parse the text after ``#pragma`` (``omp parallel for ...``) into a Directive
+    (``reductions``: the identifiers the file's ``declare reduction`` directives declare)."""
     body = text.strip()
     if body.endswith("\\"):
         body = body[:-1]
-    return _Parser(body, loc, line_text).directive()
+    return _Parser(body, loc, line_text, reductions).directive()
