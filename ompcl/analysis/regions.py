@@ -245,6 +245,13 @@ def _passable(decl: c_ast.Node | None) -> bool:
         isinstance(t.type, (c_ast.Struct, c_ast.Union)) and bool(t.type.name))
 
 
+def _shared_but_own(reason: Reason, own: frozenset[str]) -> bool:
+    """A 'shared variable is written' reason about a variable of the thread's own whose
+    ``thread-private`` reason (``own``: those told) already says why."""
+    return reason.id == "shared-write" and any(
+        reason.message.startswith(f"shared variable '{n}' ") for n in own)
+
+
 def _unique(reasons: list[Reason], d: Directive) -> tuple[Reason, ...]:
     seen: dict[str, Reason] = {}
     for r in reasons:
@@ -416,7 +423,10 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     used += [v for v in sharing.scalars if (v.storage not in (Storage.GLOBAL,
                                                               Storage.GENERATED)
                                             or v.name in own) and v not in used]
-    reasons += list(calls.reasons) + list(sharing.reasons) + local_reasons
+    told = frozenset(n for x in reasons if x.id == "thread-private"
+                     for n in (view.private if view is not None else ()) if f"'{n}'" in x.message)
+    reasons += list(calls.reasons) + [x for x in sharing.reasons if not _shared_but_own(
+        x, told)] + local_reasons
     callees = [funcs[f] if f in funcs else calls.external[f].fdef for f in calls.functions
                if f in funcs or f in calls.external]
     reasons += filter(None, [volatile_reason(body, callees, scope, env),

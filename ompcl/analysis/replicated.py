@@ -142,8 +142,8 @@ def never_read(name: str, unit: c_ast.Node) -> bool:
 
 class _Replicated:
     def __init__(self, private: set[str], lookup: Callable[[str], object],
-                 unread: Callable[[str], bool]):
-        self.private = private
+                 unread: Callable[[str], bool], reduced: set[str]):
+        self.private, self.reduced = private, reduced
         self.lookup = lookup
         self.unread = unread
         self.reasons: list[Reason] = []
@@ -182,7 +182,8 @@ class _Replicated:
             return
         if element and _from_arrays(p, _CLASS[form[1]]):
             return  # an element merged from arrays (a thread's, or rows by thread number)
-        self.fail(n, f"updates shared '{c_text(form[0])}' in code every thread runs (a team "
+        what = "its reduction variable" if name in self.reduced else "shared"
+        self.fail(n, f"updates {what} '{c_text(form[0])}' in code every thread runs (a team "
                   "of one would update it once)")
 
     def partial(self, p: str, op: str, mine: list, shared: list) -> bool:
@@ -220,13 +221,14 @@ def _mentions(name: str, node: c_ast.Node) -> bool:
 
 def replicated_reasons(stmt: c_ast.Node, private: set[str],
                        lookup: Callable[[str], object] = lambda name: None,
-                       unread: Callable[[str], bool] = lambda name: False) -> list[Reason]:
+                       unread: Callable[[str], bool] = lambda name: False,
+                       reduced: set[str] = frozenset()) -> list[Reason]:
     """Why the code every thread of the region ``stmt`` runs could leave shared state
     otherwise when a team of one runs it (``private``: the names each thread has its own
     copy of, the region's reduction variables not among them; ``lookup``: a called
     function's definition; ``unread``: whether nothing reads a variable, see
-    ``never_read``)."""
+    ``never_read``; ``reduced``: the region's reduction variables)."""
     private = private | _locals(stmt)
-    r = _Replicated(private, lookup, unread)
+    r = _Replicated(private, lookup, unread, reduced)
     r.scan(stmt, private, 0, set())
     return r.reasons[:1]

@@ -383,9 +383,10 @@ def team_of(tid: int, tc: TeamCandidate, loops: list[Region], scope: dict[str, V
     answered.update((c, "omp_get_num_threads") for c in acc.sizes)
     reasons = team_reasons(tc, loops, prog) + observe_reasons(tc.bound.stmt, prog, lookup,
                                                                answered)
-    own = region_private(tc.bound, scope) - {a for c in d.clause("reduction") for a in c.args}
-    reasons += replicated_reasons(tc.bound.stmt, own | prog.threadprivate(), lookup,
-                                  lambda name: _unread(name, scope, prog))
+    reduced = {a for c in d.clause("reduction") for a in c.args}
+    reasons += replicated_reasons(tc.bound.stmt,
+                                  region_private(tc.bound, scope) - reduced | prog.threadprivate(),
+                                  lookup, lambda name: _unread(name, scope, prog), reduced)
     privates, firsts, reds = [], [], []
     for clause, bucket in (("private", privates), ("firstprivate", firsts)):
         for name in d.names_in(clause):
