@@ -13,6 +13,8 @@ import subprocess
 
 import pytest
 
+from ompcl.pipeline import translate
+
 from conftest import run
 from test_cc import ompcl_cc
 
@@ -30,6 +32,8 @@ int main(void) {
 }
 """
 LINKED = "int g(int x) { return x + 1; }\n"
+WHY = ("defined in several files: g_alt.c, g_ref.c",
+       "defined in g.c under preprocessor conditionals")
 PROJECTS = {
     # file -> text, and the files the link takes (with per-file flags)
     "static_elsewhere": ({"other.c": "static int g(int x) { return 1000 * x; }\n"
@@ -49,6 +53,8 @@ def test_callees_of_other_files_are_the_linked_ones(name, tmp_path):
     (tmp_path / "main.c").write_text(MAIN)
     for f, text in files.items():
         (tmp_path / f).write_text(text)
+    (line,) = [ln for ln in translate(str(tmp_path / "main.c")).remarks if ln.loc.line == 7]
+    assert offloaded or any(why in line.message for why in WHY), line.message
     objs_g, objs_o = [], []
     for f, flag in build:
         flags = [flag] if flag else []

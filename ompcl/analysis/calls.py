@@ -148,6 +148,9 @@ class _CallWalk:
         if name in self.scope or is_host_only(name) or name not in self.declared:
             kind = "omp-runtime-call" if name.startswith("omp_") else "host-only-call"
             return self.fail(kind, within + host_only_reason(name), call)
+        refused = self.library.refused.get(name) if self.library is not None else None
+        if refused:  # (not certain to be the definition the program links)
+            return self.fail("undefined-callee", f"{within}calls '{name}', {refused}", call)
         self.fail("undefined-callee", f"{within}calls '{name}', which is not defined in this "
                   "file or another source file of the program", call)
 

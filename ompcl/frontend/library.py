@@ -59,6 +59,8 @@ class SourceLibrary:
     cpp: CppOptions = field(default_factory=CppOptions)
     sources: tuple[str, ...] = ()  # the other sources of the same compiler command
     _parsed: dict[str, c_ast.FileAST | None] = field(default_factory=dict)
+    #: why a definition found in other files is not used (``find``), by function name
+    refused: dict[str, str] = field(default_factory=dict)
 
     def candidates(self) -> list[Path]:
         """The other source files of the program, in a stable order (``siblings``)."""
@@ -96,9 +98,15 @@ class SourceLibrary:
         given = {os.path.realpath(x) for x in self.sources}
         mine = [f for f in found if os.path.realpath(f.path) in given]
         chosen = mine if mine else found
-        if len(chosen) != 1 or _conditional(chosen[0]):
-            return None
-        return chosen[0]
+        if len(chosen) > 1:
+            self.refused[name] = "defined in several files: " + ", ".join(
+                sorted(Path(f.path).name for f in chosen))
+        elif chosen and _conditional(chosen[0]):
+            self.refused[name] = (f"defined in {Path(chosen[0].path).name} under preprocessor "
+                                  "conditionals (that file may be built with other macros)")
+        else:
+            return chosen[0] if chosen else None
+        return None
 
 
 _CONDITIONAL = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
