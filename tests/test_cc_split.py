@@ -191,7 +191,8 @@ def test_split_commands_a_compiler_receives(tmp_path):
     assert off[:2] == ["-idirafter", str(RUNTIME_DIR)]
     assert off[2:4] == ["-O2", "-fopenmp"] and off[4].endswith("/off.c") and off[4] != "off.c"
     assert link[:4] == ["-O2", "-fopenmp", plain[-1], off[-1]]
-    assert link[4:7] == ["-o", "app", "-lm"] and link[7].endswith("libompcl_rt.a")
+    assert link[4:7] == ["-o", "app", "-lm"] and link[7:9] == ["-x", "none"]
+    assert link[9].endswith("libompcl_rt.a")
     log.unlink()
     res = ompcl_cc(tmp_path, "-O2", "-fopenmp", "plain.c", "off.c", "-o", "app", "-lm",
                    OMPCL_CC=str(exe), FAKECC_LOG=str(log), OMPCL_JOBS="1")

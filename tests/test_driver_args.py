@@ -167,7 +167,7 @@ def test_arguments_go_verbatim(tmp_path, args):
     assert res.stderr == ""
     links = classify(args).mode == "link"
     assert [_runtime_free(c) for c in fake_calls(log)] == [
-        args + ([LIB, *LINK_FLAGS] if links else [])]
+        args + (["-x", "none", LIB, *LINK_FLAGS] if links else [])]
 
 
 def test_response_file_goes_verbatim(tmp_path):
@@ -196,7 +196,8 @@ def test_translated_source_replaces_its_operand(tmp_path, args, translated):
     assert res.returncode == 0, res.stderr
     (call,) = fake_calls(log)
     k = args.index(translated)
-    head, tail = ["-idirafter", str(RUNTIME_DIR)], [LIB, *LINK_FLAGS] if "-c" not in args else []
+    head = ["-idirafter", str(RUNTIME_DIR)]
+    tail = ["-x", "none", LIB, *LINK_FLAGS] if "-c" not in args else []
     call = _runtime_free(call)
     assert call[:2] == head and call[len(call) - len(tail):] == tail
     body = call[2:len(call) - len(tail)]

@@ -81,16 +81,17 @@ def _straight_through(opts, cmd) -> list[str] | None:
     """The compiler's arguments when nothing needs translating (the runtime library added
     when linking), or None when only the full driver can tell (the runtime needs building
     somewhere temporary, or failed to build)."""
-    if not cmd.links:
+    from .runtime import (RuntimeBuildError, abi_flags, link_tail, other_interface, relocatable,
+                          runtime_library)
+    if not cmd.links or relocatable(cmd.args):
         return list(cmd.raw)
-    from .runtime import LINK_LIBS, RuntimeBuildError, abi_flags, other_interface, runtime_library
     if other_interface(cmd.args) is not None:
         return None   # objects of another runtime interface: the full driver refuses them
     try:
         lib = runtime_library(opts.compiler, abi_flags(cmd.args), None)
     except RuntimeBuildError:
         return None
-    return None if lib is None else [*cmd.raw, lib, *LINK_LIBS]
+    return None if lib is None else [*cmd.raw, *link_tail(lib)]
 
 
 def _exec(compiler: tuple[str, ...], args: list[str]) -> int:

@@ -236,8 +236,42 @@ def sources_to_translate(cmd: Command) -> list[int]:
     on the device across its calls: ``analysis.hostaccess``)."""
     if not cmd.openmp:
         return []
-    return [k for k in cmd.sources if has_directive(cmd.args[k])
-            or includes_directive(cmd.args[k], cmd) or calls_offloading_code(cmd.args[k], cmd)]
+    before_c99 = c99_dialect(cmd.args)[:1] == ["-std=c99"]  # ISO C89/C90 (GNU's has //)
+    return [k for k in cmd.sources if (has_directive(cmd.args[k])
+            or includes_directive(cmd.args[k], cmd) or calls_offloading_code(cmd.args[k], cmd))
+            and not (before_c99 and c89_slashes(cmd.args[k]))]
+
+
+def c89_slashes(path: str) -> bool:
+    """Whether the file has ``//`` outside comments and string literals as C89 reads it
+    (``a = 12 //* x */ 4;`` divides there, and is a comment in the C99 a translated file is
+    compiled as: such a file is built as it is, not translated)."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().replace(b"\\\n", b"")
+    except OSError:
+        return False
+    k, n = 0, len(text)
+    while k < n:
+        c = text[k:k + 2]
+        if c == b"/*":
+            end = text.find(b"*/", k + 2)
+            k = n if end < 0 else end + 2
+        elif c == b"//":
+            return True
+        elif text[k] in b"\"'":
+            k = _literal_end(text, k)
+        else:
+            k += 1
+    return False
+
+
+def _literal_end(text: bytes, k: int) -> int:
+    """The offset after the string or character literal starting at ``k``."""
+    quote, k = text[k], k + 1
+    while k < len(text) and text[k] != quote and text[k] != ord("\n"):
+        k += 2 if text[k] == ord("\\") else 1
+    return k + 1
 
 
 _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)

@@ -27,8 +27,8 @@ from ..frontend.sourcemap import inlined_files
 from . import cache, deps, split
 from .args import (Command, DriverOptions, cpp_options, quote_response_arg,
                    sources_to_translate, translated_flags)
-from .runtime import (LINK_LIBS, RUNTIME_DIR, RuntimeBuildError, abi_flags, embed_runtime,
-                      other_interface, runtime_library, weak_runtime)
+from .runtime import (RUNTIME_DIR, RuntimeBuildError, abi_flags, embed_runtime, link_tail,
+                      other_interface, relocatable, runtime_library, weak_runtime)
 
 _QUOTED_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 _COMPUTED_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]+[A-Za-z_]", re.M)
@@ -120,7 +120,10 @@ class Driver:
         return subprocess.CompletedProcess(argv, proc.returncode, None, err)
 
     def link_args(self, cmd: Command, scratch: Path) -> list[str] | None:
-        """The runtime library and its libraries, appended to every linking command."""
+        """The runtime library and its libraries, appended to every linking command but a
+        relocatable one (``runtime.link_tail``, ``runtime.relocatable``)."""
+        if relocatable(cmd.args):
+            return []
         try:
             lib = runtime_library(self.opts.compiler, abi_flags(cmd.args), str(scratch))
         except RuntimeBuildError as e:
@@ -129,7 +132,7 @@ class Driver:
             print(f"ompcl: {kind}: cannot build the ompcl runtime ({e}; messages saved in "
                   f"{where}); linking without it [ompcl-runtime]", file=sys.stderr)
             return None if self.opts.strict else []
-        return [str(lib), *LINK_LIBS]
+        return link_tail(str(lib))
 
     def carry_runtime(self, cmd: Command, done: list[Unit]) -> None:
         """The objects ``-c`` writes of translated sources carry the runtime, weak: a link by

@@ -18,6 +18,18 @@ RUNTIME_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
                            "runtime")
 #: libraries the runtime needs, placed after it on the link line
 LINK_LIBS = LINK_FLAGS
+
+
+def relocatable(args) -> bool:
+    """A relocatable link (``-r``): its output is linked again, where the runtime and the
+    allocator's ``--wrap`` are added (wrapped twice, ``__wrap_malloc`` called itself)."""
+    return any(a in ("-r", "-Wl,-r", "-Wl,--relocatable") for a in args)
+
+
+def link_tail(lib: str) -> list[str]:
+    """What a link appends: the runtime archive and its libraries, after ``-x none`` (a
+    ``-x c`` before the last input would make them C sources)."""
+    return ["-x", "none", lib, *LINK_LIBS]
 #: user flags that change the ABI of object code (other -m* are harmless and kept too)
 _ABI_WITH_VALUE = ("-target", "--sysroot", "-isysroot", "-B")
 _ABI_PREFIXES = ("-m", "--target=", "--sysroot=", "-B")

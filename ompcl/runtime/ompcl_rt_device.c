@@ -12,9 +12,18 @@ struct ompcl_device_state ompcl_dev = {.build_options = ""};
  * on the device 1.27-1.79 s against 1.26-1.31 s pinned).  Set unless the user chose. */
 static void pocl_defaults(void) { setenv("POCL_AFFINITY", "1", 0); }
 
+/* The dynamic section: absent (null) in a statically linked program, which cannot safely
+ * dlopen a library that needs libc's dynamic parts (clGetPlatformIDs crashed): such a
+ * program runs every loop on the host. */
+extern char _DYNAMIC[] __attribute__((weak));
+
 static int load_library(void) {
   static const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
   void *sym;
+  if (!_DYNAMIC) {
+    ompcl_log("a statically linked program cannot load the OpenCL library");
+    return 0;
+  }
   pocl_defaults();
   for (size_t i = 0; i < 2 && !ompcl_dev.lib; i++)
     ompcl_dev.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
