@@ -80,3 +80,20 @@ def test_callees_of_other_files_are_the_linked_ones(name, tmp_path):
     st = json.loads(stats.read_text())
     ran = sum(r["device_runs"] for r in st["regions"]) > 0
     assert ran == offloaded or not st["device"]["available"], st["regions"]
+
+
+def test_conditionals_of_a_file_of_the_same_command(tmp_path):
+    """A definition in conditionals of another source of the same command (built with the
+    same flags, PRK's wtime.c under ``#if defined(_OPENMP)``) is the linked one."""
+    (tmp_path / "main.c").write_text(MAIN)
+    (tmp_path / "g.c").write_text(PROJECTS["per_file_macros"][0]["g.c"])
+    args = ["-O2", "-fopenmp", "-DUSE_FAST", "main.c", "g.c"]
+    subprocess.run(["gcc", *args, "-o", "ref"], cwd=tmp_path, check=True)
+    res = ompcl_cc(tmp_path, *args, "-o", "exe")
+    assert res.returncode == 0, res.stderr
+    want = run(tmp_path / "ref").stdout
+    assert run(tmp_path / "exe", OMPCL_DEVICE="opencl").stdout == want
+    stats = tmp_path / "s.json"
+    run(tmp_path / "exe", OMPCL_DEVICE="opencl", OMPCL_STATS=str(stats))
+    st = json.loads(stats.read_text())
+    assert not st["device"]["available"] or st["regions"][0]["device_runs"] == 1

@@ -76,9 +76,10 @@ class SourceLibrary:
         """The definition of ``name`` in another source of the program, or None: the one
         external definition among the command's other sources, else among the other
         candidates. None where it is not certain to be the one the program links: several
-        files define it (an alternative implementation, not built), or its text stands in
-        preprocessor conditionals (that file may be compiled with other macros than this
-        one). A ``static`` function of another file is never this file's."""
+        files define it (an alternative implementation, not built), or, outside the command
+        (compiled with the same flags as this file), its text stands in preprocessor
+        conditionals (that file may be compiled with other macros than this one). A
+        ``static`` function of another file is never this file's."""
         files = self.candidates()
         if not ask("mentions-call", files, name):
             return None
@@ -101,7 +102,7 @@ class SourceLibrary:
         if len(chosen) > 1:
             self.refused[name] = "defined in several files: " + ", ".join(
                 sorted(Path(f.path).name for f in chosen))
-        elif chosen and _conditional(chosen[0]):
+        elif chosen and not mine and _conditional(chosen[0]):
             self.refused[name] = (f"defined in {Path(chosen[0].path).name} under preprocessor "
                                   "conditionals (that file may be built with other macros)")
         else:
