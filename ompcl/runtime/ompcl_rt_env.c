@@ -92,6 +92,17 @@ static void set_cache_dir(void) {
     snprintf(ompcl_env.cache_dir, sizeof ompcl_env.cache_dir, "%s/.cache/ompcl", base);
 }
 
+/* The statistics' part of the environment, once (ompcl_env_start, ompcl_env_note): the
+ * launcher's rank, OMPCL_STATS, the list of regions and the exit handler that writes it. */
+static void start_statistics(void) {
+  if (ompcl_env.noted) return;
+  ompcl_env.noted = 1;
+  read_launcher();
+  ompcl_env.stats = stats_path(getenv("OMPCL_STATS"));
+  ompcl_stats.regions_tail = &ompcl_stats.regions;
+  atexit(finish);
+}
+
 void ompcl_env_start(void) {
   const char *log;
   if (ompcl_env.started) return; /* every region entry comes here: nothing before this test */
@@ -100,8 +111,7 @@ void ompcl_env_start(void) {
   ompcl_env.mode = parse_mode(getenv("OMPCL_DEVICE"));
   ompcl_env.log = log && *log && strcmp(log, "0") != 0;
   ompcl_env.fault = getenv("OMPCL_FAULT") ? getenv("OMPCL_FAULT") : "";
-  read_launcher();
-  ompcl_env.stats = stats_path(getenv("OMPCL_STATS"));
+  start_statistics();
   ompcl_env.bounds_check = getenv("OMPCL_BOUNDS_CHECK") &&
                            strcmp(getenv("OMPCL_BOUNDS_CHECK"), "") &&
                            strcmp(getenv("OMPCL_BOUNDS_CHECK"), "0");
@@ -110,7 +120,6 @@ void ompcl_env_start(void) {
   if (ompcl_fault("int64"))
     ompcl_dev.build_options = ompcl_env.bounds_check ? OMPCL_CHECK_OPTION " -DOMPCL_NO_INT64"
                                                      : "-DOMPCL_NO_INT64";
-  if (!ompcl_env.noted) ompcl_stats.regions_tail = &ompcl_stats.regions;
   ompcl_env.no_residency = getenv("OMPCL_RESIDENCY") && !strcmp(getenv("OMPCL_RESIDENCY"), "0");
   ompcl_env.relayout = parse_relayout(getenv("OMPCL_DYNLAYOUT"));
   ompcl_env.layout_build = getenv("OMPCL_LAYOUT_BUILD") ? atof(getenv("OMPCL_LAYOUT_BUILD"))
@@ -128,19 +137,13 @@ void ompcl_env_start(void) {
   set_cache_dir();
   ompcl_load_start();
   ompcl_model_load();
-  if (!ompcl_env.noted) atexit(finish);
 }
 
 /* A region entered only by host paths inside parallel regions (ompcl_region_end), which need
  * nothing else of the runtime: the statistics still list it, so OMPCL_STATS and the exit
  * handler are set up (OpenCL, the model and the cache wait for a region that can use them). */
 void ompcl_env_note(void) {
-  if (ompcl_env.started || ompcl_env.noted) return;
-  ompcl_env.noted = 1;
-  read_launcher();
-  ompcl_env.stats = stats_path(getenv("OMPCL_STATS"));
-  ompcl_stats.regions_tail = &ompcl_stats.regions;
-  atexit(finish);
+  if (!ompcl_env.started) start_statistics();
 }
 
 /* Releases device objects; the library stays loaded (its own exit handlers may still run). */

@@ -94,9 +94,9 @@ typedef struct shadow {
 
 /* ompcl_rt_env.c: the environment, read once at the first region entry. */
 extern struct ompcl_env_state {
-  int started;          /* environment read, exit handler registered */
-  int noted;            /* only OMPCL_STATS read and the exit handler registered (a region
-                           entered by host paths inside parallel regions, ompcl_env_note) */
+  int started;          /* environment read */
+  int noted;            /* OMPCL_STATS read, the regions' list begun, the exit handler
+                           registered (by the first region entry, or ompcl_env_note) */
   int mode, log;
   const char *fault;    /* OMPCL_FAULT, "" if unset */
   const char *stats;    /* OMPCL_STATS, 0 if unset */
