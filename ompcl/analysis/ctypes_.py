@@ -8,6 +8,7 @@ from pycparser import c_ast, c_generator
 
 from ..frontend.clone import clone
 from ..frontend.textscan import IDENT
+from ..frontend.walk import walk
 from ..ir import CType, Storage, Var
 
 #: the one C printer of a translation (pycparser's generator; it keeps no state between
@@ -88,12 +89,12 @@ class TypeEnv:
             if isinstance(ext, c_ast.Typedef):
                 self.typedefs[ext.name] = ext.type
             self._collect_enums(ext)
-            for sub in _walk(ext):
+            for sub in walk(ext):
                 if isinstance(sub, _RECORDS) and sub.name and sub.decls is not None:
                     self.structs.setdefault(sub.name, sub)
 
     def _collect_enums(self, node: c_ast.Node) -> None:
-        for sub in _walk(node):
+        for sub in walk(node):
             if isinstance(sub, c_ast.Enumerator):
                 self.enumerators.add(sub.name)
 
@@ -195,18 +196,6 @@ def record_kind(node: c_ast.Node) -> str:
 _ENVS: "weakref.WeakKeyDictionary[c_ast.FileAST, TypeEnv]" = weakref.WeakKeyDictionary()
 
 
-def _walk(node: c_ast.Node):
-    # iterative: a recursive generator pays a frame per level of depth for every node
-    stack = [node]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        n = pop()
-        yield n
-        children = n.children()
-        if children:
-            push([c for _, c in reversed(children)])
-
-
 def renamed_type(t: c_ast.Node, name: str) -> c_ast.Node:
     """A copy of type ``t`` declaring ``name``: its declarator's name changed, through its
     pointers, arrays and function result (not a struct member's, or a parameter's of a
@@ -228,9 +217,10 @@ def pointer_depth(t: c_ast.Node | None) -> tuple[int, c_ast.Node | None]:
     return depth, t
 
 
-def walk(node: c_ast.Node):
-    """Pre-order traversal of a pycparser subtree."""
-    return _walk(node)
+def mentions(name: str, node: c_ast.Node | None) -> bool:
+    """Whether subtree ``node`` (None: nothing) names identifier ``name``."""
+    return node is not None and any(isinstance(n, c_ast.ID) and n.name == name
+                                    for n in walk(node))
 
 
 def subscripts(ref: c_ast.Node) -> tuple[c_ast.Node, list[c_ast.Node]]:

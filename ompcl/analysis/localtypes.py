@@ -27,7 +27,9 @@ from pathlib import Path
 
 from pycparser import c_ast
 
+from ..frontend.pragma import is_omp_pragma
 from ..frontend.program import Program, rebuilt
+from ..frontend.textscan import MARKER
 from ..ir import Storage
 from .ctypes_ import C_PRINTER, walk
 from .enums import function_enumerators, with_values
@@ -169,7 +171,7 @@ def why_kept(func: c_ast.FuncDef | None, name: str) -> str | None:
 # -- the rewrite ------------------------------------------------------------------------------
 
 def _has_directive(f: c_ast.FuncDef) -> bool:
-    return any(isinstance(n, c_ast.Pragma) and re.match(r"\s*omp\b", n.string or "")
+    return any(isinstance(n, c_ast.Pragma) and is_omp_pragma(n.string or "")
                for n in walk(f.body))
 
 
@@ -460,9 +462,6 @@ def source_lines(path: str, source: str, preprocessed: str = ""):
     return lines
 
 
-_MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
-
-
 def _expanded_lines(preprocessed: str) -> dict[tuple[str, int], str]:
     """(file, line) -> the text the preprocessor left for it (``#pragma pack`` anywhere: each
     line after it reads as the pragma, so no record declared there moves; the prelude has
@@ -470,7 +469,7 @@ def _expanded_lines(preprocessed: str) -> dict[tuple[str, int], str]:
     out: dict[tuple[str, int], str] = {}
     file, line, packed = "", 0, False
     for text in preprocessed.splitlines():
-        m = _MARKER.match(text)
+        m = MARKER.match(text)
         if m:
             line, file = int(m.group(1)), m.group(2)
             continue

@@ -26,6 +26,7 @@ from .builtins import is_math, typeof_reason
 from .calls import analyze_calls
 from .candidates import Candidate, TeamCandidate, find_candidates
 from .ctypes_ import FLOATING, TypeEnv, c_text, free_names, visible_vars, walk
+from .localtypes import why_kept
 from .loops import NotCanonical, canonical_loop, loop_nest
 from .sharing import Sharing, classify_sharing, dim_syms
 from .ctypes_ import is_constant_text
@@ -174,7 +175,6 @@ def outlined_locals(cand: Candidate, scope: dict[str, Var], own: frozenset[str] 
         names | _type_names(cand.bound.stmt) | free_names(c_ast.Compound(decls))
         | {t for d in decls for t in _type_names(d)})  # the used variables' types too
     local -= set(_enumerator_values(cand, scope) if values is None else values)
-    from .localtypes import why_kept  # (the types that stay where they are declared)
     for name in sorted(local):  # (pycparser's scope: a variable of the name hides one)
         if scope.get(name) is None:
             why = why_kept(cand.bound.func, name)
@@ -247,7 +247,7 @@ def _passable(decl: c_ast.Node | None) -> bool:
 
 def _shared_but_own(reason: Reason, own: frozenset[str]) -> bool:
     """A 'shared variable is written' reason about a variable of the thread's own whose
-    ``thread-private`` reason (``own``: those told) already says why."""
+    ``thread-private`` reason already says why (``own``: those, ``ThreadUse.kept``)."""
     return reason.id == "shared-write" and any(
         reason.message.startswith(f"shared variable '{n}' ") for n in own)
 
@@ -404,6 +404,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     conds: list[str] = []
     check = None
     updated: dict[str, Updates] = {}
+    kept: frozenset[str] = frozenset()
     if view is not None:
         lookup = _definitions(funcs, library)
         updated = thread_updates(view, info, scope, through, body, lookup, env)
@@ -412,7 +413,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                              (env, file_scope or {}, rid))
         d = reduced_into(privatised(d, use.privatised), use.reduced)
         reasons += use.reasons
-        conds, check = list(use.conditions), use.check
+        conds, check, kept = list(use.conditions), use.check, use.kept
     sharing = classify_sharing(d, loops, info, calls, scope, env, set(funcs), b.func,
                                frozenset(n for n, u in updated.items() if u.exact),
                                _definitions(funcs, library))
@@ -423,10 +424,8 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     used += [v for v in sharing.scalars if (v.storage not in (Storage.GLOBAL,
                                                               Storage.GENERATED)
                                             or v.name in own) and v not in used]
-    told = frozenset(n for x in reasons if x.id == "thread-private"
-                     for n in (view.private if view is not None else ()) if f"'{n}'" in x.message)
     reasons += list(calls.reasons) + [x for x in sharing.reasons if not _shared_but_own(
-        x, told)] + local_reasons
+        x, kept)] + local_reasons
     callees = [funcs[f] if f in funcs else calls.external[f].fdef for f in calls.functions
                if f in funcs or f in calls.external]
     reasons += filter(None, [volatile_reason(body, callees, scope, env),

@@ -31,8 +31,8 @@ from pycparser import c_ast
 
 from ..diagnostics import Reason, SourceLoc
 from .accesses import atomic_form
-from .ctypes_ import c_text, uncast, walk
-from .scalarupdates import update_operator
+from .ctypes_ import c_text, mentions, uncast, walk
+from .scalarupdates import OPERATOR_CLASS, update_operator
 
 #: directives whose statement is not replicated (the team shares it out, or one thread runs it)
 _SHARED_OUT = {"for", "single", "master", "masked", "sections", "section", "loop",
@@ -40,7 +40,6 @@ _SHARED_OUT = {"for", "single", "master", "masked", "sections", "section", "loop
 #: C library functions that write output
 _OUTPUT = {"printf", "fprintf", "vprintf", "vfprintf", "puts", "fputs", "putchar", "putc",
            "fputc", "fwrite", "write", "perror", "dprintf"}
-_CLASS = {"+": "+", "-": "+", "*": "*", "|": "|", "&": "&", "^": "^"}
 _IDENTITY = {"+": 0, "|": 0, "^": 0, "*": 1, "&": -1}
 
 
@@ -76,7 +75,7 @@ def _target(lvalue: c_ast.Node) -> str | None:
 def _from_arrays(e: c_ast.Node | None, op: str) -> bool:
     """``e`` combines only array elements by ``op`` (``hh[i] + tp[i]``; ``-`` with ``+``)."""
     e = uncast(e) if e is not None else None
-    if isinstance(e, c_ast.BinaryOp) and _CLASS.get(e.op) == op:
+    if isinstance(e, c_ast.BinaryOp) and OPERATOR_CLASS.get(e.op) == op:
         return _from_arrays(e.left, op) and _from_arrays(e.right, op)
     return isinstance(e, c_ast.ArrayRef)
 
@@ -141,9 +140,9 @@ def never_read(name: str, unit: c_ast.Node) -> bool:
 
 
 class _Replicated:
-    def __init__(self, private: set[str], lookup: Callable[[str], object],
-                 unread: Callable[[str], bool], reduced: set[str]):
-        self.private, self.reduced = private, reduced
+    def __init__(self, lookup: Callable[[str], object], unread: Callable[[str], bool],
+                 reduced: set[str]):
+        self.reduced = reduced
         self.lookup = lookup
         self.unread = unread
         self.reasons: list[Reason] = []
@@ -170,7 +169,7 @@ class _Replicated:
             form = (n.expr, "+", None)
         else:
             form = atomic_form(n, "update")
-        if form is None or form[1] not in _CLASS:
+        if form is None or form[1] not in OPERATOR_CLASS:
             return
         name, element = _target(form[0]), isinstance(uncast(form[0]), c_ast.ArrayRef)
         if name in private or element and _array(form[0]) in private or \
@@ -178,9 +177,9 @@ class _Replicated:
             return
         p = uncast(form[2]) if form[2] is not None else None
         if isinstance(p, c_ast.ID) and p.name in private and \
-                self.partial(p.name, _CLASS[form[1]], mine, shared):
+                self.partial(p.name, OPERATOR_CLASS[form[1]], mine, shared):
             return
-        if element and _from_arrays(p, _CLASS[form[1]]):
+        if element and _from_arrays(p, OPERATOR_CLASS[form[1]]):
             return  # an element merged from arrays (a thread's, or rows by thread number)
         what = "its reduction variable" if name in self.reduced else "shared"
         self.fail(n, f"updates {what} '{c_text(form[0])}' in code every thread runs (a team "
@@ -201,7 +200,7 @@ class _Replicated:
             first = first.rvalue if first.op == "=" else None
         if _value(first) != _IDENTITY[op]:
             return False
-        return all(update_operator(p, s) == op or not _mentions(p, s) for s in shared)
+        return all(update_operator(p, s) == op or not mentions(p, s) for s in shared)
 
     def fail(self, n: c_ast.Node, why: str) -> None:
         self.reasons.append(Reason("team-replicated", f"the parallel region {why}",
@@ -215,10 +214,6 @@ def _locals(node: c_ast.Node) -> set[str]:
             "static" not in x.storage and "extern" not in x.storage}
 
 
-def _mentions(name: str, node: c_ast.Node) -> bool:
-    return any(isinstance(x, c_ast.ID) and x.name == name for x in walk(node))
-
-
 def replicated_reasons(stmt: c_ast.Node, private: set[str],
                        lookup: Callable[[str], object] = lambda name: None,
                        unread: Callable[[str], bool] = lambda name: False,
@@ -229,6 +224,6 @@ def replicated_reasons(stmt: c_ast.Node, private: set[str],
     function's definition; ``unread``: whether nothing reads a variable, see
     ``never_read``; ``reduced``: the region's reduction variables)."""
     private = private | _locals(stmt)
-    r = _Replicated(private, lookup, unread, reduced)
+    r = _Replicated(lookup, unread, reduced)
     r.scan(stmt, private, 0, set())
     return r.reasons[:1]

@@ -18,10 +18,10 @@ from pycparser import c_ast
 
 from .accesses import atomic_form
 from .builtins import is_math
-from .ctypes_ import c_text, walk
+from .ctypes_ import c_text, mentions, walk
 
 #: operator of an update -> the reduction operator it belongs to
-_CLASS = {"+": "+", "-": "+", "*": "*", "|": "|", "&": "&", "^": "^"}
+OPERATOR_CLASS = {"+": "+", "-": "+", "*": "*", "|": "|", "&": "&", "^": "^"}
 _MAX_CALLS = {"fmax": "max", "fmaxf": "max", "fmaxl": "max",
               "fmin": "min", "fminf": "min", "fminl": "min"}
 #: comparison -> whether its true side is the larger operand's
@@ -30,11 +30,6 @@ _GREATER = {">": True, ">=": True, "<": False, "<=": False}
 
 class _Other(Exception):
     """The scalar is used in a way other than an update."""
-
-
-def _mentions(name: str, node: c_ast.Node | None) -> bool:
-    return node is not None and any(isinstance(n, c_ast.ID) and n.name == name
-                                    for n in walk(node))
 
 
 def _is(node: c_ast.Node, name: str) -> bool:
@@ -61,7 +56,7 @@ def _chosen(cond: c_ast.Node, name: str, taken: c_ast.Node, other: c_ast.Node) -
         return None
     left, right = cond.left, cond.right
     value = right if _is(left, name) else left if _is(right, name) else None
-    if value is None or _mentions(name, value) or not _pure(value):
+    if value is None or mentions(name, value) or not _pure(value):
         return None
     texts = (c_text(taken), c_text(other))
     if texts == (c_text(left), c_text(right)):
@@ -75,8 +70,8 @@ def _assigned(n: c_ast.Node, name: str) -> str | None:
     """The operator of ``name = ...`` as an update (a compound assignment, the operator
     spelled out, a max or min), else None."""
     form = atomic_form(n, "update")
-    if form is not None and _is(form[0], name) and form[1] in _CLASS:
-        return None if _mentions(name, form[2]) else _CLASS[form[1]]
+    if form is not None and _is(form[0], name) and form[1] in OPERATOR_CLASS:
+        return None if mentions(name, form[2]) else OPERATOR_CLASS[form[1]]
     if not (isinstance(n, c_ast.Assignment) and n.op == "=" and _is(n.lvalue, name)):
         return None
     e = n.rvalue
@@ -86,7 +81,7 @@ def _assigned(n: c_ast.Node, name: str) -> str | None:
             e.name.name in _MAX_CALLS and e.args is not None and len(e.args.exprs) == 2:
         a, b = e.args.exprs
         value = b if _is(a, name) else a if _is(b, name) else None
-        if value is not None and not _mentions(name, value):
+        if value is not None and not mentions(name, value):
             return _MAX_CALLS[e.name.name]
     return None
 
@@ -105,7 +100,7 @@ class _Walk:
 
     def stmt(self, n: c_ast.Node | None) -> None:
         """``n`` in statement position (its value, if any, is discarded)."""
-        if n is None or not _mentions(self.name, n):
+        if n is None or not mentions(self.name, n):
             return
         if isinstance(n, c_ast.Compound):
             for item in n.block_items or []:
@@ -140,17 +135,14 @@ class _Walk:
         if n.iffalse is not None or not (isinstance(then, c_ast.Assignment) and then.op == "="
                                          and _is(then.lvalue, self.name)):
             return False
-        op = _chosen(n.cond, self.name, then.rvalue, self.name_node())
+        op = _chosen(n.cond, self.name, then.rvalue, c_ast.ID(self.name))
         if op is None:
             return False
         self.ops.add(op)
         return True
 
-    def name_node(self) -> c_ast.ID:
-        return c_ast.ID(self.name)
-
     def expr(self, e: c_ast.Node | None) -> None:
-        if _mentions(self.name, e):
+        if mentions(self.name, e):
             raise _Other()
 
 

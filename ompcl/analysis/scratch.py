@@ -19,7 +19,7 @@ from typing import Callable
 from pycparser import c_ast
 
 from .accesses import arrays_written, names_written
-from .ctypes_ import subscripts, walk
+from .ctypes_ import mentions, subscripts, walk
 from .extents import JUMPS
 from .loops import NotCanonical, canonical_loop
 
@@ -134,7 +134,7 @@ class _Proof:
         names it (a global's)."""
         if node is None:
             return False
-        if _mentions(name, node):
+        if mentions(name, node):
             return True
         return self.named and any(
             isinstance(n, c_ast.FuncCall) and _names_in_callee(n, name, self.lookup)
@@ -341,7 +341,7 @@ class _Proof:
 
     def call(self, e: c_ast.FuncCall, name: str, env: dict, subst: dict, cover: bool) -> None:
         args = e.args.exprs if e.args is not None else []
-        mine = [k for k, a in enumerate(args) if _mentions(name, a)]
+        mine = [k for k, a in enumerate(args) if mentions(name, a)]
         for k, a in enumerate(args):
             if k not in mine:
                 self.expr(a, name, env, subst)
@@ -374,7 +374,7 @@ class _Proof:
         (a, 0), ``a - 1`` -> (a, -1), ``a[i] + m`` -> (a[i], m); the offset affine."""
         shift: Lin = {}
         if isinstance(arg, c_ast.BinaryOp) and arg.op in "+-" and _row_of(arg.left, name):
-            if _mentions(name, arg.right):
+            if mentions(name, arg.right):
                 raise _Unknown()
             self.expr(arg.right, name, env, subst)
             off = self._lin(arg.right, env, subst)
@@ -484,7 +484,7 @@ def _names_in_callee(call: c_ast.FuncCall, name: str, lookup: Lookup, depth: int
     params = _params(fdef) or []
     if name in params or _hides(fdef.body, name):
         return False
-    return _mentions(name, fdef.body) or any(
+    return mentions(name, fdef.body) or any(
         isinstance(n, c_ast.FuncCall) and _names_in_callee(n, name, lookup, depth + 1)
         for n in walk(fdef.body))
 
@@ -494,8 +494,8 @@ def _hides(body: c_ast.Compound, name: str) -> bool:
     name (so the body never sees a global of that name)."""
     for item in body.block_items or []:
         if isinstance(item, c_ast.Decl) and item.name == name:
-            return not _mentions(name, item.init)
-        if _mentions(name, item):
+            return not mentions(name, item.init)
+        if mentions(name, item):
             return False
     return False
 
@@ -531,11 +531,6 @@ def assigned_names(body: c_ast.Node) -> set[str]:
             out.update(base.name for base in (subscripts(a)[0] for a in n.args.exprs)
                        if isinstance(base, c_ast.ID))
     return out
-
-
-def _mentions(name: str, node: c_ast.Node | None) -> bool:
-    return node is not None and any(isinstance(n, c_ast.ID) and n.name == name
-                                    for n in walk(node))
 
 
 def written_before_read(name: str, body: c_ast.Node, assigned: set[str],

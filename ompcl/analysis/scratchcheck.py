@@ -28,7 +28,7 @@ from pycparser import c_ast
 
 from ..ir import ScratchCheck, Var
 from .accesses import arrays_written, names_written
-from .ctypes_ import TypeEnv, walk
+from .ctypes_ import TypeEnv, mentions, walk
 from .scratchslice import block, enter
 from .scratchtypes import Found, Given, NoCheck, Slice, Ty, ty_of
 
@@ -45,7 +45,7 @@ def _escapes(name: str, ndims: int, bodies: list[c_ast.Node],
         for n in walk(body):
             if id(n) in skip:
                 continue
-            if isinstance(n, c_ast.UnaryOp) and n.op == "&" and _mentions_id(n.expr, name):
+            if isinstance(n, c_ast.UnaryOp) and n.op == "&" and mentions(name, n.expr):
                 return True
             if ndims and isinstance(n, c_ast.ArrayRef):
                 base, depth = n, 0
@@ -70,10 +70,6 @@ def _reachable(body: c_ast.Node, lookup) -> list[c_ast.FuncDef]:
                 out[name] = f
                 todo.append(f.body)
     return list(out.values())
-
-
-def _mentions_id(e: c_ast.Node, name: str) -> bool:
-    return any(isinstance(n, c_ast.ID) and n.name == name for n in walk(e))
 
 
 def scratch_check(names: list[str], body: c_ast.Node, loop_vars: list[tuple[str, str]],

@@ -63,6 +63,8 @@ class ThreadUse:
 
     privatised: frozenset[str]
     reduced: dict[str, str]
+    #: the thread's scalars the loop writes that keep it on the host (``thread-private``)
+    kept: frozenset[str]
     reasons: tuple[Reason, ...]
     conditions: tuple[str, ...]
     check: ScratchCheck | None
@@ -85,6 +87,8 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
         d.names_in("lastprivate")) | {a for c in d.clause("reduction") for a in c.args}
     explicit |= {x.var for x in loops}
     extra, reduced, reasons = _private_scalars(t, explicit)
+    kept = frozenset(n for n in t.view.private & t.info.scalar_writes - explicit
+                     if n not in extra and n not in reduced and n in scope)
     body = loops[-1].loop.stmt
     assigned = assigned_names(body) | {n for n, mode in through.items() if "w" in mode}
     conds, unproved = _private_arrays(t, explicit, body, assigned, extra, reasons)
@@ -108,7 +112,7 @@ def thread_reasons(view: ThreadView, cand: Candidate, loops: tuple[LoopDim, ...]
     for name in sorted(used & view.dependent):
         reasons.append(Reason("thread-dependent", f"'{name}' depends on the thread number or "
                               "team size"))
-    return ThreadUse(frozenset(extra), reduced, tuple(reasons), tuple(conds), check)
+    return ThreadUse(frozenset(extra), reduced, kept, tuple(reasons), tuple(conds), check)
 
 
 def _private_scalars(t: _ThreadLoop, explicit: set[str]

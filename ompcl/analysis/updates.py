@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from .accesses import atomic_form, names_written
-from .ctypes_ import FLOATING, subscripts, walk
-from .scratch import _mentions, _names_in_callee, _params
+from .ctypes_ import FLOATING, mentions, subscripts, walk
+from .scratch import _names_in_callee, _params
 
 #: compound assignment -> (operator class, sign of the value)
 _OPS = {"+=": ("+", 1), "-=": ("+", -1), "|=": ("|", 1), "&=": ("&", 1), "^=": ("^", 1)}
@@ -52,7 +52,7 @@ class _Walk:
 
     def stmt(self, n: c_ast.Node | None, name: str, depth: int) -> None:
         """``n`` in statement position (its value, if any, is discarded)."""
-        if n is None or not _mentions(name, n):
+        if n is None or not mentions(name, n):
             return
         if isinstance(n, c_ast.Compound):
             for item in n.block_items or []:
@@ -91,7 +91,7 @@ class _Walk:
 
     def expr(self, e: c_ast.Node | None, name: str, depth: int) -> None:
         """``e`` anywhere else: only a call may receive the array."""
-        if e is None or not _mentions(name, e):
+        if e is None or not mentions(name, e):
             return
         if isinstance(e, c_ast.FuncCall):
             return self.call(e, name, depth)
@@ -102,7 +102,7 @@ class _Walk:
 
     def call(self, e: c_ast.FuncCall, name: str, depth: int) -> None:
         args = e.args.exprs if e.args is not None else []
-        mine = [k for k, a in enumerate(args) if _mentions(name, a)]
+        mine = [k for k, a in enumerate(args) if mentions(name, a)]
         for k, a in enumerate(args):
             if k not in mine:
                 self.expr(a, name, depth)

@@ -10,6 +10,7 @@ from pycparser import c_ast
 from ..diagnostics import OmpclError, PragmaSyntaxError, Remark, SourceLoc, UnknownDirective
 from ..ir import BoundDirective, Directive
 from .pragma import DECLARED_REDUCTION, applies_to_statement, is_omp_pragma, parse_directive
+from .walk import walk
 
 
 def pragma_loc(pragma: c_ast.Pragma, lines_of) -> tuple[SourceLoc, str | None]:
@@ -22,13 +23,6 @@ def pragma_loc(pragma: c_ast.Pragma, lines_of) -> tuple[SourceLoc, str | None]:
             text, nxt = text + "\n" + more, nxt + 1  # continuation lines, kept for columns
         return SourceLoc(loc.file, loc.line, line.index("#") + 1 if "#" in line else 1), text
     return SourceLoc(loc.file, loc.line, 1), None
-
-
-def _pragmas(node: c_ast.Node):
-    if isinstance(node, c_ast.Pragma):
-        yield node
-    for _, child in node.children():
-        yield from _pragmas(child)
 
 
 class _Binder(c_ast.NodeVisitor):
@@ -55,7 +49,8 @@ class _Binder(c_ast.NodeVisitor):
 
     def visit_FileAST(self, node: c_ast.FileAST) -> None:
         self.reductions = frozenset(
-            m[1] for n in _pragmas(node) if (m := DECLARED_REDUCTION.match(n.string or "")))
+            m[1] for n in walk(node) if isinstance(n, c_ast.Pragma)
+            and (m := DECLARED_REDUCTION.match(n.string or "")))
         for ext in node.ext:
             if isinstance(ext, c_ast.Pragma) and is_omp_pragma(ext.string):
                 d = self.parse(ext)

@@ -10,7 +10,6 @@ their text mentions the function, parsed once per process.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,8 @@ from ..diagnostics import OmpclError
 from .parse import parse_pruned
 from .preprocess import CppOptions, preprocess
 from .siblings import ask, call_pattern, candidate_sources, note_read, text_of
+from .textscan import CONDITIONAL
+from .walk import walk
 
 
 @dataclass(frozen=True)
@@ -110,20 +111,17 @@ class SourceLibrary:
         return None
 
 
-_CONDITIONAL = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
-
-
 def _conditional(f: ExternalFunction) -> bool:
     """Whether the definition's lines, or an ``#if`` around them, are preprocessor
     conditionals of its file."""
-    lines = [n.coord.line for n in _walk(f.fdef) if getattr(n, "coord", None) is not None
+    lines = [n.coord.line for n in walk(f.fdef) if getattr(n, "coord", None) is not None
              and n.coord.file == f.fdef.coord.file]
     text = text_of(Path(f.fdef.coord.file)) if lines else None
     if text is None:
         return True
     first, last, depth = min(lines), max(lines), 0
     for k, line in enumerate(text.splitlines(), 1):
-        m = _CONDITIONAL.match(line)
+        m = CONDITIONAL.match(line)
         if k > last:
             break
         if m and k >= first:
@@ -131,9 +129,3 @@ def _conditional(f: ExternalFunction) -> bool:
         if m:
             depth += {"if": 1, "ifdef": 1, "ifndef": 1, "endif": -1}.get(m.group(1), 0)
     return depth > 0
-
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)

@@ -18,7 +18,8 @@ class ScanError(Exception):
 #: a line marker of preprocessed text (``match`` it at a line's start): ``# 12 "file.c" 2 3``,
 #: its line, file as written and flags (`` 3``: a system header); every stage uses this one
 MARKER = re.compile(r'#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"((?:[ \t]+\d+)*)')
-_COND = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+#: a preprocessor conditional line, its directive
+CONDITIONAL = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 
 
 def inactive_lines(source: str, preprocessed: str, path: str) -> frozenset[int]:
@@ -44,7 +45,7 @@ def inactive_lines(source: str, preprocessed: str, path: str) -> frozenset[int]:
             dead.update(range(first + 1, last))
 
     for n, text in enumerate(source.splitlines(), 1):
-        m = _COND.match(text)
+        m = CONDITIONAL.match(text)
         if m is None:
             continue
         word = m.group(1)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import c_text, subscripts, walk
+from ..analysis.ctypes_ import c_text, mentions, subscripts, walk
 from ..analysis.index import form
 from ..ir import Affine, Sym, SymKind
 
@@ -41,10 +41,6 @@ def _accesses(body: c_ast.Node) -> list[list[c_ast.Node]]:
     return out
 
 
-def _mentions(e: c_ast.Node, var: str) -> bool:
-    return any(isinstance(n, c_ast.ID) and n.name == var for n in walk(e))
-
-
 def _unit_coefficient(e: c_ast.Node, var: str, syms: dict[str, Sym]) -> bool:
     """True when ``e`` is ``+-var`` plus terms free of it (an affine form, other names taken
     as invariant)."""
@@ -52,7 +48,7 @@ def _unit_coefficient(e: c_ast.Node, var: str, syms: dict[str, Sym]) -> bool:
         return Affine.of(syms.get(name) or Sym(SymKind.VAR, name, name))
 
     def invariant(x: c_ast.Node) -> Sym | None:
-        if any(_mentions(x, v) for v in syms):
+        if any(mentions(v, x) for v in syms):
             return None
         return Sym(SymKind.EXPR, c_text(x), c_text(x))
 
@@ -66,7 +62,7 @@ def _unit_coefficient(e: c_ast.Node, var: str, syms: dict[str, Sym]) -> bool:
 
 def _contiguous(subs: list[c_ast.Node], var: str, syms: dict[str, Sym]) -> bool:
     """Consecutive values of ``var`` touch neighbouring elements."""
-    return not any(_mentions(s, var) for s in subs[:-1]) and _unit_coefficient(
+    return not any(mentions(var, s) for s in subs[:-1]) and _unit_coefficient(
         subs[-1], var, syms)
 
 
@@ -78,7 +74,7 @@ def tiles(body: c_ast.Node, dims: tuple[str, ...]) -> bool:
     inner, outer = dims[-1], dims[-2]
     syms = {v: Sym(SymKind.DIM, v, k) for k, v in enumerate(dims)}
     for subs in _accesses(body):
-        if not subs or not any(_mentions(s, inner) for s in subs):
+        if not subs or not any(mentions(inner, s) for s in subs):
             continue
         if not _contiguous(subs, inner, syms) and _contiguous(subs, outer, syms):
             return True
