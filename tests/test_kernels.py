@@ -283,7 +283,8 @@ def test_kernel_benchmark_computes_the_same_results(tmp_path, opencl_available):
     if not opencl_available:
         pytest.skip("no OpenCL device")
     from ompcl.bench import kernels
-    code = kernels.main(["--rounds", "1", "--calls", "1", "--shapes", "stencil2d,sum,histogram",
-                         "--keep", str(tmp_path), "--json", str(tmp_path / "k.json")])
+    code = kernels.main(["--rounds", "1", "--calls", "1",
+                         "--shapes", "stencil2d,sum,histogram,nbody", "--keep", str(tmp_path),
+                         "--json", str(tmp_path / "k.json")])
     assert code == 0
     assert (tmp_path / "k.json").exists()

@@ -9,12 +9,13 @@ work-item (the transpose in tiles, as textbooks write it); the benchmark compare
 the fastest of them. Reductions also carry the
 other two-stage forms measured against them (a work-group tree in local memory, a grid
 stride, a second kernel combining on the device). The records and device helpers are in
-``kernel_records``, the reduction shapes in ``kernel_reductions``.
+``kernel_records``, the reduction shapes in ``kernel_reductions``, n-body in ``kernel_nbody``.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .kernel_nbody import NBODY
 from .kernel_records import CL_HEAD, Hand, Shape, chunks, device_buffer, np_hash, read_back
 from .kernel_reductions import REDUCTIONS, reduction_shape
 
@@ -476,4 +477,4 @@ static void matvec(void)
 SHAPES: tuple[Shape, ...] = (
     MAP, STENCIL2D, STENCIL3D,
     *(reduction_shape(r, alternatives=r.name == "sum") for r in REDUCTIONS),
-    MATMUL, TRANSPOSE, HISTOGRAM, MATVEC)
+    MATMUL, TRANSPOSE, HISTOGRAM, MATVEC, NBODY)

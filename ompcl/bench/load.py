@@ -539,6 +539,7 @@ def _check_choices(levels: str, configs: str) -> None:
 
 
 def _command():
+    from . import load_table
     from .command import bench_command
 
     @bench_command("load", "Benchmarks under controlled background load.")
@@ -565,6 +566,9 @@ def _command():
             write_csv(out / "training_rows.csv", rnd.rows)
         for row in rnd.table:
             print(" ".join(f"{k}={v}" for k, v in row.items()))
+        levels_summary = load_table.level_summary(rnd.table)
+        write_csv(out / "levels.csv", levels_summary)
+        print("\n".join(load_table.summary_lines(levels_summary)))
         return 0 if all(r["verified"] for r in rnd.runs) else 1
     return command
 

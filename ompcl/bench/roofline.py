@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kernel_reductions import RED_N
+from .kernel_nbody import NB, PAIR_FLOPS
 from .kernel_shapes import MAP_N, MM, MR, MC, N2, N3, TN
 
 #: elements of each triad array: the working set of the map and reduction shapes (3 x 32 MiB),
@@ -65,6 +66,7 @@ TRAFFIC: dict[str, tuple[float, float]] = {
     "transpose": (2 * 8 * TN * TN, 0),
     "histogram": (4 * RED_N, 0),
     "matvec": (8 * (MR * MC + MC + MR), 2 * MR * MC),
+    "nbody": (8 * 7 * NB, PAIR_FLOPS * NB * NB),
 }
 
 
