@@ -62,7 +62,7 @@ model: install
 	$(PYTHON) -m ompcl.bench.collect -o $(MODEL_DATA) --work build/collect --nas-classes S,W \
 	  --corpus-scales 1,16,256 --polybench-sizes SMALL,STANDARD --fuzz 40 --repeats 3 \
 	  --timeout 120 $(COLLECT)
-	$(PYTHON) -m ompcl.cli train $(MODEL_DATA) -o models/default.json $(TRAIN)
+	$(PYTHON) -m ompcl.cli train $(MODEL_DATA) -o models/default.json --trees 20 $(TRAIN)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache ompcl_out demo_out fuzz-record.json

@@ -298,7 +298,8 @@ def build_cmd(ctx, files, exe, cc, cflags, ldflags, keep_dir, include, define,
 @click.option("--budget", type=float, default=1.0, show_default=True,
               help="Scales auto's search (about a minute at 1 on a small machine; it "
               "shrinks as rows and folds grow): 4 searches wider.")
-@click.option("--trees", type=int, default=None, help="Trees of a forest or boosting model.")
+@click.option("--trees", type=int, default=None,
+              help="Trees of a forest or boosting model (auto: at most this many).")
 @click.option("--max-depth", type=int, default=None, help="Depth of each tree (0: unlimited).")
 @click.option("--min-leaf", type=int, default=None, help="Training rows per leaf at least.")
 @click.option("--host-weight", type=float, default=None,

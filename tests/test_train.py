@@ -227,6 +227,26 @@ def test_train_command_writes_a_self_describing_model(tmp_path):
     assert f"{acc:.1%}" in res.stdout
 
 
+def test_auto_search_caps_ensembles_at_trees():
+    """``--trees N`` with the auto learner: every ensemble the search scores has at most N
+    trees (the shipped model is compiled into every translated file); single trees stay."""
+    from ompcl.predict import select
+    capped = select.families(2000, 1, budget=8.0, max_trees=20)
+    assert capped and all(max(f.sizes) <= 20 for f in capped if f.learner != "tree")
+    assert {f.learner for f in capped} >= {"tree", "forest", "boosting"}
+    assert any(max(f.sizes) > 20 for f in select.families(2000, 1, budget=8.0))
+
+
+def test_train_auto_with_a_tree_cap(tmp_path):
+    csv_file = write(tmp_path / "rows.csv", synthetic_rows(12, 6))
+    out = tmp_path / "m.json"
+    res = ompcl("train", csv_file, "--trees", "3", "--no-cv", "-o", out)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(out.read_text())["metadata"]["size"]["trees"] <= 3
+    bad = ompcl("train", csv_file, "--trees", "0")
+    assert bad.returncode == 2 and "trees must be at least 1" in bad.stderr
+
+
 def test_train_json(tmp_path):
     csv_file = write(tmp_path / "rows.csv", synthetic_rows(12, 6))
     res = ompcl("train", csv_file, "--json", "--learner", "boosting", "--trees", "10",
@@ -248,7 +268,8 @@ def test_default_model_is_self_describing():
     meta = m["metadata"]
     assert meta["schema"]["features"] == list(schema.FEATURES)
     assert meta["training_data"]["rows"] > 100 and len(meta["training_data"]["sha256"]) == 64
-    assert meta["platform"]["opencl_device"] and meta["measurement"]
+    platforms = meta["platform"] if isinstance(meta["platform"], list) else [meta["platform"]]
+    assert all(p["opencl_device"] for p in platforms) and meta["measurement"]
     assert meta["cross_validation"]["leave_one_program_out"]["accuracy"] > 0.5
     assert meta["size"]["trees"] <= 20          # compiled into every translated file
 

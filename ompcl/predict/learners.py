@@ -100,6 +100,8 @@ def check(s: Settings) -> None:
     if not s.host_weight > 0:
         raise ValueError(f"host weight must be positive, not {s.host_weight}")
     if s.learner == AUTO:
+        if s.trees is not None and s.trees < 1:
+            raise ValueError(f"trees must be at least 1, not {s.trees}")
         return
     r = s.resolved()
     if r.trees < 1 or r.max_depth < 0 or r.min_leaf < 1:

@@ -107,15 +107,28 @@ def _cut(fam: Family, rows: int, allowed: float) -> Family:
     return replace(fam, sizes=sizes or fam.sizes[:1])
 
 
-def families(rows: int, searches: int, budget: float = 1.0) -> list[Family]:
+def _capped(fam: Family, max_trees: int | None) -> Family:
+    """``fam`` with ensembles of at most ``max_trees`` trees (that many where every size of
+    the family is larger); single trees as they are."""
+    if not max_trees or fam.learner == "tree":
+        return fam
+    sizes = tuple(m for m in fam.sizes if m <= max_trees)
+    return replace(fam, sizes=sizes or (max_trees,))
+
+
+def families(rows: int, searches: int, budget: float = 1.0,
+             max_trees: int | None = None) -> list[Family]:
     """The families to search when ``searches`` inner searches of ``rows`` rows each must
     fit in ``budget`` times the seconds ``rows`` allow: the ``ANCHORS`` (one per learner)
-    cut to fit, then ``SPACE`` in order while it fits."""
+    cut to fit, then ``SPACE`` in order while it fits; ensembles of at most ``max_trees``
+    trees where given (a model compiled into every translated file stays small)."""
     seconds = min(max(SECONDS_PER_ROW * rows, MIN_SECONDS), MAX_SECONDS)
     allowed = budget * seconds / max(1, searches * INNER_FOLDS)
-    out = [_cut(fam, rows, allowed / ANCHORS) for fam in SPACE[:ANCHORS]]
+    space = list(dict.fromkeys(_capped(fam, max_trees) for fam in SPACE))
+    anchors = space[:ANCHORS]
+    out = [_cut(fam, rows, allowed / ANCHORS) for fam in anchors]
     spent = sum(fam.cost(rows) for fam in out)
-    for fam in SPACE[ANCHORS:]:
+    for fam in space[ANCHORS:]:
         if spent + fam.cost(rows) > allowed:
             break
         out.append(fam)

@@ -69,7 +69,7 @@ def _select(ds: data.Dataset, s: learners.Settings, folds: int, cv: bool,
     k = crossval.plan(ds, folds)["k_used"]
     # crossval._chooser: one search per fold and block, twice with the load-blind comparison
     searches = 1 + ((2 if ds.load else 1) * (k + min(k, ds.programs)) if cv else 0)
-    fams = select.families(len(ds), searches, budget)
+    fams = select.families(len(ds), searches, budget, s.trees)  # --trees: at most
     by_program = ds.programs >= select.INNER_FOLDS
     if len(set(ds.y)) < 2 or len(ds) < 2 * select.INNER_FOLDS:
         return select.choose(ds, fams, by_program, s.seed, s.host_weight), fams, {}
