@@ -310,6 +310,10 @@ def test_usage_errors_and_help(tmp_path):
     assert res.returncode == 2
     assert res.stderr == "ompcl: error: unknown option '--ompcl-bogus' (see 'ompcl cc " \
                          "--ompcl-help')\n"
+    res = ompcl_cc(tmp_path, "--ompcl-model=no-such-model.json", "-c", "a.c")
+    assert res.returncode == 2 and not (tmp_path / "a.o").exists()
+    assert res.stderr == "ompcl: error: --ompcl-model: no such model file " \
+                         "'no-such-model.json'\n"
     res = ompcl_cc(tmp_path, "--ompcl-help")
     assert res.returncode == 0 and "--ompcl-strict" in res.stdout
     res = ompcl_cc(tmp_path, "--version", OMPCL_CC="no-such-compiler-xyz")

@@ -112,6 +112,8 @@ def split_own_options(argv: list[str], env: dict[str, str] | None = None
             model = a.partition("=")[2]
             if not model:
                 raise UsageError("--ompcl-model= needs a model file (or 'none')")
+            if model != "none" and not os.path.isfile(model):  # not every file's fallback
+                raise UsageError(f"--ompcl-model: no such model file '{model}'")
         elif a in ("--ompcl-strict", "--ompcl-debug", "--ompcl-help"):
             strict |= a == "--ompcl-strict"
             debug |= a == "--ompcl-debug"
