@@ -15,6 +15,17 @@ NB = 4096
 #: floating-point operations per pair, as n-body papers count them (sqrt and divide as one)
 PAIR_FLOPS = 20
 
+
+def _pair(indent: str) -> str:
+    """One pair's interaction (the same text in the C loop and the hand-written kernel)."""
+    return "".join(indent + line + "\n" for line in (
+        "double dx = px[j] - xi, dy = py[j] - yi, dz = pz[j] - zi;",
+        "double d2 = dx * dx + dy * dy + dz * dz + 1e-3;",
+        "double inv = 1.0 / sqrt(d2);",
+        "double s = pm[j] * inv * inv * inv;",
+        "fx += s * dx;", "fy += s * dy;", "fz += s * dz;"))
+
+
 _NB_CL = CL_HEAD + f"#define NB {NB}\n" + r"""
 __kernel void item(__global const double *px, __global const double *py,
                    __global const double *pz, __global const double *pm,
@@ -23,14 +34,7 @@ __kernel void item(__global const double *px, __global const double *py,
   int i = get_global_id(0);
   double xi = px[i], yi = py[i], zi = pz[i], fx = 0.0, fy = 0.0, fz = 0.0;
   for (int j = 0; j < NB; j++) {
-    double dx = px[j] - xi, dy = py[j] - yi, dz = pz[j] - zi;
-    double d2 = dx * dx + dy * dy + dz * dz + 1e-3;
-    double inv = 1.0 / sqrt(d2);
-    double s = pm[j] * inv * inv * inv;
-    fx += s * dx;
-    fy += s * dy;
-    fz += s * dz;
-  }
+""" + _pair("    ") + r"""  }
   ax[i] = fx;
   ay[i] = fy;
   az[i] = fz;
@@ -66,14 +70,7 @@ static void nbody(void)
         double xi = px[i], yi = py[i], zi = pz[i], fx = 0.0, fy = 0.0, fz = 0.0;
         int j;
         for (j = 0; j < NB; j++) {
-            double dx = px[j] - xi, dy = py[j] - yi, dz = pz[j] - zi;
-            double d2 = dx * dx + dy * dy + dz * dz + 1e-3;
-            double inv = 1.0 / sqrt(d2);
-            double s = pm[j] * inv * inv * inv;
-            fx += s * dx;
-            fy += s * dy;
-            fz += s * dz;
-        }
+""" + _pair("            ") + r"""        }
         ax[i] = fx;
         ay[i] = fy;
         az[i] = fz;
