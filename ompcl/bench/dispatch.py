@@ -265,7 +265,8 @@ def nas_measure(bm: str, cls: str, work: Path, model: str, repeats: int) -> dict
         times["oracle"].append(oracle_seconds(got["host"][0], got["host"][2], got["device"][2]))
     med = {name: statistics.median(ts) for name, ts in times.items()}
     med["program_oracle"] = min(med["original"], med["device"])
-    regions = got["auto"][2].get("regions", [])
+    # loops, and parallel regions run as a team of one (EP's one loop stands in such a team)
+    regions = got["auto"][2].get("regions", []) + got["auto"][2].get("teams", [])
     return {"benchmark": bm, "class": cls, "median_s": med, "all_s": times,
             "nas_timed_median_s": {n: statistics.median(ts) for n, ts in timed.items()},
             "auto_over_original": med["auto"] / med["original"],
