@@ -117,6 +117,10 @@ REASONS: dict[str, str] = {
     "kernel-build": "the OpenCL C compiler rejects the loop's kernel (checked when translating)",
 }
 
+#: The tag ending ``ompcl cc``'s warning (or, strict, error) that it built a file's original
+#: instead of its translation: what build logs and benchmarks grep for.
+FALLBACK_TAG = "[ompcl-fallback]"
+
 #: Ids of the remarks and warnings that are not host reasons.
 REMARK_IDS: dict[str, str] = {
     "offloaded": "the loop runs on the OpenCL device as the named kernel",

@@ -19,7 +19,7 @@ def test_level_summary_geomeans_worst_and_short_programs():
         _row("is", "host1", 0.02, blind=0.04, aware=0.02),  # below the timer: left out
         _row("bt", "none", 0.5, blind=0.5),
     ]
-    summary = load_table.level_summary(table)
+    summary = load_table.level_summary(table, ["none", "host1", "host2", "device"])
     assert [r["level"] for r in summary] == ["none", "host1"]
     none, host1 = summary
     assert none["blind_geomean"] == 1.0 and "aware_geomean" not in none

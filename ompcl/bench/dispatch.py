@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from ..diagnostics import FALLBACK_TAG
 from ..predict.learners import constant
 from ..predict.model import DEFAULT_MODEL
 
@@ -205,7 +206,7 @@ def nas_build(bm: str, cls: str, work: Path, model: str) -> dict[str, Path]:
         d = work / name
         made = _sh(["make", "-s", "-C", str(nas), f"CLASS={cls}", f"BENCHMARKS={bm}",
                     f"BINDIR={d}", *extra], env=_env(2))
-        if "[ompcl-fallback]" in made.stderr:  # a bad --model, a translation error: no ompcl
+        if FALLBACK_TAG in made.stderr:  # a bad --model, a translation error: no ompcl
             raise RuntimeError(f"{bm}.{cls}: ompcl cc built originals: {made.stderr[-300:]}")
         exes[name] = d / f"{bm}.{cls}.omp"
     return exes
@@ -322,9 +323,10 @@ def nas_main(args: argparse.Namespace) -> int:
     if unknown:
         raise SystemExit(f"ompcl bench dispatch: error: unknown benchmark(s): "
                          f"{', '.join(unknown)}; available: {', '.join(known)}")
-    given = Path(args.model).resolve()  # the builds run make in the NAS tree: no relative path
-    model = ("" if given == Path(DEFAULT_MODEL).resolve()
-             else "none" if str(args.model) == "none" else str(given))
+    model = str(args.model)
+    if model != "none":  # the builds run make in the NAS tree: no relative path
+        given = Path(model).resolve()
+        model = "" if given == Path(DEFAULT_MODEL).resolve() else str(given)
     res = {"model": model, "repeats": args.repeats, "env": NAS_ENV, "programs": [],
            "failed": {}, "load_average": [round(x, 2) for x in os.getloadavg()]}
     with tempfile.TemporaryDirectory(prefix="ompcl-dispatch-") as tmp:

@@ -566,7 +566,7 @@ def _command():
             write_csv(out / "training_rows.csv", rnd.rows)
         for row in rnd.table:
             print(" ".join(f"{k}={v}" for k, v in row.items()))
-        levels_summary = load_table.level_summary(rnd.table)
+        levels_summary = load_table.level_summary(rnd.table, list(LEVELS))
         write_csv(out / "levels.csv", levels_summary)
         print("\n".join(load_table.summary_lines(levels_summary)))
         return 0 if all(r["verified"] for r in rnd.runs) else 1

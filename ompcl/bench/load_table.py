@@ -8,18 +8,22 @@ printed lines. Benchmarks whose oracle is below ``MIN_SECONDS`` are left out of 
 """
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
+
+from .results import geomean
 
 #: whole-program oracle times below this are left out of the level means (seconds)
 MIN_SECONDS = 0.05
 LEARNED = ("blind", "aware", "default")
 
 
-def level_summary(table: list[dict]) -> list[dict]:
-    """One row per level: for each learned configuration present, the geometric mean of its
-    time over the oracle and the worst benchmark's ratio."""
+def level_summary(table: list[dict], order: Sequence[str] = ()) -> list[dict]:
+    """One row per level (in ``order``, ``load.LEVELS``' names; others after them): for each
+    learned configuration present, the geometric mean of its time over the oracle and the
+    worst benchmark's ratio."""
     out = []
-    for level in sorted({r["level"] for r in table}, key=_level_order):
+    rank = {name: k for k, name in enumerate(order)}
+    for level in sorted({r["level"] for r in table}, key=lambda x: (rank.get(x, len(rank)), x)):
         rows = [r for r in table if r["level"] == level]
         timed = [r for r in rows if (r.get("oracle") or 0) >= MIN_SECONDS]
         row = {"level": level, "benchmarks": len(timed), "left_out": len(rows) - len(timed)}
@@ -29,17 +33,11 @@ def level_summary(table: list[dict]) -> list[dict]:
             if not ratios:
                 continue
             worst = max(ratios)
-            row[f"{c}_geomean"] = round(math.exp(sum(math.log(x) for x, _ in ratios)
-                                                 / len(ratios)), 3)
+            row[f"{c}_geomean"] = round(geomean([x for x, _ in ratios]), 3)
             row[f"{c}_worst"] = round(worst[0], 3)
             row[f"{c}_worst_benchmark"] = worst[1]
         out.append(row)
     return out
-
-
-def _level_order(name: str) -> tuple[int, str]:
-    order = ("none", "host1", "host2", "device")
-    return (order.index(name) if name in order else len(order), name)
 
 
 def summary_lines(summary: list[dict]) -> list[str]:

@@ -21,7 +21,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..diagnostics import OmpclError
+from ..diagnostics import FALLBACK_TAG, OmpclError
 from ..frontend.preprocess import reuse_preprocessed
 from ..frontend.sourcemap import inlined_files
 from . import cache, deps, split
@@ -315,10 +315,10 @@ class Driver:
                     "translated file failed to compile")
             if self.opts.strict:
                 print(f"{u.path}: error: ompcl: {what} (strict mode; translation and compiler "
-                      f"messages saved in {where}) [ompcl-fallback]", file=sys.stderr)
+                      f"messages saved in {where}) {FALLBACK_TAG}", file=sys.stderr)
             else:
                 print(f"{u.path}: warning: ompcl: {what}; built the original instead "
-                      f"(translation and compiler messages saved in {where}) [ompcl-fallback]",
+                      f"(translation and compiler messages saved in {where}) {FALLBACK_TAG}",
                       file=sys.stderr)
         return 1 if self.opts.strict else rc
 
