@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ompcl.bench import load
+from ompcl.bench import load, load_models
 from ompcl.predict import export, schema
 
 from conftest import ROOT, build_both, compare_outputs, load_stats, run
@@ -207,13 +207,13 @@ def _rows(n: int = 40) -> list[dict]:
 
 def test_load_model_reads_the_load():
     """A model trained with the load features decides on them (in Python as exported)."""
-    m = load.load_model(_rows(), load=True)
+    m = load_models.load_model(_rows(), load=True)
     assert m["schema"]["features"] == list(schema.FEATURES_LOAD)
     assert f"features {len(schema.FEATURES_LOAD)} " in m["runtime"]
     quiet, busy = _rows()[0], _rows()[3]
     assert export.predict_one(m, schema.full_load(quiet)) == 0
     assert export.predict_one(m, schema.full_load(busy)) == 1
-    blind = load.load_model(_rows(), load=False)
+    blind = load_models.load_model(_rows(), load=False)
     export.check(blind)    # a model without them is the schema's as before
 
 
@@ -222,7 +222,7 @@ def test_runtime_reads_a_load_aware_model(program, tmp_path, opencl_available):
     cores; the host path's count follows the load (the model lets it)."""
     d, _, exe = program
     model = tmp_path / "aware.json"
-    model.write_text(json.dumps(load.load_model(_rows(), load=True)))
+    model.write_text(json.dumps(load_models.load_model(_rows(), load=True)))
     stats = tmp_path / "s.json"
     out = run(exe, OMPCL_MODEL=str(model), OMPCL_STATS=str(stats), OMPCL_LOG="1",
               OMPCL_LOAD_STAT=str(_stat_file(tmp_path, 1)), OMPCL_PROBE="0")
@@ -244,7 +244,7 @@ def test_runtime_reads_a_load_aware_model(program, tmp_path, opencl_available):
 def test_train_models_writes_blind_and_aware(tmp_path):
     rows = tmp_path / "rows.csv"
     load.write_csv(rows, _rows())
-    written = {p.name for p in load.train_models(rows, tmp_path / "m")}
+    written = {p.name for p in load_models.train_models(rows, tmp_path / "m")}
     assert {"blind.json", "aware.json", "aware-minus-b0.json", "blind-minus-b2.json"} <= written
 
 
@@ -348,3 +348,24 @@ def test_unknown_levels_and_configurations_are_usage_errors(tmp_path, args, opti
                          capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
     assert f"Invalid value for {option}" in res.stderr and not out.exists()
+
+
+def test_train_models_with_quiet_base_rows(tmp_path):
+    """Base rows (ompcl train's layout, no load columns) train every model as a quiet
+    machine's rows, with the shipped default's settings; a held-out benchmark's base rows
+    (``nas-b1`` for ``b1``) are left out of its models too."""
+    rows = tmp_path / "rows.csv"
+    load.write_csv(rows, _rows())
+    base = tmp_path / "base.csv"
+    quiet = [{**{k: v for k, v in r.items() if k not in schema.LOAD},
+              "benchmark": f"nas-b{k % 2}", "threads": 2} for k, r in enumerate(_rows(8))]
+    load.write_csv(base, quiet)
+    written = load_models.train_models(rows, tmp_path / "m", [base])
+    aware = json.loads((tmp_path / "m" / "aware.json").read_text())
+    held = json.loads((tmp_path / "m" / "aware-minus-b1.json").read_text())
+    shipped = load_models.default_settings()
+    assert aware["metadata"] == {"rows": len(_rows()) + 8, "load_features": True}
+    # without b1: its loaded rows (b1-x, a third) and its 4 base rows (nas-b1)
+    assert held["metadata"]["rows"] == aware["metadata"]["rows"] - 13 - 4
+    assert aware["learner"] == shipped["learner"] and len(written) == 8
+    assert [r["load_runnable"] for r in load_models.quiet_rows(quiet, 2, 2)] == [0.0] * 8

@@ -440,49 +440,6 @@ def write_csv(path: Path, records: list[dict]) -> None:
         w.writerows(records)
 
 
-# -- the models compared: trained with and without the load features ----------------------
-
-#: the learner of ``ompcl bench load``'s models (one per held-out benchmark, so no search):
-#: a decision tree, rows weighted by what choosing wrong costs
-LOAD_SETTINGS = {"learner": "tree", "max_depth": 6, "min_leaf": 2, "weighting": "cost"}
-
-
-def load_model(rows: list[dict], load: bool) -> dict:
-    """The model of ``rows`` (CSV text or numbers) trained by ``ompcl train``'s code
-    (``predict.learners.fit``) over the model's features and, with ``load``, the load
-    features too (a load-aware model: ``ompcl_rt_model.c`` reads either). Rows with a time
-    of 0 (below the timer's resolution) are left out, as ``ompcl train`` refuses them."""
-    from ..predict import data, learners
-    timed = [r for r in rows if min(float(r["runtime_cpu"]), float(r["runtime_gpu"])) > 0]
-    parsed = data.parse_rows(timed, "training rows")
-    model = learners.fit(data.from_rows(parsed, load=load), learners.Settings(**LOAD_SETTINGS))
-    model["metadata"] = {"rows": len(timed), "load_features": load}
-    return model
-
-
-def train_models(rows_csv: Path, out: Path) -> list[Path]:
-    """``blind.json`` (the rows at the user's thread count, without the load features) and
-    ``aware.json`` (every row, with them), and each without one benchmark's rows
-    (``KIND-minus-BM.json``, the honest model for that benchmark)."""
-    import csv
-    import json
-    rows = list(csv.DictReader(open(rows_csv)))
-    most = max(int(float(r["host_threads"])) for r in rows)
-    out.mkdir(parents=True, exist_ok=True)
-    benchmarks = sorted({r["benchmark"].rsplit("-", 1)[0] for r in rows})
-    written = []
-    for held in [None, *benchmarks]:
-        kept = [r for r in rows if held is None or r["benchmark"].rsplit("-", 1)[0] != held]
-        for kind, load in (("blind", False), ("aware", True)):
-            use = kept if load else [r for r in kept if int(float(r["host_threads"])) == most]
-            if not use:
-                continue
-            path = out / (f"{kind}.json" if held is None else f"{kind}-minus-{held}.json")
-            path.write_text(json.dumps(load_model(use, load)) + "\n")
-            written.append(path)
-    return written
-
-
 def _bench_options(f):
     for d in reversed([
         click.option("--benchmarks", default="cg,mg,ft,is,ep", show_default=True),
@@ -580,10 +537,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) == 3 and args[0] == "spin":
         return spin(float(args[1]), int(args[2]))
-    if len(args) == 3 and args[0] == "train":
-        for p in train_models(Path(args[1]), Path(args[2])):
-            print(p)
-        return 0
+    if len(args) >= 3 and args[0] == "train":
+        from .load_models import main as train
+        return train(args[1:])
     from .command import run_command
     return run_command(cli, args, "ompcl bench load")
 
