@@ -273,6 +273,14 @@ REGIONS = [
     ("static_2d", "double a[10][20];\nvoid f(void){ int i,j;\n#pragma omp parallel for private(j)\n"
      "for(i=0;i<10;i++) for(j=0;j<20;j++) a[i][j]=i+j;\n}\n",
      True, None),
+    ("triangular_collapse", "double a[50][50];\nvoid f(int n){ int i,j,k;\n"
+     "#pragma omp parallel for collapse(3)\nfor(i=0;i<n;i++) for(j=0;j<n;j++) "
+     "for(k=j;k<n;k++) a[j][k]=i;\n}\n",
+     True, None),
+    ("triangular_lastprivate", "double a[50][50], x;\nvoid f(int n){ int i,j;\n"
+     "#pragma omp parallel for collapse(2) lastprivate(x)\nfor(i=0;i<n;i++) for(j=i;j<n;j++) "
+     "x=a[i][j];\n}\n",
+     False, "bound 'i' of loop 'j' is not loop-invariant"),
     ("reduction_max", "double a[100];\ndouble f(int n){ int i; double x = 0;\n"
      "#pragma omp parallel for reduction(max:x)\nfor(i=0;i<n;i++) x = x > a[i] ? x : a[i];\n"
      "return x;}\n",
@@ -321,6 +329,7 @@ REASON_IDS = {
     'collapse4': 'collapse-depth',
     'non_canonical': 'not-canonical',
     'bound_written': 'bound-variant',
+    'triangular_lastprivate': 'bound-variant',
     'float_loop_var': 'loop-var-type',
     'threadprivate': 'thread-dependent',
     'threadprivate_carried': 'thread-private',
@@ -399,6 +408,14 @@ def test_static_array_whole(tmp_path):
         ("a", "w", None, ("10", "20"))]
     assert [v.name for v in r.privates] == ["j"]
     assert [(d.var, d.op) for d in r.loops] == [("i", "<")]
+
+
+def test_triangular_collapse_distributes_the_outer_loops(tmp_path):
+    """collapse(3) whose third loop starts at the second's variable: the device distributes
+    (i, j), each work-item runs k's loop; k, declared outside, is private by the construct."""
+    r = _one(tmp_path, "triangular_collapse")
+    assert [d.var for d in r.loops] == ["i", "j"]
+    assert [v.name for v in r.privates] == ["k"]
 
 
 @pytest.mark.parametrize("name,check", [

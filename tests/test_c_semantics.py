@@ -28,6 +28,7 @@ PROGRAMS = {
     "null_array_args.c": [True, True],
     "gnu_bodies.c": [True, True, True, True, True, False, True],
     "scratch_array_param.c": [True],
+    "nonrectangular_collapse.c": [True, True, True, False, True],
 }
 
 

@@ -121,7 +121,33 @@ def nest_of(d: Directive, loop: c_ast.For, scope: dict[str, Var], env: TypeEnv
             return Reason("loop-var-type", f"loop variable '{x.var}' is not of integer type",
                           d.loc)
         out.append(LoopDim(x.var, ct.base, x.lb, x.ub, x.op, x.step, x.loop, x.declares_var))
-    return tuple(out)
+    return rectangular(d, tuple(out))
+
+
+def rectangular(d: Directive, loops: tuple[LoopDim, ...]) -> tuple[LoopDim, ...]:
+    """The collapsed loops the device distributes: all of them, or, where an inner loop's
+    bounds or step name an outer loop's variable (a triangular ``collapse(2)``), the loops
+    outside it, each work-item running the inner ones in order (one schedule of the
+    independent iterations OpenMP's contract allows). ``lastprivate`` and ``linear`` keep the
+    whole nest (their value is the collapsed space's last iteration's): its bounds stay
+    ``bound-variant``."""
+    if d.clause("lastprivate") or d.clause("linear"):
+        return loops
+    for k in range(1, len(loops)):
+        outer = {x.var for x in loops[:k]}
+        if any(isinstance(sub, c_ast.ID) and sub.name in outer
+               for e in (loops[k].lb, loops[k].ub, loops[k].step) for sub in walk(e)):
+            return loops[:k]
+    return loops
+
+
+def inner_privates(d: Directive, loops: tuple[LoopDim, ...]) -> set[str]:
+    """The variables of the collapsed loops ``rectangular`` left in the body that are declared
+    outside them: private by the construct (OpenMP's collapsed loop variables)."""
+    if len(loops) >= d.collapse:
+        return set()
+    inner = loop_nest(loops[-1].loop, d.collapse - len(loops) + 1)[1:]
+    return {x.var for x in map(canonical_loop, inner) if not x.declares_var}
 
 
 def bound_reasons(loops: tuple[LoopDim, ...], info: BodyInfo) -> list[Reason]:
@@ -391,6 +417,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     loops = nest_of(d, loop, scope, env)
     if isinstance(loops, Reason):
         return Region(rid, b, reasons=(loops,), directive=d, scope=scope, **context)
+    d = privatised(d, inner_privates(d, loops))
     body = loops[-1].loop.stmt
     info = scan_body(body, set(), IndexScope(dim_syms(loops), scope,
                                              frozenset(env.enumerators)))
