@@ -29,6 +29,7 @@ PROGRAMS = {
     "gnu_bodies.c": [True, True, True, True, True, False, True],
     "scratch_array_param.c": [True],
     "nonrectangular_collapse.c": [True, True, True, False, True],
+    "member_extents.c": [True, True, True, False, False],
 }
 
 

@@ -16,7 +16,9 @@ points into). The host keeps the original loop.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import replace as with_fields
 
 from pycparser import c_ast
 
@@ -98,12 +100,13 @@ def null_checks(init: c_ast.Node) -> list[str]:
 
 
 def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
-            callee_members: Callable[..., set[str]] = lambda body, of=None: set()
-            ) -> tuple[c_ast.For, dict[str, Var]] | None:
+            callee_members: Callable[..., set[str]] = lambda body, of=None: set(),
+            func: c_ast.FuncDef | None = None) -> tuple[c_ast.For, dict[str, Var]] | None:
     """The loop with its invariant member chains replaced by variables (see module) and
     those variables by name, or None when there are none. ``callee_members(body, of)``: the
     members the functions ``body`` calls assign, by ``of`` (``assigned_members`` by
-    default, ``assigned_rows``)."""
+    default, ``assigned_rows``). ``func``: the function holding the loop, whose pointers to
+    rows with member lengths are retyped (``_retyped``)."""
     body = loop.stmt
     written = names_written(loop)
     banned = assigned_members(body) | callee_members(body)
@@ -141,13 +144,86 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
             decl = c_ast.Decl(name, [], [], [], [], renamed_type(t, name), clone(n), None)
             hoists[name] = Var(name, ct, Storage.GENERATED, decl)
         replace[id(n)] = names[text]
-    if not replace:
+    retyped = {} if func is None else _retyped(
+        body, scope, env, written | declared | names_written(func.body),
+        banned | assigned_members(func.body) | callee_members(func.body), names, hoists)
+    if not replace and not retyped:
         return None
 
     def swap(x: c_ast.Node) -> c_ast.Node | None:
         return c_ast.ID(replace[id(x)], x.coord) if id(x) in replace else None
     new = c_ast.For(loop.init, loop.cond, loop.next, clone_with(body, swap), loop.coord)
-    return new, hoists
+    return new, hoists | retyped
+
+
+def bound_text(text: str, hoists: tuple[Var, ...] | list[Var]) -> str:
+    """``text`` (C of a loop bound) with each hoisted chain's variable replaced by the chain,
+    read only where the pointers on its way are not null (else 0: the region declines then),
+    for the trip counts computed before the chains are."""
+    for v in hoists:
+        checks = " && ".join(f"({c})" for c in null_checks(v.decl.init))
+        value = f"({c_text(v.decl.init)})"
+        text = re.sub(rf"\b{v.name}\b", f"(({checks}) ? {value} : 0)" if checks else value, text)
+    return text
+
+
+def _retyped(body: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set[str],
+             banned: set[str], names: dict[str, str], hoists: dict[str, Var]
+             ) -> dict[str, Var]:
+    """Pointers to variable-length rows the body uses whose row lengths are member chains
+    (``double (*u)[g->ny][g->nz]``): each chain hoisted as an integer variable (into
+    ``names`` and ``hoists``, as the body's chains), the pointer's type retold with them
+    (``Var``s of the pointer's own storage, which the region's scope takes instead). C
+    fixes the lengths where the pointer is declared: ``varying`` and ``banned`` cover the
+    whole function (and its callees), so the members hold the same values at the loop."""
+    out: dict[str, Var] = {}
+    for name in sorted({n.name for n in walk(body) if isinstance(n, c_ast.ID)} - varying):
+        var = scope.get(name)
+        chains = _dim_chains(var)
+        if not chains:
+            continue
+        texts = {}
+        for n in chains:
+            base, refs = chain(n)
+            owner = scope.get(base.name)
+            t = chain_type(owner, refs, env) if owner is not None else None
+            ct = env.ctype(t) if t is not None else None
+            if base.name in varying or any(r.field.name in banned for r in refs) or \
+                    ct is None or not ct.is_scalar or ct.base in ("float", "double",
+                                                                  "long double"):
+                break
+            text = c_text(n)
+            if text not in names:
+                names[text] = f"ompcl_m{len(names)}_{refs[-1].field.name}"
+                decl = c_ast.Decl(names[text], [], [], [], [], renamed_type(t, names[text]),
+                                  clone(n), None)
+                hoists[names[text]] = Var(names[text], ct, Storage.GENERATED, decl)
+            texts[text] = names[text]
+        else:
+            out[name] = with_fields(var, ctype=with_fields(var.ctype, dims=tuple(
+                _spelled(d, texts) for d in var.ctype.dims)))
+    return out
+
+
+def _dim_chains(var: Var | None) -> list[c_ast.StructRef]:
+    """The member chains (outermost nodes) in the row lengths of a pointer to rows."""
+    if var is None or not var.ctype.pointer or not var.ctype.dims:
+        return []
+    found, t = [], getattr(var.decl, "type", None)
+    while isinstance(t, (c_ast.PtrDecl, c_ast.ArrayDecl, c_ast.TypeDecl)):
+        if isinstance(t, c_ast.ArrayDecl) and t.dim is not None:
+            inner = {id(n.name) for n in walk(t.dim) if isinstance(n, c_ast.StructRef)}
+            found += [n for n in walk(t.dim) if isinstance(n, c_ast.StructRef)
+                      and id(n) not in inner and chain(n) is not None]
+        t = t.type
+    return found
+
+
+def _spelled(dim: str, texts: dict[str, str]) -> str:
+    """``dim`` with each hoisted chain's text replaced by its variable (longest first)."""
+    for text in sorted(texts, key=len, reverse=True):
+        dim = dim.replace(text, texts[text])
+    return dim
 
 
 class _Rows:

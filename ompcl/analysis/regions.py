@@ -255,7 +255,8 @@ def _unhoisted(message: str, hoists: dict[str, Var]) -> str:
     """A reason's message with the hoisted chains' variables and the split copies' names
     written as the user wrote them."""
     for name, v in sorted(hoists.items(), key=lambda kv: -len(kv[0])):
-        message = message.replace(name, c_text(v.decl.init))
+        if v.storage == Storage.GENERATED:  # not a pointer retyped with them
+            message = message.replace(name, c_text(v.decl.init))
     return message.replace(SPLIT_SUFFIX, "")
 
 
@@ -329,7 +330,7 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
         loop, lib = split[0], WithCopies(library, split[1])
         args = (prog, env, funcs, declared, cand, rid, teams, lib, file_scope, cands)
     found = hoisted(loop, region.scope, env, lambda body, of=assigned_members: _callee_writes(
-        body, funcs, args[7], of))
+        body, funcs, args[7], of), cand.bound.func)
     if found is not None:  # (a pointer derived from a hoisted chain: lat->data + index)
         body = substituted(found[0], region.scope | found[1], private) or found[0]
         again = _build_region(*args, loop=body, hoists=found[1])
@@ -462,7 +463,8 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   _unique(reasons, d), d, scope, **context, calls=calls,
                   preconditions=tuple(conds) + tuple(f"!({g})" for g in guards),
                   guards=guards, inspections=sharing.inspections,
-                  hoists=tuple((hoists or {}).values()),
+                  hoists=tuple(v for v in (hoists or {}).values()
+                               if v.storage == Storage.GENERATED),
                   scratch_check=check,
                   threadprivates=tuple(sorted(tps)),
                   **_updated_fields(updated, sharing))

@@ -22,7 +22,7 @@ from pycparser import c_ast
 from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import walk
 from ..analysis.localtypes import call_cast, host_definitions, layout_checks
-from ..analysis.members import null_checks
+from ..analysis.members import bound_text, null_checks
 from ..analysis.placement import function_line, serial_span
 from ..diagnostics import SourceLoc
 from ..frontend.program import Program
@@ -221,7 +221,9 @@ def region_function(hr: HostRegion, keep: bool) -> str:
     region = hr.region
     copies, writebacks = copies_and_writebacks(hr.interface)
     lastp = set(region.directive.names_in("lastprivate"))
-    dims = [{"k": k, "lb": _GEN.visit(d.lb), "ub": _GEN.visit(d.ub), "step": _GEN.visit(d.step),
+    def bound(e: c_ast.Node) -> str:  # computed before the hoisted chains are
+        return bound_text(_GEN.visit(e), region.hoists)
+    dims = [{"k": k, "lb": bound(d.lb), "ub": bound(d.ub), "step": bound(d.step),
              "op": _OPS[d.op], "var": d.var, "last": d.var in lastp}
             for k, d in enumerate(region.loops)]
     reds = [{"name": r.name, "ctype": r.ctype,

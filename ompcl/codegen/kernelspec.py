@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from ..analysis.ctypes_ import SCALARS, renamed_type, walk
+from ..analysis.ctypes_ import SCALARS, c_text, renamed_type, walk
 from ..analysis.linear import linear_steps
 from ..analysis.loops import CONSTANT_TEXT
-from ..frontend.clone import clone
+from ..frontend.clone import clone, clone_with
 from ..ir import ArrayArg, HostInterface, HostParam, KernelSpec, Region, Var
 from ..transform.linearize import row_dims
 from ..transform.rename import device_name
@@ -134,8 +134,15 @@ def _private_decls(region: Region) -> tuple[c_ast.Decl, ...]:
 
 
 def vla_views(region: Region) -> dict[str, list[c_ast.Node]]:
-    """User name -> row dimensions of each array the kernel sees flat (``is_vla``)."""
-    return {a.name: [c_ast.ID(n) for n in a.tree.names] if a.tree else row_dims(a.var.decl)
+    """User name -> row dimensions of each array the kernel sees flat (``is_vla``); member
+    chains among them (``double (*u)[g->ny]``) read as the variables hoisted for them."""
+    hoisted = {c_text(v.decl.init): v.name for v in region.hoists}
+
+    def named(x: c_ast.Node) -> c_ast.Node | None:
+        hit = isinstance(x, c_ast.StructRef) and hoisted.get(c_text(x))
+        return c_ast.ID(hit, x.coord) if hit else None
+    return {a.name: [c_ast.ID(n) for n in a.tree.names] if a.tree else
+            [clone_with(d, named) for d in row_dims(a.var.decl)]
             for a in region.arrays if is_vla(a)}
 
 
