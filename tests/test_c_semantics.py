@@ -30,6 +30,7 @@ PROGRAMS = {
     "scratch_array_param.c": [True],
     "nonrectangular_collapse.c": [True, True, True, False, True],
     "member_extents.c": [True, True, True, False, False],
+    "pointer_arrays.c": [True, True, False, False, True, False],
 }
 
 

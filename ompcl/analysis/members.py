@@ -144,6 +144,17 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
             decl = c_ast.Decl(name, [], [], [], [], renamed_type(t, name), clone(n), None)
             hoists[name] = Var(name, ct, Storage.GENERATED, decl)
         replace[id(n)] = names[text]
+    for n in walk(body):  # elements of local arrays of pointers: d[2] of double *d[3]
+        t = _pointer_element(n, scope, env, written | declared, body, func)
+        if t is None:
+            continue
+        text = c_text(n)
+        if text not in names:
+            name = f"ompcl_m{len(names)}_{n.name.name}"
+            names[text] = name
+            decl = c_ast.Decl(name, [], [], [], [], renamed_type(t, name), clone(n), None)
+            hoists[name] = Var(name, env.ctype(t), Storage.GENERATED, decl)
+        replace[id(n)] = names[text]
     retyped = {} if func is None else _retyped(
         body, scope, env, written | declared | names_written(func.body),
         banned | assigned_members(func.body) | callee_members(func.body), names, hoists)
@@ -165,6 +176,34 @@ def bound_text(text: str, hoists: tuple[Var, ...] | list[Var]) -> str:
         value = f"({c_text(v.decl.init)})"
         text = re.sub(rf"\b{v.name}\b", f"(({checks}) ? {value} : 0)" if checks else value, text)
     return text
+
+
+def _pointer_element(n: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set[str],
+                     body: c_ast.Node, func: c_ast.FuncDef | None) -> c_ast.Node | None:
+    """The element type of ``n`` where it is ``d[k]`` of a local array of pointers to
+    scalars (``double *d[3]``) with ``k`` a constant or a variable the loop does not change,
+    no element of ``d`` assigned in the loop, and ``d`` named in its function only by its
+    elements (its address never taken nor passed on, so nothing else changes them)."""
+    if not isinstance(n, c_ast.ArrayRef) or not isinstance(n.name, c_ast.ID) or func is None:
+        return None
+    base, k = n.name.name, n.subscript
+    var = scope.get(base)
+    t = getattr(var.decl, "type", None) if var is not None else None
+    if var is None or var.storage != Storage.LOCAL or base in varying or \
+            not isinstance(t, c_ast.ArrayDecl) or not isinstance(t.type, c_ast.PtrDecl) or \
+            not (isinstance(k, c_ast.Constant) or isinstance(k, c_ast.ID) and k.name not in
+                 varying):
+        return None
+    ct = env.ctype(t.type)
+    if ct is None or not ct.pointer or ct.dims or ct.record:
+        return None
+    if any(isinstance(w, c_ast.ArrayRef) and isinstance(w.name, c_ast.ID) and
+           w.name.name == base for w in write_targets(body)):
+        return None
+    named = sum(isinstance(x, c_ast.ID) and x.name == base for x in walk(func.body))
+    subscripted = sum(isinstance(x, c_ast.ArrayRef) and isinstance(x.name, c_ast.ID) and
+                      x.name.name == base for x in walk(func.body))
+    return t.type if named == subscripted else None
 
 
 def _retyped(body: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set[str],

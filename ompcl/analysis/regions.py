@@ -263,9 +263,11 @@ def _unhoisted(message: str, hoists: dict[str, Var]) -> str:
 def _passable(decl: c_ast.Node | None) -> bool:
     """A variable the outlined function can take by value though the device cannot hold its
     type: a pointer (a pointer tree, a struct the region reads members of), or a struct of
-    a named type."""
+    a named type; an array of pointers of constant length (a parameter: its first element's
+    address)."""
     t = getattr(decl, "type", None)
-    if isinstance(t, c_ast.PtrDecl):
+    if isinstance(t, c_ast.PtrDecl) or isinstance(t, c_ast.ArrayDecl) and \
+            isinstance(t.type, c_ast.PtrDecl) and isinstance(t.dim, c_ast.Constant):
         return True
     return isinstance(t, c_ast.TypeDecl) and (
         isinstance(t.type, c_ast.IdentifierType) or

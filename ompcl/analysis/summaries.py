@@ -217,12 +217,17 @@ class _Summarizer:
                 elem = pointee(self.params[self.index[name]])
                 if elem is None or len(subs) > 1 + _rank(elem):
                     raise _Unknown(f"'{name}' is not a pointer to elements")
+            if name in self.own and len(subs) > min(_rank(d.type) for d in self.decls[name]):
+                raise _Unknown(f"memory through the pointers in '{name}'")  # double *p[3]
             return self.touch(name, subs[0], mode)  # the element or row of the first
         if isinstance(e, c_ast.UnaryOp) and e.op == "*" and isinstance(e.expr, c_ast.ID):
             return self.touch(e.expr.name, c_ast.Constant("int", "0"), mode)
         if isinstance(e, c_ast.StructRef):
             if e.type == "->" and isinstance(e.name, c_ast.ID):
                 return self.touch(e.name.name, c_ast.Constant("int", "0"), mode)
+            if e.type == "->":  # p[k]->x, f()->x: through a pointer loaded or computed
+                self.expr(e.name)
+                raise _Unknown("memory through a loaded pointer")
             base = e.name
             while isinstance(base, c_ast.StructRef) and base.type == ".":
                 base = base.name
