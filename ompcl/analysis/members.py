@@ -221,6 +221,7 @@ def _retyped(body: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set
         chains = _dim_chains(var)
         if not chains:
             continue
+        new: dict[str, Var] = {}  # kept only where every chain of the pointer is hoisted
         texts = {}
         for n in chains:
             base, refs = chain(n)
@@ -232,13 +233,16 @@ def _retyped(body: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set
                                                                   "long double"):
                 break
             text = c_text(n)
+            if text in texts:
+                continue
+            texts[text] = names.get(text) or f"ompcl_m{len(names) + len(new)}_{refs[-1].field.name}"
             if text not in names:
-                names[text] = f"ompcl_m{len(names)}_{refs[-1].field.name}"
-                decl = c_ast.Decl(names[text], [], [], [], [], renamed_type(t, names[text]),
+                decl = c_ast.Decl(texts[text], [], [], [], [], renamed_type(t, texts[text]),
                                   clone(n), None)
-                hoists[names[text]] = Var(names[text], ct, Storage.GENERATED, decl)
-            texts[text] = names[text]
+                new[texts[text]] = Var(texts[text], ct, Storage.GENERATED, decl)
         else:
+            names.update({c_text(v.decl.init): k for k, v in new.items()})
+            hoists.update(new)
             out[name] = with_fields(var, ctype=with_fields(var.ctype, dims=tuple(
                 _spelled(d, texts) for d in var.ctype.dims)))
     return out
