@@ -31,6 +31,7 @@ PROGRAMS = {
     "nonrectangular_collapse.c": [True, True, True, False, True],
     "member_extents.c": [True, True, True, False, False],
     "pointer_arrays.c": [True, True, False, False, True, False],
+    "math_classify.c": [True, True],
 }
 
 

@@ -30,7 +30,15 @@ MATH.update({"fma": ("fma", "double"), "fmaf": ("fma", "float"), "ldexp": ("ldex
              # what glibc's isnan/isfinite macros expand to without GNU C
              "__isnan": ("isnan", "double"), "__isnanf": ("isnan", "float"),
              "__finite": ("isfinite", "double"), "__finitef": ("isfinite", "float"),
-             "__isnanl": ("isnan", "double"), "__finitel": ("isfinite", "double")})
+             "__isnanl": ("isnan", "double"), "__finitel": ("isfinite", "double"),
+             # and signbit/isinf: macros of the kernel program with the host compile's values
+             # (an infinity's sign; gcc's signbit of a float is INT_MIN)
+             "__signbit": ("ompcl_signbit", "double"), "__signbitl": ("ompcl_signbit", "double"),
+             "__signbitf": ("ompcl_signbitf", "float"), "__isinf": ("ompcl_isinf", "double"),
+             "__isinff": ("ompcl_isinf", "float"), "__isinfl": ("ompcl_isinf", "double"),
+             # a second result through a pointer (OpenCL's take any address space)
+             "frexp": ("frexp", None), "frexpf": ("frexp", None), "modf": ("modf", None),
+             "modff": ("modf", None)})
 #: GNU C's bit counts and branch hint (``codegen.cprinter`` spells them: OpenCL's popcount
 #: and clz return the argument's type, C's an int)
 for _b in ("popcount", "clz", "ctz"):

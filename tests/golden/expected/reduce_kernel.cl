@@ -7,6 +7,13 @@
 #endif
 #define ompcl_lround(x) ((long)round(x))  /* C's lround, llround */
 #define ompcl_lrint(x) ((long)rint(x))  /* C's lrint, llrint */
+#define ompcl_signbit(x) ((int)signbit(x))  /* glibc's __signbit: 1 (gcc's, clang's too) */
+#ifdef OMPCL_GCC_SIGNBITF  /* the host compile is gcc: its signbit of a float is the bit */
+#define ompcl_signbitf(x) (signbit(x) ? (int)0x80000000 : 0)
+#else
+#define ompcl_signbitf(x) ((int)signbit(x))
+#endif
+#define ompcl_isinf(x) (isinf(x) ? (signbit(x) ? -1 : 1) : 0)  /* C's isinf: the sign */
 #define OMPCL_WG 128
 
 #ifdef OMPCL_BOUNDS_CHECK
