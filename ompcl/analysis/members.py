@@ -12,7 +12,10 @@ member of that name), and its value is a pointer or an arithmetic scalar ompcl p
 device. Its value is then the same in every iteration, so the region computes it once, at
 entry, after checking each pointer it goes through is not null (``codegen.host``); the
 arrays it points to then have extents like any pointer's (subscripts, or the heap block it
-points into). The host keeps the original loop.
+points into). The host keeps the original loop. Elements of local arrays of pointers read
+with invariant subscripts (``d[2]`` of ``double *d[3]``) are hoisted the same way, and the
+member chains in a pointer's row lengths (``double (*u)[g->ny]``) too, the pointer retyped
+with their variables.
 """
 from __future__ import annotations
 
@@ -93,20 +96,31 @@ def chain_type(base: Var, refs: list[c_ast.StructRef], env: TypeEnv) -> c_ast.No
     return t
 
 
-def null_checks(init: c_ast.Node) -> list[str]:
-    """C text of the pointers a chain goes through (the bases of its ``->``)."""
+def null_guard(init: c_ast.Node) -> str:
+    """C condition that the pointers a chain goes through (the bases of its ``->``) are not
+    null; "" when it goes through none."""
     found = chain(init)
-    return [c_text(r.name) for r in found[1] if r.type == "->"] if found else []
+    return " && ".join(f"({c_text(r.name)})" for r in found[1] if r.type == "->") \
+        if found else ""
+
+
+def _variable(name: str, t: c_ast.Node, ct: CType, value: c_ast.Node) -> Var:
+    """The region's variable ``name`` of declared type ``t`` holding ``value`` (a chain or
+    an element), computed at entry."""
+    decl = c_ast.Decl(name, [], [], [], [], renamed_type(t, name), clone(value), None)
+    return Var(name, ct, Storage.GENERATED, decl)
 
 
 def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
             callee_members: Callable[..., set[str]] = lambda body, of=None: set(),
-            func: c_ast.FuncDef | None = None) -> tuple[c_ast.For, dict[str, Var]] | None:
-    """The loop with its invariant member chains replaced by variables (see module) and
-    those variables by name, or None when there are none. ``callee_members(body, of)``: the
+            func: c_ast.FuncDef | None = None
+            ) -> tuple[c_ast.For, dict[str, Var], dict[str, Var]] | None:
+    """The loop with its invariant member chains replaced by variables (see module), those
+    variables by name and the pointers retyped with them (``_retyped``: the region's scope
+    takes them instead), or None when there are none. ``callee_members(body, of)``: the
     members the functions ``body`` calls assign, by ``of`` (``assigned_members`` by
-    default, ``assigned_rows``). ``func``: the function holding the loop, whose pointers to
-    rows with member lengths are retyped (``_retyped``)."""
+    default, ``assigned_rows``). ``func``: the function holding the loop (its local arrays
+    of pointers, its pointers to rows with member lengths)."""
     body = loop.stmt
     written = names_written(loop)
     banned = assigned_members(body) | callee_members(body)
@@ -139,21 +153,18 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
             continue  # an array member, or a type the device cannot hold
         text = c_text(n)
         if text not in names:
-            name = f"ompcl_m{len(names)}_{refs[-1].field.name}"
-            names[text] = name
-            decl = c_ast.Decl(name, [], [], [], [], renamed_type(t, name), clone(n), None)
-            hoists[name] = Var(name, ct, Storage.GENERATED, decl)
+            names[text] = f"ompcl_m{len(names)}_{refs[-1].field.name}"
+            hoists[names[text]] = _variable(names[text], t, ct, n)
         replace[id(n)] = names[text]
+    arrays = {} if func is None else _pointer_arrays(body, scope, env, written | declared, func)
     for n in walk(body):  # elements of local arrays of pointers: d[2] of double *d[3]
-        t = _pointer_element(n, scope, env, written | declared, body, func)
-        if t is None:
+        if not isinstance(n, c_ast.ArrayRef) or not isinstance(n.name, c_ast.ID) or \
+                n.name.name not in arrays or not _invariant(n.subscript, written | declared):
             continue
-        text = c_text(n)
+        text, t = c_text(n), arrays[n.name.name]
         if text not in names:
-            name = f"ompcl_m{len(names)}_{n.name.name}"
-            names[text] = name
-            decl = c_ast.Decl(name, [], [], [], [], renamed_type(t, name), clone(n), None)
-            hoists[name] = Var(name, env.ctype(t), Storage.GENERATED, decl)
+            names[text] = f"ompcl_m{len(names)}_{n.name.name}"
+            hoists[names[text]] = _variable(names[text], t, env.ctype(t), n)
         replace[id(n)] = names[text]
     retyped = {} if func is None else _retyped(
         body, scope, env, written | declared | names_written(func.body),
@@ -164,7 +175,7 @@ def hoisted(loop: c_ast.For, scope: dict[str, Var], env: TypeEnv,
     def swap(x: c_ast.Node) -> c_ast.Node | None:
         return c_ast.ID(replace[id(x)], x.coord) if id(x) in replace else None
     new = c_ast.For(loop.init, loop.cond, loop.next, clone_with(body, swap), loop.coord)
-    return new, hoists | retyped
+    return new, hoists, retyped
 
 
 def bound_text(text: str, hoists: tuple[Var, ...] | list[Var]) -> str:
@@ -172,38 +183,45 @@ def bound_text(text: str, hoists: tuple[Var, ...] | list[Var]) -> str:
     read only where the pointers on its way are not null (else 0: the region declines then),
     for the trip counts computed before the chains are."""
     for v in hoists:
-        checks = " && ".join(f"({c})" for c in null_checks(v.decl.init))
+        checks = null_guard(v.decl.init)
         value = f"({c_text(v.decl.init)})"
         text = re.sub(rf"\b{v.name}\b", f"(({checks}) ? {value} : 0)" if checks else value, text)
     return text
 
 
-def _pointer_element(n: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set[str],
-                     body: c_ast.Node, func: c_ast.FuncDef | None) -> c_ast.Node | None:
-    """The element type of ``n`` where it is ``d[k]`` of a local array of pointers to
-    scalars (``double *d[3]``) with ``k`` a constant or a variable the loop does not change,
-    no element of ``d`` assigned in the loop, and ``d`` named in its function only by its
-    elements (its address never taken nor passed on, so nothing else changes them)."""
-    if not isinstance(n, c_ast.ArrayRef) or not isinstance(n.name, c_ast.ID) or func is None:
-        return None
-    base, k = n.name.name, n.subscript
-    var = scope.get(base)
-    t = getattr(var.decl, "type", None) if var is not None else None
-    if var is None or var.storage != Storage.LOCAL or base in varying or \
-            not isinstance(t, c_ast.ArrayDecl) or not isinstance(t.type, c_ast.PtrDecl) or \
-            not (isinstance(k, c_ast.Constant) or isinstance(k, c_ast.ID) and k.name not in
-                 varying):
-        return None
-    ct = env.ctype(t.type)
-    if ct is None or not ct.pointer or ct.dims or ct.record:
-        return None
-    if any(isinstance(w, c_ast.ArrayRef) and isinstance(w.name, c_ast.ID) and
-           w.name.name == base for w in write_targets(body)):
-        return None
-    named = sum(isinstance(x, c_ast.ID) and x.name == base for x in walk(func.body))
-    subscripted = sum(isinstance(x, c_ast.ArrayRef) and isinstance(x.name, c_ast.ID) and
-                      x.name.name == base for x in walk(func.body))
-    return t.type if named == subscripted else None
+def _invariant(k: c_ast.Node, varying: set[str]) -> bool:
+    """A subscript that is a constant or a variable the loop does not change."""
+    return isinstance(k, c_ast.Constant) or isinstance(k, c_ast.ID) and k.name not in varying
+
+
+def _pointer_arrays(body: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set[str],
+                    func: c_ast.FuncDef) -> dict[str, c_ast.Node]:
+    """The local arrays of pointers to scalars (``double *d[3]``) whose elements the loop may
+    read as variables, each with its element type: no element assigned in the loop, and the
+    array named in its function only by its elements (its address never taken nor passed
+    on, so nothing else changes them)."""
+    assigned = {w.name.name for w in write_targets(body)
+                if isinstance(w, c_ast.ArrayRef) and isinstance(w.name, c_ast.ID)}
+    named: dict[str, int] = {}
+    for x in walk(func.body):  # +1 per mention, -1 per subscripted mention
+        if isinstance(x, c_ast.ID):
+            named[x.name] = named.get(x.name, 0) + 1
+        elif isinstance(x, c_ast.ArrayRef) and isinstance(x.name, c_ast.ID):
+            named[x.name.name] = named.get(x.name.name, 0) - 1
+    out = {}
+    for n in walk(body):
+        base = n.name.name if isinstance(n, c_ast.ArrayRef) and \
+            isinstance(n.name, c_ast.ID) else None
+        var = scope.get(base) if base is not None else None
+        t = getattr(var.decl, "type", None) if var is not None else None
+        if var is None or var.storage != Storage.LOCAL or base in varying | assigned or \
+                named.get(base) or not isinstance(t, c_ast.ArrayDecl) or \
+                not isinstance(t.type, c_ast.PtrDecl):
+            continue
+        ct = env.ctype(t.type)
+        if ct is not None and ct.pointer and not ct.dims and not ct.record:
+            out[base] = t.type
+    return out
 
 
 def _retyped(body: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set[str],
@@ -237,9 +255,7 @@ def _retyped(body: c_ast.Node, scope: dict[str, Var], env: TypeEnv, varying: set
                 continue
             texts[text] = names.get(text) or f"ompcl_m{len(names) + len(new)}_{refs[-1].field.name}"
             if text not in names:
-                decl = c_ast.Decl(texts[text], [], [], [], [], renamed_type(t, texts[text]),
-                                  clone(n), None)
-                new[texts[text]] = Var(texts[text], ct, Storage.GENERATED, decl)
+                new[texts[text]] = _variable(texts[text], t, ct, n)
         else:
             names.update({c_text(v.decl.init): k for k, v in new.items()})
             hoists.update(new)
@@ -285,12 +301,8 @@ class _Rows:
         up = self.parent.get(id(ref))
         if not isinstance(up, c_ast.ArrayRef) or up.name is not ref or \
                 not isinstance(getattr(t, "type", None), c_ast.PtrDecl) or \
-                not self._invariant(up.subscript):
+                not _invariant(up.subscript, self.varying):
             return ref, None
         if self.banned is None:
             self.banned = self._banned()
         return (up, t.type) if ref.field.name not in self.banned else (ref, None)
-
-    def _invariant(self, k: c_ast.Node) -> bool:
-        return isinstance(k, c_ast.Constant) or \
-            (isinstance(k, c_ast.ID) and k.name not in self.varying)

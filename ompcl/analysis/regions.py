@@ -255,8 +255,7 @@ def _unhoisted(message: str, hoists: dict[str, Var]) -> str:
     """A reason's message with the hoisted chains' variables and the split copies' names
     written as the user wrote them."""
     for name, v in sorted(hoists.items(), key=lambda kv: -len(kv[0])):
-        if v.storage == Storage.GENERATED:  # not a pointer retyped with them
-            message = message.replace(name, c_text(v.decl.init))
+        message = message.replace(name, c_text(v.decl.init))
     return message.replace(SPLIT_SUFFIX, "")
 
 
@@ -334,8 +333,8 @@ def build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
     found = hoisted(loop, region.scope, env, lambda body, of=assigned_members: _callee_writes(
         body, funcs, args[7], of), cand.bound.func)
     if found is not None:  # (a pointer derived from a hoisted chain: lat->data + index)
-        body = substituted(found[0], region.scope | found[1], private) or found[0]
-        again = _build_region(*args, loop=body, hoists=found[1])
+        body = substituted(found[0], region.scope | found[1] | found[2], private) or found[0]
+        again = _build_region(*args, loop=body, hoists=found[1], retyped=found[2])
         if again.offload:
             return again
         # what still keeps it on the host, in the user's terms
@@ -407,12 +406,15 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   teams: tuple[TeamCandidate, ...] = (), library: SourceLibrary | None = None,
                   file_scope: dict[str, Var] | None = None,
                   cands: tuple[Candidate, ...] = (), loop: c_ast.For | None = None,
-                  guards: tuple[str, ...] = (), hoists: dict[str, Var] | None = None) -> Region:
+                  guards: tuple[str, ...] = (), hoists: dict[str, Var] | None = None,
+                  retyped: dict[str, Var] | None = None) -> Region:
     """One candidate loop's region (``loop``: the loop the device runs, the candidate's own
     unless unswitched on ``guards``, which must all be false for it to run; ``hoists``: the
-    member chains it reads as variables, ``members``)."""
+    member chains it reads as variables, ``retyped``: the pointers whose row lengths are
+    those, ``members``)."""
     b, d = cand.bound, cand.directive
-    scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env) | (hoists or {})
+    scope = visible_vars(prog.ast, b.func, b.path, b.stmt, env) | (hoists or {}) | (
+        retyped or {})
     check_clause_names(d, scope)
     context = {"context": cand.context, "team": cand.team}
     values = _enumerator_values(cand, scope)  # read as their values
@@ -465,8 +467,7 @@ def _build_region(prog: Program, env: TypeEnv, funcs: dict[str, c_ast.FuncDef],
                   _unique(reasons, d), d, scope, **context, calls=calls,
                   preconditions=tuple(conds) + tuple(f"!({g})" for g in guards),
                   guards=guards, inspections=sharing.inspections,
-                  hoists=tuple(v for v in (hoists or {}).values()
-                               if v.storage == Storage.GENERATED),
+                  hoists=tuple((hoists or {}).values()),
                   scratch_check=check,
                   threadprivates=tuple(sorted(tps)),
                   **_updated_fields(updated, sharing))

@@ -22,7 +22,7 @@ from pycparser import c_ast
 from ..analysis.ctypes_ import C_PRINTER
 from ..analysis.ctypes_ import walk
 from ..analysis.localtypes import call_cast, host_definitions, layout_checks
-from ..analysis.members import bound_text, null_checks
+from ..analysis.members import bound_text, null_guard
 from ..analysis.placement import function_line, serial_span
 from ..diagnostics import SourceLoc
 from ..frontend.program import Program
@@ -143,7 +143,7 @@ def _hoists(region: Region) -> list[str]:
     for v in region.hoists:
         d = v.decl
         text = _GEN.visit(d.init)
-        checks = " && ".join(f"({c})" for c in null_checks(d.init))
+        checks = null_guard(d.init)
         if not checks:
             out.append(_decl(v, d.name, text))
             continue
