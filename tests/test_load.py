@@ -369,3 +369,20 @@ def test_train_models_with_quiet_base_rows(tmp_path):
     assert held["metadata"]["rows"] == aware["metadata"]["rows"] - 13 - 4
     assert aware["learner"] == shipped["learner"] and len(written) == 8
     assert [r["load_runnable"] for r in load_models.quiet_rows(quiet, 2, 2)] == [0.0] * 8
+
+
+def test_train_reports_bad_files_without_a_traceback(tmp_path, capsys):
+    """A missing file, or rows without the load columns given as the loaded rows: one
+    ``ompcl: error:`` line, exit status 1, no model directory."""
+    rows = tmp_path / "rows.csv"
+    load.write_csv(rows, _rows())
+    base = tmp_path / "base.csv"
+    load.write_csv(base, [{k: v for k, v in r.items() if k not in schema.LOAD}
+                          for r in _rows(4)])
+    out = tmp_path / "m"
+    for args in ([str(tmp_path / "none.csv"), str(out)],
+                 [str(rows), str(out), str(tmp_path / "none.csv")], [str(base), str(out)]):
+        assert load_models.main(args) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("ompcl: error: ") and err.count("\n") == 1, err
+        assert "Traceback" not in err and not out.exists()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from pathlib import Path
 
 #: the learner without base rows (one per held-out benchmark, so no search): a decision tree,
@@ -80,10 +81,10 @@ def train_models(rows_csv: Path, out: Path, base: list[Path] | tuple = ()) -> li
     ``aware.json`` (every row, with them), and each without one benchmark's rows
     (``KIND-minus-BM.json``). ``base``: files of quiet rows trained on too (``quiet_rows``),
     then with ``default_settings``."""
-    rows = list(csv.DictReader(open(rows_csv)))
+    rows = _csv(rows_csv, ("benchmark", "host_threads", "cores"))
     most = max(int(float(r["host_threads"])) for r in rows)
     cores = max(int(float(r["cores"])) for r in rows)
-    extra = [r for p in base for r in quiet_rows(list(csv.DictReader(open(p))), cores, most)]
+    extra = [r for p in base for r in quiet_rows(_csv(p, ("benchmark",)), cores, most)]
     settings = default_settings() if extra else None
     out.mkdir(parents=True, exist_ok=True)
     benchmarks = sorted({_program(r) for r in rows})
@@ -100,8 +101,31 @@ def train_models(rows_csv: Path, out: Path, base: list[Path] | tuple = ()) -> li
     return written
 
 
+def _csv(path: Path, need: tuple[str, ...]) -> list[dict]:
+    """The rows of a CSV file with at least one row and the columns ``need``
+    (``InputError`` otherwise)."""
+    from ..diagnostics import InputError
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as e:
+        raise InputError(f"cannot read '{path}': {e.strerror}") from None
+    missing = [c for c in need if not rows or c not in rows[0]]
+    if missing:
+        raise InputError(f"'{path}': " + ("no rows" if not rows else
+                                          f"no column {', '.join(missing)}"))
+    return rows
+
+
 def main(args: list[str]) -> int:
-    """``train ROWS DIR [BASE.csv ...]``: write the models, one path per line."""
-    for p in train_models(Path(args[0]), Path(args[1]), [Path(a) for a in args[2:]]):
+    """``train ROWS DIR [BASE.csv ...]``: write the models, one path per line; a bad file is
+    an ``ompcl: error:`` line and exit status 1."""
+    from ..diagnostics import OmpclError
+    try:
+        written = train_models(Path(args[0]), Path(args[1]), [Path(a) for a in args[2:]])
+    except OmpclError as e:
+        print(f"ompcl: error: {e.message}", file=sys.stderr)
+        return 1
+    for p in written:
         print(p)
     return 0
